@@ -1,0 +1,26 @@
+//! schedlab's model: the spec that every command shares (platform, policy,
+//! overheads, tasks), with exact units, parsing with positioned errors,
+//! validation, a summary, deterministic writers, the JSON Schema, and the
+//! task-set generators.
+
+pub mod emit;
+pub mod error;
+pub mod exact;
+pub mod gen;
+pub mod load;
+pub mod schema;
+pub mod source;
+pub mod spec;
+pub mod summary;
+pub mod units;
+pub mod validate;
+
+pub use error::{Diagnostic, SpecError};
+pub use load::{load_path, load_str, Loaded};
+pub use source::Format;
+pub use spec::{Cache, Class, Meta, Packing, Platform, PolicyName, PolicySpec, Priorities, Spec, Task};
+pub use summary::Summary;
+pub use units::{ColorSet, Duration, Size};
+
+/// The version written into artefacts (`schedlab 0.1.0`).
+pub const TOOL: &str = concat!("schedlab ", env!("CARGO_PKG_VERSION"));

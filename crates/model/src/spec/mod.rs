@@ -1,0 +1,52 @@
+//! The spec: one description of a real-time system (platform, policy,
+//! overheads, tasks), shared by every command.
+
+mod platform;
+mod policy;
+mod task;
+
+pub use platform::{Cache, Platform, DEFAULT_PAGE};
+pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities};
+pub use task::{Class, Task};
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Where a spec came from, so any artefact can be reproduced.
+#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Meta {
+    /// Free text describing the system.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    /// The tool and version that wrote the file, e.g. `schedlab 0.1.0`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool: Option<String>,
+    /// The seed of the random generator that produced the file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seed: Option<u64>,
+    /// The generator's parameters, in the `schedlab gen` option syntax.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub generator: Option<String>,
+}
+
+/// A real-time system: the platform, the scheduling policy, an optional
+/// overhead model and the task set.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+#[schemars(title = "schedlab spec")]
+pub struct Spec {
+    /// Provenance: description, tool, seed, generator parameters.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub meta: Option<Meta>,
+    /// The hardware.
+    pub platform: Platform,
+    /// The scheduling policy; required by analysis, simulation and runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub policy: Option<PolicySpec>,
+    /// Path of an overhead-model CSV, relative to the spec file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub overheads: Option<String>,
+    /// The tasks, in order; the order is the tie-break index.
+    pub tasks: Vec<Task>,
+}

@@ -1,0 +1,108 @@
+//! A sporadic real-time task.
+
+use crate::units::{ColorSet, Duration, Size};
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+
+/// Criticality class of a task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Class {
+    /// Hard real-time: every deadline must be met.
+    #[default]
+    Hrt,
+    /// Soft real-time: bounded tardiness is acceptable.
+    Srt,
+    /// Best effort: no timing guarantee.
+    Be,
+}
+
+impl Class {
+    pub fn name(self) -> &'static str {
+        match self {
+            Class::Hrt => "hrt",
+            Class::Srt => "srt",
+            Class::Be => "be",
+        }
+    }
+}
+
+fn is_zero(d: &Duration) -> bool {
+    d.0 == 0
+}
+fn is_hrt(c: &Class) -> bool {
+    *c == Class::Hrt
+}
+
+/// A periodic or sporadic task: a job every `period` (at least), each needing
+/// at most `wcet` of CPU time before its `deadline` after release.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Task {
+    /// Unique name.
+    pub name: String,
+    /// Worst-case execution time of one job, e.g. `2ms`.
+    pub wcet: Duration,
+    /// Period, or minimum inter-arrival time, e.g. `10ms`.
+    pub period: Duration,
+    /// Relative deadline; default: the period (implicit deadline).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub deadline: Option<Duration>,
+    /// Fixed priority for `priorities: explicit`; 1 is the highest priority,
+    /// larger numbers are lower priorities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<u32>,
+    /// Pin the task to this CPU (partitioned policies, affinity).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<u32>,
+    /// Pin the task to this cluster (index into `platform.clusters`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<u32>,
+    /// Release time of the first job; default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub offset: Duration,
+    /// Maximum release jitter; default 0.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub jitter: Duration,
+    /// Working-set size, for cache models, e.g. `256KiB`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub wss: Option<Size>,
+    /// Cache colours the task's memory comes from, e.g. `[0-15, 32]`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub colors: Option<ColorSet>,
+    /// `hrt` (default), `srt` or `be`.
+    #[serde(default, skip_serializing_if = "is_hrt")]
+    pub class: Class,
+}
+
+impl Task {
+    /// A task with an implicit deadline and every optional field unset.
+    pub fn new(name: impl Into<String>, wcet: Duration, period: Duration) -> Task {
+        Task {
+            name: name.into(),
+            wcet,
+            period,
+            deadline: None,
+            priority: None,
+            cpu: None,
+            cluster: None,
+            offset: Duration::ZERO,
+            jitter: Duration::ZERO,
+            wss: None,
+            colors: None,
+            class: Class::Hrt,
+        }
+    }
+    /// The relative deadline in force (the period when none is given).
+    pub fn deadline(&self) -> Duration {
+        self.deadline.unwrap_or(self.period)
+    }
+    /// wcet / period, for reporting (exact comparisons use integers).
+    pub fn utilization(&self) -> f64 {
+        self.wcet.0 as f64 / self.period.0 as f64
+    }
+    /// wcet / min(deadline, period), for reporting.
+    pub fn density(&self) -> f64 {
+        self.wcet.0 as f64 / self.deadline().min(self.period).0 as f64
+    }
+}

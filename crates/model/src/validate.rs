@@ -1,0 +1,217 @@
+//! Every constraint a spec must meet, checked on the typed values. Errors make
+//! a spec unusable; warnings describe legal but notable input (an infeasible
+//! task set is legal: such sets are studied).
+
+use crate::spec::{Domains, PolicyName, Priorities, Spec};
+use std::collections::HashMap;
+
+/// Largest platform accepted.
+pub const MAX_CPUS: u32 = 4096;
+/// Longest task name accepted.
+pub const MAX_NAME: usize = 128;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Severity {
+    Error,
+    Warning,
+}
+
+/// A finding with its field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Issue {
+    pub severity: Severity,
+    pub path: String,
+    pub message: String,
+}
+
+struct Findings(Vec<Issue>);
+
+impl Findings {
+    fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Issue { severity: Severity::Error, path: path.into(), message: message.into() });
+    }
+    fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
+        self.0.push(Issue { severity: Severity::Warning, path: path.into(), message: message.into() });
+    }
+}
+
+/// Checks every constraint; errors first, in document order, then warnings.
+pub fn validate(spec: &Spec) -> Vec<Issue> {
+    let mut f = Findings(Vec::new());
+    let p = &spec.platform;
+    let m = p.cpus;
+    if m == 0 || m > MAX_CPUS {
+        f.error("platform.cpus", format!("must be between 1 and {MAX_CPUS}, got {m}"));
+    }
+    if let Some(clusters) = &p.clusters {
+        let mut owner: HashMap<u32, usize> = HashMap::new();
+        for (k, cluster) in clusters.iter().enumerate() {
+            if cluster.is_empty() {
+                f.error(format!("platform.clusters[{k}]"), "a cluster needs at least one CPU");
+            }
+            for (j, &c) in cluster.iter().enumerate() {
+                if c >= m {
+                    f.error(format!("platform.clusters[{k}][{j}]"), format!("CPU {c} does not exist; CPUs are 0 to {}", m.saturating_sub(1)));
+                } else if let Some(prev) = owner.insert(c, k) {
+                    f.error(
+                        format!("platform.clusters[{k}][{j}]"),
+                        format!("CPU {c} is already in cluster {prev}; clusters must not overlap"),
+                    );
+                }
+            }
+        }
+        if m <= MAX_CPUS {
+            let missing: Vec<String> = (0..m).filter(|c| !owner.contains_key(c)).map(|c| c.to_string()).take(8).collect();
+            if !missing.is_empty() && !clusters.is_empty() {
+                f.error(
+                    "platform.clusters",
+                    format!("CPU(s) {} are in no cluster; the clusters must hold every CPU exactly once", missing.join(", ")),
+                );
+            }
+        }
+        if clusters.is_empty() {
+            f.error("platform.clusters", "is empty; give at least one cluster or leave the key out");
+        }
+    }
+    if let Some(cache) = &p.cache {
+        if cache.size.0 == 0 {
+            f.error("platform.cache.size", "must be more than 0, e.g. `8MiB`");
+        }
+        if cache.ways == 0 {
+            f.error("platform.cache.ways", "must be at least 1, e.g. `16`");
+        }
+        if !cache.line.0.is_power_of_two() {
+            f.error("platform.cache.line", format!("must be a power of two, e.g. `64B`, got {}", cache.line));
+        }
+        let page = cache.page();
+        if !page.0.is_power_of_two() || page.0 < cache.line.0 {
+            f.error("platform.cache.page", format!("must be a power of two no smaller than the line, e.g. `4KiB`, got {page}"));
+        }
+        let way_bytes = cache.ways as u64 * cache.line.0;
+        if cache.size.0 != 0 && way_bytes != 0 && cache.size.0 % way_bytes != 0 {
+            f.error("platform.cache.size", format!("{} is not a multiple of ways × line ({} × {})", cache.size, cache.ways, cache.line));
+        }
+        if let Some(c) = cache.colors {
+            let g = cache.geometric_colors();
+            if c == 0 {
+                f.error("platform.cache.colors", "must be at least 1");
+            } else if g != 0 && c as u64 > g {
+                f.error(
+                    "platform.cache.colors",
+                    format!("{c} colours exceed what the geometry gives (size / (ways × page) = {g}); use at most {g}"),
+                );
+            }
+        }
+    }
+
+    if spec.tasks.is_empty() {
+        f.error("tasks", "the task set is empty; add at least one task");
+    }
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    for (i, t) in spec.tasks.iter().enumerate() {
+        let at = |field: &str| format!("tasks[{i}].{field}");
+        if t.name.trim().is_empty() {
+            f.error(at("name"), "must not be empty");
+        } else if t.name.chars().count() > MAX_NAME || t.name.chars().any(char::is_control) {
+            f.error(at("name"), format!("must be at most {MAX_NAME} printable characters"));
+        } else if let Some(prev) = names.insert(t.name.as_str(), i) {
+            f.error(at("name"), format!("`{}` is already the name of tasks[{prev}]; names must be unique", t.name));
+        }
+        if t.wcet.0 == 0 {
+            f.error(at("wcet"), "must be more than 0, e.g. `1ms`");
+        }
+        if t.period.0 == 0 {
+            f.error(at("period"), "must be more than 0, e.g. `10ms`");
+        }
+        if t.deadline == Some(crate::units::Duration::ZERO) {
+            f.error(at("deadline"), "must be more than 0 (leave it out for deadline = period)");
+        }
+        if let Some(c) = t.cpu {
+            if c >= m {
+                f.error(at("cpu"), format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1)));
+            }
+        }
+        if let Some(k) = t.cluster {
+            match &p.clusters {
+                None => f.error(at("cluster"), "needs `platform.clusters`; define the clusters or pin with `cpu`"),
+                Some(cl) if k as usize >= cl.len() => {
+                    f.error(at("cluster"), format!("cluster {k} does not exist; clusters are 0 to {}", cl.len().saturating_sub(1)))
+                }
+                Some(cl) => {
+                    if let Some(c) = t.cpu {
+                        if !cl[k as usize].contains(&c) {
+                            f.error(at("cpu"), format!("CPU {c} is not in the task's cluster {k} ({:?}); pick a CPU of that cluster", cl[k as usize]));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some(colors) = &t.colors {
+            match &p.cache {
+                None => f.error(at("colors"), "needs `platform.cache`; describe the cache or remove the colours"),
+                Some(cache) => {
+                    let n = cache.colors();
+                    if let Some(max) = colors.max() {
+                        if max as u64 >= n {
+                            f.error(at("colors"), format!("colour {max} does not exist; the cache has colours 0 to {}", n.saturating_sub(1)));
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    if let Some(pol) = &spec.policy {
+        let name = pol.name.name();
+        let domains = pol.name.domains();
+        if pol.partitioning.is_some() && domains == Domains::Global {
+            f.error("policy.partitioning", format!("`{name}` is a global policy and does not partition; remove the key or use a partitioned/clustered policy"));
+        }
+        if pol.priorities.is_some() && !pol.name.is_fixed_priority() {
+            f.error("policy.priorities", format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds)"));
+        }
+        match pol.quantum {
+            Some(q) if pol.name != PolicyName::Pd2 => {
+                f.error("policy.quantum", format!("`{name}` has no quantum (it applies to pd2); remove the key, got {q}"))
+            }
+            Some(q) if q.0 == 0 => f.error("policy.quantum", "must be more than 0, e.g. `1ms`"),
+            _ => {}
+        }
+        if domains == Domains::PerCluster && p.clusters.is_none() {
+            f.error("policy.name", format!("`{name}` is clustered and needs `platform.clusters`, e.g. `clusters: [[0, 1], [2, 3]]`"));
+        }
+        if pol.priorities == Some(Priorities::Explicit) {
+            for (i, t) in spec.tasks.iter().enumerate() {
+                if t.priority.is_none() {
+                    f.error(format!("tasks[{i}].priority"), "is required with `priorities: explicit` (1 is the highest)");
+                }
+            }
+        }
+    }
+    if let Some(o) = &spec.overheads {
+        if o.trim().is_empty() {
+            f.error("overheads", "is empty; give the path of an overhead CSV or leave the key out");
+        }
+    }
+
+    // Legal but notable.
+    for (i, t) in spec.tasks.iter().enumerate() {
+        if t.wcet.0 > 0 && t.wcet > t.deadline() {
+            f.warn(
+                format!("tasks[{i}].wcet"),
+                format!("{} exceeds the deadline {}: no schedule can meet this task's deadlines", t.wcet, t.deadline()),
+            );
+        } else if t.period.0 > 0 && t.wcet > t.period {
+            f.warn(format!("tasks[{i}].wcet"), format!("{} exceeds the period {}: utilisation above 1", t.wcet, t.period));
+        }
+    }
+    if spec.tasks.iter().all(|t| t.period.0 > 0) && m > 0 {
+        let u = crate::exact::Ratio::sum(spec.tasks.iter().map(|t| (t.wcet.0 as u128, t.period.0 as u128)));
+        if u.gt_int(m as u128) {
+            f.warn("tasks", format!("total utilisation {:.4} exceeds the {m} CPUs: the task set is infeasible", u.to_f64()));
+        }
+    }
+    f.0.sort_by_key(|x| x.severity == Severity::Warning);
+    f.0
+}
