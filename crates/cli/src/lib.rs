@@ -1,1 +1,52 @@
-pub fn run(_args: Vec<String>) -> i32 { 0 }
+//! The `schedlab` command: one implementation, used by the `schedlab` binary
+//! and by the Python package's console script.
+
+mod commands;
+mod output;
+
+use clap::{Parser, Subcommand};
+
+/// Exit code for bad input (a spec, an option): nothing was written.
+pub const EXIT_BAD_INPUT: i32 = 2;
+
+#[derive(Parser)]
+#[command(
+    name = "schedlab",
+    version = env!("CARGO_PKG_VERSION"),
+    about = "Multicore real-time scheduling: generate, check, analyse, simulate, run and validate task sets",
+    after_help = "Examples:\n  schedlab gen --seed 7 -o set.yaml      generate a task set\n  schedlab check set.yaml                validate it and print its summary\n  schedlab check set.yaml --json         the same as JSON\n  schedlab schema > spec.schema.json     the JSON Schema of the spec\n\nExit codes: 0 success, 2 bad input (nothing written), 1 other failure."
+)]
+struct Cli {
+    /// Print machine-readable JSON instead of text.
+    #[arg(long, global = true)]
+    json: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    Gen(commands::gen::Args),
+    Check(commands::check::Args),
+    Schema(commands::schema::Args),
+}
+
+/// Runs the CLI on `args` (including the program name) and returns the exit code.
+pub fn run(args: Vec<String>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = e.print();
+            return match e.kind() {
+                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
+                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_BAD_INPUT,
+                _ => EXIT_BAD_INPUT,
+            };
+        }
+    };
+    match cli.command {
+        Command::Gen(a) => commands::gen::run(a, cli.json),
+        Command::Check(a) => commands::check::run(a, cli.json),
+        Command::Schema(a) => commands::schema::run(a),
+    }
+}

@@ -51,8 +51,10 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 f.error(format!("platform.clusters[{k}]"), "a cluster needs at least one CPU");
             }
             for (j, &c) in cluster.iter().enumerate() {
-                if c >= m {
+                if c >= m && m > 0 {
                     f.error(format!("platform.clusters[{k}][{j}]"), format!("CPU {c} does not exist; CPUs are 0 to {}", m.saturating_sub(1)));
+                } else if c >= m {
+                    // Reported through platform.cpus.
                 } else if let Some(prev) = owner.insert(c, k) {
                     f.error(
                         format!("platform.clusters[{k}][{j}]"),
@@ -61,7 +63,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 }
             }
         }
-        if m <= MAX_CPUS {
+        if m > 0 && m <= MAX_CPUS {
             let missing: Vec<String> = (0..m).filter(|c| !owner.contains_key(c)).map(|c| c.to_string()).take(8).collect();
             if !missing.is_empty() && !clusters.is_empty() {
                 f.error(
@@ -128,7 +130,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             f.error(at("deadline"), "must be more than 0 (leave it out for deadline = period)");
         }
         if let Some(c) = t.cpu {
-            if c >= m {
+            if c >= m && m > 0 {
                 f.error(at("cpu"), format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1)));
             }
         }

@@ -2,7 +2,7 @@
 //! and optional decimals (`2.5ms`). A bare `0` is accepted; any other bare
 //! number is rejected because its unit would be a guess.
 
-use super::decimal::{format_scaled, parse_scaled, QuantityError};
+use super::decimal::{parse_scaled, QuantityError};
 use schemars::{json_schema, JsonSchema, Schema, SchemaGenerator};
 use serde::{de, Deserialize, Deserializer, Serialize, Serializer};
 use std::borrow::Cow;
@@ -47,9 +47,24 @@ impl std::str::FromStr for Duration {
 }
 
 impl std::fmt::Display for Duration {
-    /// The largest unit that represents the value exactly: `2500us`, `10ms`.
+    /// The largest unit not above the value, with exact decimals: `2.5ms`,
+    /// `10ms`, `1.000001s`, `750ns`. It always parses back to the same value.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&format_scaled(self.0, DURATION_UNITS))
+        let v = self.0;
+        let (name, scale) = [("s", 1_000_000_000u64), ("ms", 1_000_000), ("us", 1_000)]
+            .into_iter()
+            .find(|&(_, s)| v >= s)
+            .unwrap_or(("ns", 1));
+        if scale == 1 {
+            return write!(f, "{v}ns");
+        }
+        let (int, frac) = (v / scale, v % scale);
+        if frac == 0 {
+            return write!(f, "{int}{name}");
+        }
+        let width = scale.trailing_zeros() as usize; // scale is 10^k: 2^k divides it exactly
+        let digits = format!("{frac:0width$}");
+        write!(f, "{int}.{}{name}", digits.trim_end_matches('0'))
     }
 }
 
@@ -104,5 +119,20 @@ impl JsonSchema for Duration {
                 {"const": 0}
             ]
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    #[test]
+    fn display_is_exact_and_readable() {
+        for (v, t) in [(0, "0ns"), (750, "750ns"), (2_500_000, "2.5ms"), (10_000_000, "10ms"), (1_000_001_000, "1.000001s"), (1_234_567, "1.234567ms")] {
+            assert_eq!(Duration(v).to_string(), t);
+            assert_eq!(t.parse::<Duration>().unwrap(), Duration(v));
+        }
+        assert_eq!(Duration(u64::MAX).to_string().parse::<Duration>().unwrap(), Duration(u64::MAX));
+        assert!("10".parse::<Duration>().is_err());
+        assert_eq!("0".parse::<Duration>().unwrap(), Duration(0));
     }
 }

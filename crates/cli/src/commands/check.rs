@@ -1,0 +1,112 @@
+//! `schedlab check`: parse and validate a spec, print its summary.
+
+use crate::output::print_json;
+use crate::EXIT_BAD_INPUT;
+use schedlab_model::{load_path, Diagnostic, Summary};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Validate a spec and print its summary: tasks, utilisation, density,
+/// hyperperiod and a row per task. Problems are reported with file, line,
+/// column and field path; exit code 2 if the spec is invalid.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:\n  schedlab check examples/demo.yaml\n  schedlab check set.json --json")]
+pub struct Args {
+    /// The spec file (.yaml, .yml or .json).
+    spec: PathBuf,
+    /// Print only problems (and nothing when the spec is valid).
+    #[arg(short, long)]
+    quiet: bool,
+}
+
+pub fn run(a: Args, as_json: bool) -> i32 {
+    let loaded = match load_path(&a.spec) {
+        Ok(l) => l,
+        Err(e) => {
+            if as_json {
+                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
+            }
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let summary = Summary::of(&loaded.spec);
+    if as_json {
+        print_json(&json!({"file": loaded.file, "valid": true, "warnings": loaded.warnings, "summary": summary}));
+        return 0;
+    }
+    if !a.quiet {
+        print!("{}", render(&loaded.file, &summary, &loaded.warnings));
+    } else {
+        for w in &loaded.warnings {
+            eprintln!("warning: {}", w.render(&loaded.file));
+        }
+    }
+    0
+}
+
+/// The text report.
+fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
+    let mut out = format!("{file}: valid spec\n");
+    out += &format!(
+        "  {} tasks on {} CPUs{}, {} deadlines\n",
+        s.tasks,
+        s.cpus,
+        s.policy.map(|p| format!(", policy {p}")).unwrap_or_default(),
+        s.deadlines
+    );
+    out += &format!("  utilisation {:.4} (exact {}), density {:.4}, max task utilisation {:.4}\n", s.utilization, s.utilization_exact, s.density, s.max_utilization);
+    out += &format!(
+        "  hyperperiod {}\n\n",
+        s.hyperperiod.map(|h| h.to_string()).unwrap_or_else(|| "beyond 2^64 ns (periods are nearly coprime)".into())
+    );
+    let header = ["task", "wcet", "period", "deadline", "util", "density", "pin", "prio", "class"];
+    let rows: Vec<[String; 9]> = s
+        .rows
+        .iter()
+        .map(|r| {
+            let pin = match (r.cpu, r.cluster) {
+                (Some(c), _) => format!("cpu {c}"),
+                (None, Some(k)) => format!("cluster {k}"),
+                _ => "-".into(),
+            };
+            [
+                r.name.clone(),
+                r.wcet.to_string(),
+                r.period.to_string(),
+                r.deadline.to_string(),
+                format!("{:.4}", r.utilization),
+                format!("{:.4}", r.density),
+                pin,
+                r.priority.map(|p| p.to_string()).unwrap_or_else(|| "-".into()),
+                r.class.to_string(),
+            ]
+        })
+        .collect();
+    let mut width = header.map(|h| h.chars().count());
+    for r in &rows {
+        for (w, c) in width.iter_mut().zip(r) {
+            *w = (*w).max(c.chars().count());
+        }
+    }
+    let line = |cells: Vec<String>| -> String {
+        let parts: Vec<String> = cells
+            .iter()
+            .zip(width)
+            .enumerate()
+            .map(|(i, (c, w))| if i == 0 { format!("{c:<w$}") } else { format!("{c:>w$}") })
+            .collect();
+        format!("  {}\n", parts.join("  ").trim_end())
+    };
+    out += &line(header.iter().map(|h| h.to_string()).collect());
+    for r in rows {
+        out += &line(r.to_vec());
+    }
+    if !warnings.is_empty() {
+        out += "\nwarnings:\n";
+        for w in warnings {
+            out += &format!("  {}\n", w.render(file));
+        }
+    }
+    out
+}

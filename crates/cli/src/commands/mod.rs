@@ -1,0 +1,5 @@
+//! One file per verb.
+
+pub mod check;
+pub mod gen;
+pub mod schema;

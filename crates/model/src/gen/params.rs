@@ -1,0 +1,410 @@
+//! The parameters of `schedlab gen`, shared by the CLI and Python: each option
+//! is a small text syntax parsed here, so both front ends accept the same
+//! words and the canonical form recorded in `meta.generator` reads back.
+
+use crate::spec::PolicyName;
+use crate::units::{Duration, Size};
+use serde::{Deserialize, Serialize};
+use std::fmt;
+use std::str::FromStr;
+
+/// How task utilisations are drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum UtilMethod {
+    /// UUniFast (Bini & Buttazzo 2005): n values summing to the total.
+    UUniFast,
+    /// UUniFast-Discard (Davis & Burns 2009): UUniFast, redrawn while any value exceeds 1.
+    UUniFastDiscard,
+    /// RandFixedSum (Emberson, Stafford & Davis 2010): uniform with common bounds.
+    RandFixedSum,
+    /// Dirichlet-Rescale (Griffin, Bate & Davis 2020): uniform with per-task bounds.
+    Drs,
+    /// A named distribution of the UNC / EPOS studies, drawn until the cap.
+    Named(super::dist::Dist),
+}
+
+impl UtilMethod {
+    pub const VECTOR: &'static [&'static str] = &["uunifast", "uunifast-discard", "randfixedsum", "drs"];
+    /// Methods that draw a given number of tasks for a given total; the named
+    /// distributions instead draw tasks until a utilisation cap.
+    pub fn is_vector(self) -> bool {
+        !matches!(self, UtilMethod::Named(_))
+    }
+}
+
+impl FromStr for UtilMethod {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Ok(match s.trim() {
+            "uunifast" => UtilMethod::UUniFast,
+            "uunifast-discard" => UtilMethod::UUniFastDiscard,
+            "randfixedsum" => UtilMethod::RandFixedSum,
+            "drs" => UtilMethod::Drs,
+            other => match other.parse::<super::dist::Dist>() {
+                Ok(d) => UtilMethod::Named(d),
+                Err(_) => {
+                    let all: Vec<&str> = Self::VECTOR.iter().copied().chain(super::dist::Dist::NAMES.iter().copied()).collect();
+                    let hint = crate::source::did_you_mean(other, &all).map(|h| format!("did you mean `{h}`? ")).unwrap_or_default();
+                    return Err(format!("unknown utilisation method `{other}`; {hint}use one of {}", all.join(", ")));
+                }
+            },
+        })
+    }
+}
+
+impl fmt::Display for UtilMethod {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            UtilMethod::UUniFast => f.write_str("uunifast"),
+            UtilMethod::UUniFastDiscard => f.write_str("uunifast-discard"),
+            UtilMethod::RandFixedSum => f.write_str("randfixedsum"),
+            UtilMethod::Drs => f.write_str("drs"),
+            UtilMethod::Named(d) => f.write_str(d.name()),
+        }
+    }
+}
+
+/// How periods are drawn.
+#[derive(Debug, Clone, PartialEq)]
+pub enum PeriodSpec {
+    /// Uniform over [lo, hi] in multiples of the granularity.
+    Uniform(Duration, Duration),
+    /// Log-uniform over [lo, hi], rounded to the granularity.
+    LogUniform(Duration, Duration),
+    /// Uniformly one of the listed periods.
+    List(Vec<Duration>),
+}
+
+impl PeriodSpec {
+    /// The named ranges of the UNC / EPOS studies (uniform, ms).
+    pub const NAMED: &'static [(&'static str, u64, u64)] = &[("short", 3, 33), ("moderate", 10, 100), ("long", 50, 250)];
+}
+
+fn parse_range(s: &str) -> Result<(Duration, Duration), String> {
+    let (a, b) = s.split_once('-').ok_or_else(|| format!("`{s}` is not a range; write `LO-HI`, e.g. `10ms-100ms`"))?;
+    let lo: Duration = a.parse().map_err(|e: crate::units::QuantityError| e.0)?;
+    let hi: Duration = b.parse().map_err(|e: crate::units::QuantityError| e.0)?;
+    if lo.0 == 0 || lo > hi {
+        return Err(format!("the range `{s}` needs 0 < LO ≤ HI"));
+    }
+    Ok((lo, hi))
+}
+
+impl FromStr for PeriodSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        if let Some(&(_, lo, hi)) = Self::NAMED.iter().find(|(n, _, _)| *n == s) {
+            return Ok(PeriodSpec::Uniform(Duration::from_ms(lo), Duration::from_ms(hi)));
+        }
+        let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        match kind {
+            "uniform" => parse_range(arg).map(|(a, b)| PeriodSpec::Uniform(a, b)),
+            "log-uniform" => parse_range(arg).map(|(a, b)| PeriodSpec::LogUniform(a, b)),
+            "list" => {
+                let v = arg
+                    .split(',')
+                    .map(|x| x.parse::<Duration>().map_err(|e| e.0))
+                    .collect::<Result<Vec<_>, _>>()?;
+                if v.iter().any(|d| d.0 == 0) {
+                    return Err("periods must be more than 0".into());
+                }
+                Ok(PeriodSpec::List(v))
+            }
+            _ => Err(format!(
+                "unknown period distribution `{s}`; use `short`, `moderate`, `long`, `uniform:LO-HI`, `log-uniform:LO-HI` or `list:P1,P2,...` (e.g. `list:25ms,50ms,100ms,200ms`)"
+            )),
+        }
+    }
+}
+
+impl fmt::Display for PeriodSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            PeriodSpec::Uniform(a, b) => {
+                match Self::NAMED.iter().find(|(_, lo, hi)| Duration::from_ms(*lo) == *a && Duration::from_ms(*hi) == *b) {
+                    Some((n, _, _)) => f.write_str(n),
+                    None => write!(f, "uniform:{a}-{b}"),
+                }
+            }
+            PeriodSpec::LogUniform(a, b) => write!(f, "log-uniform:{a}-{b}"),
+            PeriodSpec::List(v) => write!(f, "list:{}", v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")),
+        }
+    }
+}
+
+/// Relative deadlines.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeadlineSpec {
+    /// D = T.
+    Implicit,
+    /// D = C + x·(T − C), x uniform in [0, 1].
+    Constrained,
+}
+
+impl FromStr for DeadlineSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        match s.trim() {
+            "implicit" => Ok(DeadlineSpec::Implicit),
+            "constrained" => Ok(DeadlineSpec::Constrained),
+            o => Err(format!("unknown deadline kind `{o}`; use `implicit` or `constrained`")),
+        }
+    }
+}
+
+impl fmt::Display for DeadlineSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            DeadlineSpec::Implicit => "implicit",
+            DeadlineSpec::Constrained => "constrained",
+        })
+    }
+}
+
+/// Working-set sizes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum WssSpec {
+    /// Uniform over [lo, hi], in multiples of 1 KiB.
+    Uniform(Size, Size),
+    /// One of the listed sizes.
+    List(Vec<Size>),
+}
+
+impl FromStr for WssSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let s = s.trim();
+        let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
+        let size = |x: &str| x.parse::<Size>().map_err(|e| e.0);
+        match kind {
+            "uniform" => {
+                let (a, b) = arg.split_once('-').ok_or_else(|| format!("`{arg}` is not a range; write e.g. `uniform:32KiB-256KiB`"))?;
+                let (a, b) = (size(a)?, size(b)?);
+                if a > b {
+                    return Err(format!("the range `{arg}` needs LO ≤ HI"));
+                }
+                Ok(WssSpec::Uniform(a, b))
+            }
+            "list" => Ok(WssSpec::List(arg.split(',').map(size).collect::<Result<_, _>>()?)),
+            _ => Err(format!("unknown WSS distribution `{s}`; use `uniform:LO-HI` or `list:S1,S2,...` (e.g. `list:32KiB,64KiB,128KiB,256KiB`)")),
+        }
+    }
+}
+
+impl fmt::Display for WssSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            WssSpec::Uniform(a, b) => write!(f, "uniform:{a}-{b}"),
+            WssSpec::List(v) => write!(f, "list:{}", v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")),
+        }
+    }
+}
+
+/// Shared-cache geometry for generated platforms: `SIZE/WAYS/LINE`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CacheSpec {
+    pub size: Size,
+    pub ways: u32,
+    pub line: Size,
+}
+
+impl FromStr for CacheSpec {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        let parts: Vec<&str> = s.split('/').collect();
+        let [size, ways, line] = parts[..] else {
+            return Err(format!("`{s}` is not a cache geometry; write SIZE/WAYS/LINE, e.g. `8MiB/16/64B`"));
+        };
+        Ok(CacheSpec {
+            size: size.parse().map_err(|e: crate::units::QuantityError| e.0)?,
+            ways: ways.trim().parse().map_err(|_| format!("`{ways}` is not a number of ways"))?,
+            line: line.parse().map_err(|e: crate::units::QuantityError| e.0)?,
+        })
+    }
+}
+
+impl fmt::Display for CacheSpec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}/{}/{}", self.size, self.ways, self.line)
+    }
+}
+
+/// Everything `schedlab gen` needs. Every field has a default, so the
+/// default value alone gives a valid spec.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GenParams {
+    pub seed: u64,
+    pub cpus: u32,
+    /// Cluster size; when set, the platform is split into clusters of this many CPUs.
+    pub cluster_size: Option<u32>,
+    pub policy: PolicyName,
+    pub utils: UtilMethod,
+    /// Number of tasks (vector methods).
+    pub tasks: u32,
+    /// Total utilisation (vector methods) or the cap (named distributions).
+    /// Default: half the CPUs.
+    pub util: Option<f64>,
+    /// Slack below the cap for named distributions; default per distribution.
+    pub slack: Option<f64>,
+    /// Per-task utilisation bounds (randfixedsum, drs).
+    pub umin: f64,
+    pub umax: f64,
+    /// Upper limit of the lower mode of the bimodal distributions.
+    pub bimodal_split: f64,
+    pub periods: PeriodSpec,
+    /// Periods are multiples of this; default 1 ms.
+    pub period_granularity: Duration,
+    /// Make all periods divide each other.
+    pub harmonic: bool,
+    pub deadlines: DeadlineSpec,
+    /// WCETs are rounded up to a multiple of this; default 1 µs.
+    pub wcet_granularity: Duration,
+    pub wss: Option<WssSpec>,
+    pub cache: Option<CacheSpec>,
+    /// Colours per task (needs a cache), drawn at random without repetition.
+    pub colors_per_task: Option<u32>,
+}
+
+impl Default for GenParams {
+    fn default() -> Self {
+        GenParams {
+            seed: 1,
+            cpus: 4,
+            cluster_size: None,
+            policy: PolicyName::Gedf,
+            utils: UtilMethod::UUniFastDiscard,
+            tasks: 10,
+            util: None,
+            slack: None,
+            umin: 0.0,
+            umax: 1.0,
+            bimodal_split: 0.5,
+            periods: PeriodSpec::Uniform(Duration::from_ms(10), Duration::from_ms(100)),
+            period_granularity: Duration::from_ms(1),
+            harmonic: false,
+            deadlines: DeadlineSpec::Implicit,
+            wcet_granularity: Duration::from_us(1),
+            wss: None,
+            cache: None,
+            colors_per_task: None,
+        }
+    }
+}
+
+impl GenParams {
+    /// The total utilisation or cap in force.
+    pub fn util_or_default(&self) -> f64 {
+        self.util.unwrap_or(self.cpus as f64 * 0.5)
+    }
+
+    /// The canonical option string (recorded in `meta.generator`); feeding it
+    /// back to `schedlab gen` with the same seed gives the same spec.
+    pub fn to_args(&self) -> String {
+        let mut a = vec![format!("--cpus {}", self.cpus)];
+        if let Some(c) = self.cluster_size {
+            a.push(format!("--cluster-size {c}"));
+        }
+        a.push(format!("--policy {}", self.policy.name()));
+        a.push(format!("--utils {}", self.utils));
+        if self.utils.is_vector() {
+            a.push(format!("--tasks {}", self.tasks));
+        }
+        a.push(format!("--util {}", self.util_or_default()));
+        if let Some(s) = self.slack {
+            a.push(format!("--slack {s}"));
+        }
+        if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) {
+            a.push(format!("--umin {} --umax {}", self.umin, self.umax));
+        }
+        if matches!(self.utils, UtilMethod::Named(d) if d.is_bimodal()) {
+            a.push(format!("--bimodal-split {}", self.bimodal_split));
+        }
+        a.push(format!("--periods {}", self.periods));
+        a.push(format!("--period-granularity {}", self.period_granularity));
+        if self.harmonic {
+            a.push("--harmonic".into());
+        }
+        a.push(format!("--deadlines {}", self.deadlines));
+        a.push(format!("--wcet-granularity {}", self.wcet_granularity));
+        if let Some(w) = &self.wss {
+            a.push(format!("--wss {w}"));
+        }
+        if let Some(c) = &self.cache {
+            a.push(format!("--cache {c}"));
+        }
+        if let Some(k) = self.colors_per_task {
+            a.push(format!("--colors-per-task {k}"));
+        }
+        a.join(" ")
+    }
+}
+
+/// The serializable form used by Python (`schedlab.generate(**kwargs)`):
+/// every field optional, each a number or the same text the CLI takes.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GenOptions {
+    pub seed: Option<u64>,
+    pub cpus: Option<u32>,
+    pub cluster_size: Option<u32>,
+    pub policy: Option<PolicyName>,
+    pub utils: Option<String>,
+    pub tasks: Option<u32>,
+    pub util: Option<f64>,
+    pub slack: Option<f64>,
+    pub umin: Option<f64>,
+    pub umax: Option<f64>,
+    pub bimodal_split: Option<f64>,
+    pub periods: Option<String>,
+    pub period_granularity: Option<String>,
+    pub harmonic: Option<bool>,
+    pub deadlines: Option<String>,
+    pub wcet_granularity: Option<String>,
+    pub wss: Option<String>,
+    pub cache: Option<String>,
+    pub colors_per_task: Option<u32>,
+}
+
+impl GenOptions {
+    /// Resolves the options over the defaults; the error names the option.
+    pub fn into_params(self) -> Result<GenParams, String> {
+        fn p<T: FromStr>(name: &str, v: Option<String>, d: T) -> Result<T, String>
+        where
+            T::Err: fmt::Display,
+        {
+            match v {
+                None => Ok(d),
+                Some(s) => s.parse().map_err(|e| format!("{name}: {e}")),
+            }
+        }
+        let d = GenParams::default();
+        let dur = |name: &str, v: Option<String>, d: Duration| -> Result<Duration, String> {
+            match v {
+                None => Ok(d),
+                Some(s) => s.parse().map_err(|e: crate::units::QuantityError| format!("{name}: {e}")),
+            }
+        };
+        Ok(GenParams {
+            seed: self.seed.unwrap_or(d.seed),
+            cpus: self.cpus.unwrap_or(d.cpus),
+            cluster_size: self.cluster_size,
+            policy: self.policy.unwrap_or(d.policy),
+            utils: p("utils", self.utils, d.utils)?,
+            tasks: self.tasks.unwrap_or(d.tasks),
+            util: self.util,
+            slack: self.slack,
+            umin: self.umin.unwrap_or(d.umin),
+            umax: self.umax.unwrap_or(d.umax),
+            bimodal_split: self.bimodal_split.unwrap_or(d.bimodal_split),
+            periods: p("periods", self.periods, d.periods)?,
+            period_granularity: dur("period_granularity", self.period_granularity, d.period_granularity)?,
+            harmonic: self.harmonic.unwrap_or(false),
+            deadlines: p("deadlines", self.deadlines, d.deadlines)?,
+            wcet_granularity: dur("wcet_granularity", self.wcet_granularity, d.wcet_granularity)?,
+            wss: self.wss.map(|s| s.parse().map_err(|e| format!("wss: {e}"))).transpose()?,
+            cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
+            colors_per_task: self.colors_per_task,
+        })
+    }
+}
