@@ -2,6 +2,9 @@
 //! is a small text syntax parsed here, so both front ends accept the same
 //! words and the canonical form recorded in `meta.generator` reads back.
 
+use super::deadline::DeadlineKind;
+use super::dist::UtilDist;
+use super::period::PeriodRange;
 use crate::spec::PolicyName;
 use crate::units::{Duration, Size};
 use serde::{Deserialize, Serialize};
@@ -19,9 +22,15 @@ pub enum UtilMethod {
     RandFixedSum,
     /// Dirichlet-Rescale (Griffin, Bate & Davis 2020): uniform with per-task bounds.
     Drs,
-    /// A named distribution of the UNC / EPOS studies, drawn until the cap.
-    Named(super::dist::Dist),
+    /// A per-task distribution (the named ones of the UNC / EPOS studies, or
+    /// `uniform(lo,hi)`), drawn until the utilisation cap.
+    Named(UtilDist),
 }
+
+/// The named distributions, for messages.
+pub const NAMED_DISTS: &[&str] = &[
+    "uni-light", "uni-medium", "uni-heavy", "exp-light", "exp-medium", "exp-heavy", "bimo-light", "bimo-medium", "bimo-heavy",
+];
 
 impl UtilMethod {
     pub const VECTOR: &'static [&'static str] = &["uunifast", "uunifast-discard", "randfixedsum", "drs"];
@@ -40,12 +49,16 @@ impl FromStr for UtilMethod {
             "uunifast-discard" => UtilMethod::UUniFastDiscard,
             "randfixedsum" => UtilMethod::RandFixedSum,
             "drs" => UtilMethod::Drs,
-            other => match other.parse::<super::dist::Dist>() {
+            other => match UtilDist::parse(other) {
                 Ok(d) => UtilMethod::Named(d),
+                Err(e) if other.contains('(') => return Err(e.to_string()),
                 Err(_) => {
-                    let all: Vec<&str> = Self::VECTOR.iter().copied().chain(super::dist::Dist::NAMES.iter().copied()).collect();
+                    let all: Vec<&str> = Self::VECTOR.iter().chain(NAMED_DISTS).copied().collect();
                     let hint = crate::source::did_you_mean(other, &all).map(|h| format!("did you mean `{h}`? ")).unwrap_or_default();
-                    return Err(format!("unknown utilisation method `{other}`; {hint}use one of {}", all.join(", ")));
+                    return Err(format!(
+                        "unknown utilisation method `{other}`; {hint}use one of {}, `bimo-WEIGHT(SPLIT)` or `uniform(LO,HI)`",
+                        all.join(", ")
+                    ));
                 }
             },
         })
@@ -59,7 +72,7 @@ impl fmt::Display for UtilMethod {
             UtilMethod::UUniFastDiscard => f.write_str("uunifast-discard"),
             UtilMethod::RandFixedSum => f.write_str("randfixedsum"),
             UtilMethod::Drs => f.write_str("drs"),
-            UtilMethod::Named(d) => f.write_str(d.name()),
+            UtilMethod::Named(d) => f.write_str(&d.name()),
         }
     }
 }
@@ -73,11 +86,6 @@ pub enum PeriodSpec {
     LogUniform(Duration, Duration),
     /// Uniformly one of the listed periods.
     List(Vec<Duration>),
-}
-
-impl PeriodSpec {
-    /// The named ranges of the UNC / EPOS studies (uniform, ms).
-    pub const NAMED: &'static [(&'static str, u64, u64)] = &[("short", 3, 33), ("moderate", 10, 100), ("long", 50, 250)];
 }
 
 fn parse_range(s: &str) -> Result<(Duration, Duration), String> {
@@ -94,8 +102,9 @@ impl FromStr for PeriodSpec {
     type Err = String;
     fn from_str(s: &str) -> Result<Self, String> {
         let s = s.trim();
-        if let Some(&(_, lo, hi)) = Self::NAMED.iter().find(|(n, _, _)| *n == s) {
-            return Ok(PeriodSpec::Uniform(Duration::from_ms(lo), Duration::from_ms(hi)));
+        if let Ok(r) = PeriodRange::parse(s) {
+            let (lo, hi) = r.bounds_ns();
+            return Ok(PeriodSpec::Uniform(Duration(lo), Duration(hi)));
         }
         let (kind, arg) = s.split_once(':').unwrap_or((s, ""));
         match kind {
@@ -122,43 +131,17 @@ impl fmt::Display for PeriodSpec {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             PeriodSpec::Uniform(a, b) => {
-                match Self::NAMED.iter().find(|(_, lo, hi)| Duration::from_ms(*lo) == *a && Duration::from_ms(*hi) == *b) {
-                    Some((n, _, _)) => f.write_str(n),
+                let named = [PeriodRange::Short, PeriodRange::Moderate, PeriodRange::Long]
+                    .into_iter()
+                    .find(|r| r.bounds_ns() == (a.0, b.0));
+                match named {
+                    Some(r) => f.write_str(r.name()),
                     None => write!(f, "uniform:{a}-{b}"),
                 }
             }
             PeriodSpec::LogUniform(a, b) => write!(f, "log-uniform:{a}-{b}"),
             PeriodSpec::List(v) => write!(f, "list:{}", v.iter().map(|d| d.to_string()).collect::<Vec<_>>().join(",")),
         }
-    }
-}
-
-/// Relative deadlines.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DeadlineSpec {
-    /// D = T.
-    Implicit,
-    /// D = C + x·(T − C), x uniform in [0, 1].
-    Constrained,
-}
-
-impl FromStr for DeadlineSpec {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Self, String> {
-        match s.trim() {
-            "implicit" => Ok(DeadlineSpec::Implicit),
-            "constrained" => Ok(DeadlineSpec::Constrained),
-            o => Err(format!("unknown deadline kind `{o}`; use `implicit` or `constrained`")),
-        }
-    }
-}
-
-impl fmt::Display for DeadlineSpec {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(match self {
-            DeadlineSpec::Implicit => "implicit",
-            DeadlineSpec::Constrained => "constrained",
-        })
     }
 }
 
@@ -240,8 +223,8 @@ pub struct GenParams {
     pub cluster_size: Option<u32>,
     pub policy: PolicyName,
     pub utils: UtilMethod,
-    /// Number of tasks (vector methods).
-    pub tasks: u32,
+    /// Number of tasks (vector methods only; default 10).
+    pub tasks: Option<u32>,
     /// Total utilisation (vector methods) or the cap (named distributions).
     /// Default: half the CPUs.
     pub util: Option<f64>,
@@ -250,14 +233,12 @@ pub struct GenParams {
     /// Per-task utilisation bounds (randfixedsum, drs).
     pub umin: f64,
     pub umax: f64,
-    /// Upper limit of the lower mode of the bimodal distributions.
-    pub bimodal_split: f64,
     pub periods: PeriodSpec,
     /// Periods are multiples of this; default 1 ms.
     pub period_granularity: Duration,
     /// Make all periods divide each other.
     pub harmonic: bool,
-    pub deadlines: DeadlineSpec,
+    pub deadlines: DeadlineKind,
     /// WCETs are rounded up to a multiple of this; default 1 µs.
     pub wcet_granularity: Duration,
     pub wss: Option<WssSpec>,
@@ -274,16 +255,15 @@ impl Default for GenParams {
             cluster_size: None,
             policy: PolicyName::Gedf,
             utils: UtilMethod::UUniFastDiscard,
-            tasks: 10,
+            tasks: None,
             util: None,
             slack: None,
             umin: 0.0,
             umax: 1.0,
-            bimodal_split: 0.5,
             periods: PeriodSpec::Uniform(Duration::from_ms(10), Duration::from_ms(100)),
             period_granularity: Duration::from_ms(1),
             harmonic: false,
-            deadlines: DeadlineSpec::Implicit,
+            deadlines: DeadlineKind::Implicit,
             wcet_granularity: Duration::from_us(1),
             wss: None,
             cache: None,
@@ -291,6 +271,9 @@ impl Default for GenParams {
         }
     }
 }
+
+/// Tasks drawn by the vector methods when `--tasks` is not given.
+pub const DEFAULT_TASKS: u32 = 10;
 
 impl GenParams {
     /// The total utilisation or cap in force.
@@ -307,8 +290,10 @@ impl GenParams {
         }
         a.push(format!("--policy {}", self.policy.name()));
         a.push(format!("--utils {}", self.utils));
-        if self.utils.is_vector() {
-            a.push(format!("--tasks {}", self.tasks));
+        if let Some(n) = self.tasks {
+            a.push(format!("--tasks {n}"));
+        } else if self.utils.is_vector() {
+            a.push(format!("--tasks {DEFAULT_TASKS}"));
         }
         a.push(format!("--util {}", self.util_or_default()));
         if let Some(s) = self.slack {
@@ -317,15 +302,12 @@ impl GenParams {
         if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) {
             a.push(format!("--umin {} --umax {}", self.umin, self.umax));
         }
-        if matches!(self.utils, UtilMethod::Named(d) if d.is_bimodal()) {
-            a.push(format!("--bimodal-split {}", self.bimodal_split));
-        }
         a.push(format!("--periods {}", self.periods));
         a.push(format!("--period-granularity {}", self.period_granularity));
         if self.harmonic {
             a.push("--harmonic".into());
         }
-        a.push(format!("--deadlines {}", self.deadlines));
+        a.push(format!("--deadlines {}", self.deadlines.name()));
         a.push(format!("--wcet-granularity {}", self.wcet_granularity));
         if let Some(w) = &self.wss {
             a.push(format!("--wss {w}"));
@@ -355,7 +337,6 @@ pub struct GenOptions {
     pub slack: Option<f64>,
     pub umin: Option<f64>,
     pub umax: Option<f64>,
-    pub bimodal_split: Option<f64>,
     pub periods: Option<String>,
     pub period_granularity: Option<String>,
     pub harmonic: Option<bool>,
@@ -391,16 +372,18 @@ impl GenOptions {
             cluster_size: self.cluster_size,
             policy: self.policy.unwrap_or(d.policy),
             utils: p("utils", self.utils, d.utils)?,
-            tasks: self.tasks.unwrap_or(d.tasks),
+            tasks: self.tasks,
             util: self.util,
             slack: self.slack,
             umin: self.umin.unwrap_or(d.umin),
             umax: self.umax.unwrap_or(d.umax),
-            bimodal_split: self.bimodal_split.unwrap_or(d.bimodal_split),
             periods: p("periods", self.periods, d.periods)?,
             period_granularity: dur("period_granularity", self.period_granularity, d.period_granularity)?,
             harmonic: self.harmonic.unwrap_or(false),
-            deadlines: p("deadlines", self.deadlines, d.deadlines)?,
+            deadlines: match self.deadlines {
+                None => d.deadlines,
+                Some(s) => DeadlineKind::parse(&s).map_err(|e| format!("deadlines: {e}"))?,
+            },
             wcet_granularity: dur("wcet_granularity", self.wcet_granularity, d.wcet_granularity)?,
             wss: self.wss.map(|s| s.parse().map_err(|e| format!("wss: {e}"))).transpose()?,
             cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
