@@ -1,0 +1,154 @@
+//! The `schedlab` binary end to end: exit codes, outputs, determinism.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn schedlab(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_schedlab")).args(args).output().expect("run schedlab")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8(o.stdout.clone()).unwrap()
+}
+fn stderr(o: &Output) -> String {
+    String::from_utf8(o.stderr.clone()).unwrap()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("schedlab-cli-test-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn repo(p: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").join(p)
+}
+
+#[test]
+fn gen_is_byte_identical_for_a_seed() {
+    let a = schedlab(&["gen", "--seed", "7"]);
+    let b = schedlab(&["gen", "--seed", "7"]);
+    let c = schedlab(&["gen", "--seed", "8"]);
+    assert_eq!(a.status.code(), Some(0), "{}", stderr(&a));
+    assert_eq!(a.stdout, b.stdout);
+    assert_ne!(a.stdout, c.stdout);
+    assert!(stdout(&a).contains("seed: 7"));
+    let j1 = schedlab(&["gen", "--seed", "7", "--format", "json"]);
+    let j2 = schedlab(&["gen", "--seed", "7", "--format", "json"]);
+    assert_eq!(j1.stdout, j2.stdout);
+}
+
+#[test]
+fn the_recorded_options_reproduce_the_set() {
+    let first = schedlab(&["gen", "--seed", "11", "--utils", "bimo-medium", "--util", "3", "--periods", "short", "--deadlines", "constrained"]);
+    let text = stdout(&first);
+    let line = text.lines().find(|l| l.trim_start().starts_with("generator:")).unwrap();
+    let options = line.split_once(':').unwrap().1.trim().trim_matches('"').to_string();
+    let mut args = vec!["gen", "--seed", "11"];
+    args.extend(options.split(' '));
+    let again = schedlab(&args);
+    assert_eq!(stdout(&again), text);
+}
+
+#[test]
+fn generated_sets_check_in_both_formats() {
+    for (fmt, ext) in [("yaml", "yaml"), ("json", "json")] {
+        let f = tmp(&format!("g.{ext}"));
+        let o = schedlab(&["gen", "--seed", "3", "--cpus", "8", "--cluster-size", "4", "--policy", "cedf", "--cache", "8MiB/16/64B", "--colors-per-task", "4", "--wss", "uniform:32KiB-256KiB", "--format", fmt, "-o", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        assert!(o.stdout.is_empty());
+        let c = schedlab(&["check", f.to_str().unwrap()]);
+        assert_eq!(c.status.code(), Some(0), "{}", stderr(&c));
+        assert!(stdout(&c).contains("valid spec"));
+        assert!(stdout(&c).contains("10 tasks on 8 CPUs, policy cedf"));
+    }
+}
+
+#[test]
+fn check_prints_the_summary() {
+    let o = schedlab(&["check", repo("examples/demo.yaml").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let s = stdout(&o);
+    assert!(s.contains("7 tasks on 4 CPUs, policy cedf, constrained deadlines"), "{s}");
+    assert!(s.contains("exact 233/200"), "{s}");
+    assert!(s.contains("hyperperiod 200ms"), "{s}");
+    assert!(s.lines().any(|l| l.trim_start().starts_with("filter") && l.contains("3.5ms") && l.contains("15ms")), "{s}");
+
+    let j = schedlab(&["--json", "check", repo("examples/demo.yaml").to_str().unwrap()]);
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(v["valid"], true);
+    assert_eq!(v["summary"]["tasks"], 7);
+    assert_eq!(v["summary"]["hyperperiod"], "200ms");
+}
+
+#[test]
+fn a_bad_spec_exits_2_with_the_position() {
+    let f = tmp("bad.yaml");
+    std::fs::write(&f, "platform: {cpus: 2}\ntasks:\n  - {name: a, wcet: 1ms, perod: 10ms}\n").unwrap();
+    let o = schedlab(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(o.stdout.is_empty());
+    let e = stderr(&o);
+    assert!(e.contains("bad.yaml:3:26: tasks[0].perod: unknown key `perod`; did you mean `period`?"), "{e}");
+    assert!(!e.contains("panicked"));
+
+    let j = schedlab(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(j.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(v["valid"], false);
+    assert_eq!(v["errors"][0]["path"], "tasks[0].perod");
+    assert_eq!(v["errors"][0]["line"], 3);
+
+    for (content, want) in [
+        (&b"\xff\xfe\x00binary"[..], "not UTF-8"),
+        (b"", "empty"),
+        (b"{\"platform\": {\"cpus\": 2}, \"tasks\": [", "truncated"),
+    ] {
+        let f = tmp("junk.json");
+        std::fs::write(&f, content).unwrap();
+        let o = schedlab(&["check", f.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2));
+        assert!(stderr(&o).contains(want), "{}", stderr(&o));
+    }
+    let o = schedlab(&["check", "/nonexistent/spec.yaml"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("cannot read"));
+}
+
+#[test]
+fn bad_options_exit_2_and_write_nothing() {
+    let f = tmp("never.yaml");
+    let _ = std::fs::remove_file(&f);
+    for args in [
+        vec!["gen", "--utils", "uunifast-dicard"],
+        vec!["gen", "--periods", "medium"],
+        vec!["gen", "--util", "9", "--tasks", "3"],
+        vec!["gen", "--format", "toml"],
+        vec!["gen", "--cpus", "abc"],
+        vec!["gen", "--policy", "edf"],
+        vec!["frobnicate"],
+    ] {
+        let mut a = args.clone();
+        a.extend(["-o", f.to_str().unwrap()]);
+        let o = schedlab(&a);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(!f.exists(), "{args:?} wrote a file");
+        assert!(!stderr(&o).is_empty());
+    }
+    let o = schedlab(&["gen", "--utils", "uunifast-dicard"]);
+    assert!(stderr(&o).contains("did you mean `uunifast-discard`"), "{}", stderr(&o));
+}
+
+#[test]
+fn help_version_and_schema() {
+    let v = schedlab(&["--version"]);
+    assert_eq!(v.status.code(), Some(0));
+    assert!(stdout(&v).starts_with("schedlab "));
+    let h = schedlab(&["--help"]);
+    assert_eq!(h.status.code(), Some(0));
+    assert!(stdout(&h).contains("Examples:"));
+    let h = schedlab(&["gen", "--help"]);
+    assert!(stdout(&h).contains("schedlab gen --seed 7"));
+    let s = schedlab(&["schema"]);
+    assert_eq!(s.stdout, std::fs::read(repo("docs/spec.schema.json")).unwrap());
+}
