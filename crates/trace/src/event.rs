@@ -1,0 +1,139 @@
+//! Trace events, schema version 1. The vocabulary follows LITMUS^RT's
+//! sched_trace (release, switch-to, switch-away, completion, block, resume,
+//! system release) and feather-trace's overhead intervals, plus policy events.
+//! Times are integer nanoseconds from the trace's time zero.
+
+use serde::{Deserialize, Serialize};
+
+/// The trace schema version this crate writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// Time in nanoseconds.
+pub type Time = u64;
+
+/// A job: the task's index in the spec and the job's 0-based sequence number
+/// within its task.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub struct JobRef {
+    pub task: u32,
+    pub job: u64,
+}
+
+/// Why a job left a CPU.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SwitchReason {
+    /// A higher-priority job (or the policy's decision) took the CPU.
+    Preempt,
+    /// The job completed.
+    Complete,
+    /// The job blocked (self-suspension, I/O).
+    Block,
+    /// The job's budget ran out (enforcement).
+    Budget,
+    /// The job was aborted (abort-at-deadline miss handling).
+    Abort,
+}
+
+/// Kernel overheads, named after feather-trace's event pairs and SchedCAT's
+/// overhead columns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum OverheadKind {
+    /// Processing a job release (RELEASE).
+    Release,
+    /// A scheduling decision (SCHEDULE).
+    Schedule,
+    /// A context switch (CXS).
+    ContextSwitch,
+    /// Inter-processor interrupt latency for a remote reschedule (SEND_RESCHED).
+    Ipi,
+    /// Periodic tick processing (TICK).
+    Tick,
+    /// Cache-related preemption or migration delay charged to a resuming job.
+    Cpmd,
+    /// Delay between a release's due time and its handling (RELEASE_LATENCY).
+    ReleaseLatency,
+}
+
+/// One event of a schedule.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "ev", rename_all = "kebab-case")]
+pub enum Event {
+    /// Synchronous release of the task set: time zero of the schedule.
+    SysRelease { t: Time },
+    /// A job is released with its absolute deadline.
+    Release { t: Time, task: u32, job: u64, deadline: Time },
+    /// A job starts or resumes executing on a CPU.
+    SwitchTo { t: Time, cpu: u32, task: u32, job: u64 },
+    /// A job stops executing on a CPU; `exec` is its execution time so far.
+    SwitchAway { t: Time, cpu: u32, task: u32, job: u64, reason: SwitchReason, exec: Time },
+    /// A job completes (on the CPU it last ran on); `exec` is its total
+    /// execution time. `forced` marks a job ended by the system (aborted).
+    Completion { t: Time, cpu: u32, task: u32, job: u64, exec: Time, #[serde(default, skip_serializing_if = "is_false")] forced: bool },
+    /// A job blocks (it is not eligible until it resumes).
+    Block { t: Time, task: u32, job: u64 },
+    /// A blocked job resumes.
+    Resume { t: Time, task: u32, job: u64 },
+    /// A job's deadline passed before it completed.
+    DeadlineMiss { t: Time, task: u32, job: u64 },
+    /// A job's execution budget was exhausted.
+    BudgetExhausted { t: Time, task: u32, job: u64 },
+    /// A CPU spent `dur` on kernel work of the given kind, starting at `t`.
+    Overhead { t: Time, cpu: u32, kind: OverheadKind, dur: Time },
+    /// A policy-specific event (e.g. RUN server selection, a PD^2 quantum
+    /// boundary, an FPDS preemption point): a name and a small payload.
+    Policy {
+        t: Time,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        name: String,
+        #[serde(default, skip_serializing_if = "serde_json::Value::is_null")]
+        data: serde_json::Value,
+    },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+impl Event {
+    /// The event's time.
+    pub fn t(&self) -> Time {
+        match *self {
+            Event::SysRelease { t }
+            | Event::Release { t, .. }
+            | Event::SwitchTo { t, .. }
+            | Event::SwitchAway { t, .. }
+            | Event::Completion { t, .. }
+            | Event::Block { t, .. }
+            | Event::Resume { t, .. }
+            | Event::DeadlineMiss { t, .. }
+            | Event::BudgetExhausted { t, .. }
+            | Event::Overhead { t, .. }
+            | Event::Policy { t, .. } => t,
+        }
+    }
+    /// The job the event is about, if any.
+    pub fn job(&self) -> Option<JobRef> {
+        match *self {
+            Event::Release { task, job, .. }
+            | Event::SwitchTo { task, job, .. }
+            | Event::SwitchAway { task, job, .. }
+            | Event::Completion { task, job, .. }
+            | Event::Block { task, job, .. }
+            | Event::Resume { task, job, .. }
+            | Event::DeadlineMiss { task, job, .. }
+            | Event::BudgetExhausted { task, job, .. } => Some(JobRef { task, job }),
+            _ => None,
+        }
+    }
+    /// The CPU the event happened on, if any.
+    pub fn cpu(&self) -> Option<u32> {
+        match *self {
+            Event::SwitchTo { cpu, .. } | Event::SwitchAway { cpu, .. } | Event::Completion { cpu, .. } | Event::Overhead { cpu, .. } => Some(cpu),
+            Event::Policy { cpu, .. } => cpu,
+            _ => None,
+        }
+    }
+}
