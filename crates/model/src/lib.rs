@@ -8,6 +8,7 @@ pub mod error;
 pub mod exact;
 pub mod gen;
 pub mod load;
+pub mod overheads;
 pub mod schema;
 pub mod source;
 pub mod spec;
@@ -18,7 +19,7 @@ pub mod validate;
 pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
 pub use source::Format;
-pub use spec::{Cache, Class, Meta, Packing, Platform, PolicyName, PolicySpec, Priorities, Spec, Task};
+pub use spec::{Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Spec, Task};
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};
 

@@ -129,6 +129,21 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         if t.deadline == Some(crate::units::Duration::ZERO) {
             f.error(at("deadline"), "must be more than 0 (leave it out for deadline = period)");
         }
+        if let Some(b) = t.bcet {
+            if b > t.wcet {
+                f.error(at("bcet"), format!("{b} exceeds the WCET {}; the best case is at most the worst case", t.wcet));
+            }
+        }
+        if let Some(list) = &t.executions {
+            if list.is_empty() {
+                f.error(at("executions"), "is empty; give at least one execution time or leave the key out");
+            }
+            for (j, e) in list.iter().enumerate() {
+                if e.0 == 0 {
+                    f.error(format!("tasks[{i}].executions[{j}]"), "must be more than 0");
+                }
+            }
+        }
         if let Some(c) = t.cpu {
             if c >= m && m > 0 {
                 f.error(at("cpu"), format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1)));

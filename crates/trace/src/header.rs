@@ -1,6 +1,7 @@
 //! The trace header: what produced the schedule, from which spec, with which
 //! clock and seed, and where each task was placed.
 
+pub use schedlab_model::Placement;
 use schedlab_model::Spec;
 use serde::{Deserialize, Serialize};
 
@@ -14,18 +15,6 @@ pub enum Source {
     Runtime,
     /// Imported from another tool's trace.
     Import,
-}
-
-/// A task's placement as the policy decided it at admission.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case", tag = "kind")]
-pub enum Placement {
-    /// May run on any CPU.
-    Global,
-    /// Bound to one CPU.
-    Cpu { cpu: u32 },
-    /// Bound to one cluster (its CPUs).
-    Cluster { cluster: u32, cpus: Vec<u32> },
 }
 
 /// The first record of every trace.

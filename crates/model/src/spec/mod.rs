@@ -1,10 +1,12 @@
 //! The spec: one description of a real-time system (platform, policy,
 //! overheads, tasks), shared by every command.
 
+mod placement;
 mod platform;
 mod policy;
 mod task;
 
+pub use placement::Placement;
 pub use platform::{Cache, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities};
 pub use task::{Class, Task};

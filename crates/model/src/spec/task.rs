@@ -45,6 +45,14 @@ pub struct Task {
     pub wcet: Duration,
     /// Period, or minimum inter-arrival time, e.g. `10ms`.
     pub period: Duration,
+    /// Best-case execution time, the lower end of simulated execution-time
+    /// distributions; default: the WCET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bcet: Option<Duration>,
+    /// Actual execution times of successive jobs for simulation and runs,
+    /// repeated cyclically, e.g. `[2ms, 1.5ms, 1ms]`; overrides execution-time models.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub executions: Option<Vec<Duration>>,
     /// Relative deadline; default: the period (implicit deadline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Duration>,
@@ -82,6 +90,8 @@ impl Task {
             name: name.into(),
             wcet,
             period,
+            bcet: None,
+            executions: None,
             deadline: None,
             priority: None,
             cpu: None,
@@ -92,6 +102,10 @@ impl Task {
             colors: None,
             class: Class::Hrt,
         }
+    }
+    /// The best-case execution time in force (the WCET when none is given).
+    pub fn bcet(&self) -> Duration {
+        self.bcet.unwrap_or(self.wcet)
     }
     /// The relative deadline in force (the period when none is given).
     pub fn deadline(&self) -> Duration {
