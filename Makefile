@@ -1,0 +1,60 @@
+# schedlab build and test entry points.
+#
+# Needs only Rust (cargo) and Python >= 3.11 with pip and venv; everything else
+# (maturin, pytest, hypothesis) is installed into .venv from the versions named
+# in pyproject.toml. Nothing is activated: every tool runs as .venv/bin/...
+#
+#   make venv      create .venv and install the build and test tools (once)
+#   make develop   build the extension (debug) and install schedlab into .venv
+#   make test      Rust tests, then the Python package and its tests
+#   make demo      generate and check task sets with the installed `schedlab`
+#   make clean     remove the venv, build outputs and caches
+
+SHELL := bash
+.SHELLFLAGS := -euo pipefail -c
+.DEFAULT_GOAL := test
+
+PYTHON ?= python3
+CARGO ?= cargo
+VENV := .venv
+VPY := $(VENV)/bin/python
+STAMP := $(VENV)/.schedlab-deps
+
+export PIP_DISABLE_PIP_VERSION_CHECK := 1
+export PIP_NO_INPUT := 1
+
+.PHONY: venv develop test test-rust test-python demo clean
+
+venv: $(STAMP)
+
+# The tools come from pyproject.toml (build-system.requires and the `test`
+# extra), so that file is the one place where they are listed.
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedlab needs Python >= 3.11; $(PYTHON) is " + sys.version.split()[0] + " (set PYTHON=...)")'
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"]))' > $(VENV)/requirements-dev.txt
+	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
+	@touch $@
+
+develop: venv
+	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
+
+test: test-rust test-python
+
+test-rust:
+	$(CARGO) test --workspace --exclude schedlab-py
+
+test-python: develop
+	$(VPY) -m pytest -q python/tests
+
+demo: develop
+	@mkdir -p out
+	$(VENV)/bin/schedlab gen --seed 7 -o out/demo.yaml
+	$(VENV)/bin/schedlab check out/demo.yaml
+	$(VENV)/bin/schedlab check examples/demo.yaml
+
+clean:
+	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache
+	rm -f python/schedlab/_native*.so python/schedlab/_native*.pyd
+	find python -name __pycache__ -type d -prune -exec rm -rf {} +
+	$(CARGO) clean

@@ -1,0 +1,263 @@
+//! `schedlab._native`: the Rust side of the Python package, kept thin. Every
+//! function takes and returns JSON text (or plain strings and numbers); the
+//! Python layer (`python/schedlab/`) turns that into objects. A spec that
+//! cannot be used raises `schedlab.SpecError` (defined in Python, in
+//! `schedlab/_errors.py`) with the file and every diagnostic; any other bad
+//! argument raises `ValueError`.
+
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use schedlab_model::gen::GenOptions;
+use schedlab_model::validate::{validate, Severity};
+use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
+use serde_json::{json, Value};
+
+mod py {
+    // The exception class lives in Python so that it can carry attributes
+    // and be documented and subclassed there; it is imported when first raised.
+    pyo3::import_exception!(schedlab._errors, SpecError);
+}
+
+/// Name given to specs that come from Python objects rather than a file.
+const TASKSET_FILE: &str = "<taskset>";
+
+/// One diagnostic as the tuple `SpecError` takes: (path, line, column, message).
+type DiagTuple = (String, Option<usize>, Option<usize>, String);
+
+fn diag_tuple(d: &Diagnostic) -> DiagTuple {
+    (d.path.clone(), d.line, d.column, d.message.clone())
+}
+
+/// `schedlab.SpecError(file, diagnostics)`.
+fn spec_error(e: schedlab_model::SpecError) -> PyErr {
+    let diags: Vec<DiagTuple> = e.diagnostics.iter().map(diag_tuple).collect();
+    py::SpecError::new_err((e.file, diags))
+}
+
+fn diag_json(d: &Diagnostic) -> Value {
+    json!({"path": d.path, "line": d.line, "column": d.column, "message": d.message})
+}
+
+/// The values the Python dataclasses hold: durations in integer nanoseconds,
+/// sizes in bytes, colours as inclusive ranges, and the defaults in force
+/// (effective deadline, cache page and colour count) computed by the model.
+fn values(spec: &Spec) -> Value {
+    let p = &spec.platform;
+    let cache = p.cache.as_ref().map(|c| {
+        json!({
+            "size": c.size.bytes(),
+            "ways": c.ways,
+            "line": c.line.bytes(),
+            "page": c.page().bytes(),
+            "colors": c.colors(),
+        })
+    });
+    let policy = spec.policy.as_ref().map(|pol| {
+        json!({
+            "name": pol.name.name(),
+            "partitioning": pol.partitioning,
+            "priorities": pol.priorities,
+            "quantum": pol.quantum.map(|q| q.ns()),
+        })
+    });
+    let tasks: Vec<Value> = spec
+        .tasks
+        .iter()
+        .map(|t| {
+            json!({
+                "name": t.name,
+                "wcet": t.wcet.ns(),
+                "period": t.period.ns(),
+                "deadline": t.deadline().ns(),
+                "priority": t.priority,
+                "cpu": t.cpu,
+                "cluster": t.cluster,
+                "offset": t.offset.ns(),
+                "jitter": t.jitter.ns(),
+                "wss": t.wss.map(|s| s.bytes()),
+                "colors": t.colors.as_ref().map(|c| c.ranges().to_vec()),
+                "class": t.class.name(),
+            })
+        })
+        .collect();
+    json!({
+        "meta": spec.meta,
+        "platform": {"cpus": p.cpus, "clusters": p.clusters, "cache": cache},
+        "policy": policy,
+        "overheads": spec.overheads,
+        "tasks": tasks,
+    })
+}
+
+/// The document `load`, `loads` and `generate` return.
+fn loaded_doc(file: &str, spec: &Spec, warnings: &[Diagnostic]) -> String {
+    let doc = json!({
+        "file": file,
+        "warnings": warnings.iter().map(diag_json).collect::<Vec<_>>(),
+        "spec": spec,
+        "values": values(spec),
+    });
+    doc.to_string()
+}
+
+fn from_loaded(l: &Loaded) -> String {
+    loaded_doc(&l.file, &l.spec, &l.warnings)
+}
+
+/// Parses and validates spec JSON handed back by Python. That text is
+/// written by the package, not by a person, so its lines and columns would
+/// only mislead: the diagnostics keep the field path alone.
+fn spec_from_json(spec_json: &str) -> PyResult<Spec> {
+    schedlab_model::load_str(spec_json, Some(Format::Json), TASKSET_FILE).map(|l| l.spec).map_err(|mut e| {
+        for d in &mut e.diagnostics {
+            d.line = None;
+            d.column = None;
+        }
+        spec_error(e)
+    })
+}
+
+fn parse_format(format: Option<&str>) -> PyResult<Option<Format>> {
+    match format.map(|f| f.trim().to_ascii_lowercase()) {
+        None => Ok(None),
+        Some(f) if f == "yaml" || f == "yml" => Ok(Some(Format::Yaml)),
+        Some(f) if f == "json" => Ok(Some(Format::Json)),
+        Some(f) => Err(PyValueError::new_err(format!("format must be \"yaml\" or \"json\" (or None to detect it), got {f:?}"))),
+    }
+}
+
+/// serde_json appends " at line L column C" to its messages; for one-line
+/// option documents written by Python that position says nothing.
+fn strip_position(msg: String) -> String {
+    match msg.rfind(" at line ") {
+        Some(i) => msg[..i].to_string(),
+        None => msg,
+    }
+}
+
+#[pymodule]
+mod _native {
+    use super::*;
+
+    #[pymodule_init]
+    fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
+        m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+        Ok(())
+    }
+
+    /// load(path) -> str
+    ///
+    /// Loads and validates a spec file (`.json` is JSON, anything else YAML).
+    /// Returns JSON `{"file", "warnings", "spec", "values"}`; raises
+    /// `schedlab.SpecError` when the spec cannot be used.
+    #[pyfunction]
+    fn load(py: Python<'_>, path: std::path::PathBuf) -> PyResult<String> {
+        py.detach(|| schedlab_model::load_path(&path)).map(|l| from_loaded(&l)).map_err(spec_error)
+    }
+
+    /// loads(text, format=None, file="<string>") -> str
+    ///
+    /// Loads and validates a spec from text; `format` is "yaml", "json" or
+    /// None (detected: JSON when the text starts with `{`). `file` names the
+    /// text in messages. Returns the same JSON document as `load`.
+    #[pyfunction]
+    #[pyo3(signature = (text, format=None, file="<string>"))]
+    fn loads(py: Python<'_>, text: &str, format: Option<&str>, file: &str) -> PyResult<String> {
+        let format = parse_format(format)?;
+        let text = text.to_owned();
+        let file = file.to_owned();
+        py.detach(move || schedlab_model::load_str(&text, format, &file)).map(|l| from_loaded(&l)).map_err(spec_error)
+    }
+
+    /// summary(spec_json) -> str
+    ///
+    /// The summary `schedlab check` prints, as JSON: size, utilisation
+    /// (rounded and exact), density, hyperperiod, and a row per task.
+    #[pyfunction]
+    fn summary(spec_json: &str) -> PyResult<String> {
+        let spec = spec_from_json(spec_json)?;
+        serde_json::to_string(&Summary::of(&spec)).map_err(|e| PyValueError::new_err(e.to_string()))
+    }
+
+    /// to_yaml(spec_json) -> str
+    ///
+    /// The spec written as YAML, deterministically (same spec, same bytes).
+    #[pyfunction]
+    fn to_yaml(spec_json: &str) -> PyResult<String> {
+        spec_from_json(spec_json).map(|s| emit::to_yaml(&s))
+    }
+
+    /// to_json(spec_json) -> str
+    ///
+    /// The spec written as pretty JSON, deterministically, with canonical units.
+    #[pyfunction]
+    fn to_json(spec_json: &str) -> PyResult<String> {
+        spec_from_json(spec_json).map(|s| emit::to_json(&s))
+    }
+
+    /// gen_options() -> str
+    ///
+    /// The names of the generator options, as a JSON list, in order.
+    #[pyfunction]
+    fn gen_options() -> String {
+        let names: Vec<String> = match serde_json::to_value(GenOptions::default()) {
+            Ok(Value::Object(map)) => map.keys().cloned().collect(),
+            _ => Vec::new(),
+        };
+        Value::from(names).to_string()
+    }
+
+    /// generate(options_json) -> str
+    ///
+    /// Generates a task set. `options_json` is a JSON object of generator
+    /// options (the fields of `schedlab gen`, snake_case; all optional).
+    /// Returns the same JSON document as `load`, with file "<generated>".
+    /// Raises ValueError naming the option when one is wrong.
+    #[pyfunction]
+    fn generate(py: Python<'_>, options_json: &str) -> PyResult<String> {
+        let de = &mut serde_json::Deserializer::from_str(options_json);
+        let opts: GenOptions = serde_path_to_error::deserialize(de).map_err(|e| {
+            let path = e.path().to_string();
+            let msg = strip_position(e.into_inner().to_string());
+            if path.is_empty() || path == "." {
+                PyValueError::new_err(format!("generator options: {msg}"))
+            } else {
+                PyValueError::new_err(format!("{path}: {msg}"))
+            }
+        })?;
+        let params = opts.into_params().map_err(PyValueError::new_err)?;
+        let spec = py
+            .detach(|| schedlab_model::gen::generate(&params))
+            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let mut warnings = Vec::new();
+        for issue in validate(&spec) {
+            let d = Diagnostic::new(issue.path, issue.message);
+            if issue.severity == Severity::Error {
+                // A generator that breaks its own model is a bug, not bad input.
+                return Err(PyValueError::new_err(format!(
+                    "the generated spec is invalid (a schedlab bug): {}",
+                    d.render("<generated>")
+                )));
+            }
+            warnings.push(d);
+        }
+        Ok(loaded_doc("<generated>", &spec, &warnings))
+    }
+
+    /// schema() -> str
+    ///
+    /// The JSON Schema of the spec, as pretty JSON.
+    #[pyfunction]
+    fn schema() -> String {
+        schedlab_model::schema::spec_schema_json()
+    }
+
+    /// cli_main(argv) -> int
+    ///
+    /// Runs the `schedlab` command with `argv` (argv[0] is the program name)
+    /// and returns its exit code. Output goes to the process's stdout/stderr.
+    #[pyfunction]
+    fn cli_main(py: Python<'_>, argv: Vec<String>) -> i32 {
+        py.detach(move || schedlab_cli::run(argv))
+    }
+}

@@ -1,0 +1,170 @@
+"""schedlab: multicore real-time scheduling.
+
+One spec (YAML or JSON) describes a real-time system: the platform, the
+scheduling policy, the overheads and the task set. This package reads,
+validates, generates and writes specs through the same Rust core as the
+``schedlab`` command (installed with the package)::
+
+    import schedlab
+
+    ts = schedlab.load("examples/demo.yaml")
+    ts["decode"].wcet          # 6000000: durations are integer nanoseconds
+    ts.utilization             # Σ wcet/period, as a float
+    ts.summary()["hyperperiod"]
+    gen = schedlab.generate(seed=7, cpus=4, tasks=12, util=2.5)
+    print(gen.to_yaml())
+
+Durations are integer nanoseconds and sizes integer bytes everywhere (see
+:mod:`schedlab._types` for the helpers ``MS``, ``US``, ``KIB``, ``MIB``).
+A spec that cannot be used raises :class:`SpecError`, which carries the file,
+line, column and field path of every problem.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import math
+import os
+from typing import Any
+
+from . import _native
+from ._errors import Diagnostic, SpecError
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Task, TaskSet
+
+__all__ = [
+    "load",
+    "loads",
+    "generate",
+    "generator_options",
+    "schema",
+    "TaskSet",
+    "Task",
+    "Platform",
+    "Cache",
+    "Policy",
+    "Meta",
+    "Diagnostic",
+    "SpecError",
+    "NS",
+    "US",
+    "MS",
+    "S",
+    "KIB",
+    "MIB",
+    "GIB",
+    "__version__",
+]
+
+#: The package version, the same as the Rust crates' and ``schedlab --version``.
+__version__: str = _native.__version__
+
+
+def load(path: str | os.PathLike[str]) -> TaskSet:
+    """Load and validate a spec file.
+
+    ``.json`` files are read as JSON, anything else as YAML. A referenced
+    overhead file must exist, relative to the spec's folder.
+
+    Args:
+        path: The spec file.
+
+    Returns:
+        The :class:`TaskSet`, with any warnings in ``.warnings``.
+
+    Raises:
+        SpecError: if the file cannot be read or the spec is invalid; it
+            names the file, line, column and field path of each problem.
+        TypeError: if ``path`` is not a str or path-like object.
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"load() takes a file path (str or os.PathLike), not {type(path).__name__}")
+    return TaskSet._from_doc(_native.load(os.fspath(path)))
+
+
+def loads(text: str, format: str | None = None, *, file: str = "<string>") -> TaskSet:
+    """Load and validate a spec from text.
+
+    Args:
+        text: The spec, YAML or JSON.
+        format: ``"yaml"``, ``"json"``, or None to detect it (JSON when the
+            text starts with ``{``).
+        file: The name used for the text in error messages.
+
+    Returns:
+        The :class:`TaskSet`.
+
+    Raises:
+        SpecError: if the spec is invalid (``e.file`` is ``file``).
+        ValueError: if ``format`` is not one of the above.
+        TypeError: if ``text`` is not a str.
+    """
+    if not isinstance(text, str):
+        raise TypeError(f"loads() takes the spec as str, not {type(text).__name__} (decode bytes first)")
+    if format is not None and not isinstance(format, str):
+        raise TypeError(f"format must be \"yaml\", \"json\" or None, not {type(format).__name__}")
+    return TaskSet._from_doc(_native.loads(text, format, file))
+
+
+_GEN_OPTIONS: tuple[str, ...] = tuple(json.loads(_native.gen_options()))
+# Options that are durations: an int is taken as nanoseconds.
+_GEN_DURATIONS = frozenset({"period_granularity", "wcet_granularity"})
+
+
+def generator_options() -> tuple[str, ...]:
+    """The keyword arguments :func:`generate` accepts, in order."""
+    return _GEN_OPTIONS
+
+
+def _gen_value(name: str, v: object) -> object:
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError(f"{name}: must be a finite number, got {v!r}")
+    if name in _GEN_DURATIONS and isinstance(v, int) and not isinstance(v, bool):
+        if v < 0:
+            raise ValueError(f"{name}: must be 0 or more nanoseconds, got {v}")
+        return f"{v}ns"
+    if v is None or isinstance(v, (bool, int, float, str)):
+        return v
+    raise ValueError(f"{name}: expected a number, a bool or a string, got {type(v).__name__}")
+
+
+def generate(**options: Any) -> TaskSet:
+    """Generate a random task set, exactly as ``schedlab gen`` does.
+
+    Every keyword is optional and is the ``schedlab gen`` option of the same
+    name with ``_`` for ``-`` (``generator_options()`` lists them), e.g.
+    ``seed``, ``cpus``, ``cluster_size``, ``policy``, ``utils``
+    (``"uunifast-discard"``, ``"randfixedsum"``, ``"drs"``, a named
+    distribution...), ``tasks``, ``util``, ``periods`` (``"moderate"``,
+    ``"log-uniform:10ms-1s"``, ``"list:10ms,20ms"``...), ``deadlines``,
+    ``harmonic``, ``wss``, ``cache`` (``"8MiB/16/64B"``), ``colors_per_task``.
+    Text options take the CLI's syntax; ``period_granularity`` and
+    ``wcet_granularity`` also take an int of nanoseconds. None means the default.
+
+    The same options and seed always give the same task set.
+
+    Returns:
+        The :class:`TaskSet`; ``meta.seed`` and ``meta.generator`` record how
+        to reproduce it.
+
+    Raises:
+        TypeError: for an unknown keyword (the message names it).
+        ValueError: for a bad value (the message starts with the option's name)
+            or options that cannot be met.
+    """
+    for name in options:
+        if name not in _GEN_OPTIONS:
+            close = difflib.get_close_matches(name, _GEN_OPTIONS, n=1)
+            hint = f"; did you mean {close[0]!r}?" if close else ""
+            raise TypeError(
+                f"generate() got an unexpected keyword argument {name!r}{hint} "
+                f"(options: {', '.join(_GEN_OPTIONS)})"
+            )
+    clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}
+    return TaskSet._from_doc(_native.generate(json.dumps(clean)))
+
+
+def schema() -> dict[str, Any]:
+    """The JSON Schema (draft 2020-12) of the spec, as a dict."""
+    result: dict[str, Any] = json.loads(_native.schema())
+    return result

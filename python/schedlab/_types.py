@@ -1,0 +1,414 @@
+"""The spec as Python objects: frozen dataclasses built from the spec that the
+Rust core parsed and validated.
+
+Units, everywhere in the Python API:
+
+* durations (``wcet``, ``period``, ``deadline``, ``offset``, ``jitter``,
+  ``quantum``) are integer **nanoseconds**; ``MS`` and ``US`` help to write
+  them (``2 * MS``);
+* sizes (``wss``, cache ``size``, ``line``, ``page``) are integer **bytes**;
+  ``KIB`` and ``MIB`` help to write them.
+
+Defaults the model applies are filled in: ``Task.deadline`` is the deadline in
+force (the period when the spec gives none), ``Cache.page`` is 4 KiB unless
+given, ``Cache.colors`` is size / (ways × page) unless given.
+
+A :class:`TaskSet` can also be built or changed in Python
+(``dataclasses.replace``); it is validated by the Rust core when it is used
+(``summary()``, ``to_yaml()``, ``to_json()``), which raises
+:class:`~schedlab.SpecError` with file ``"<taskset>"`` and the field path.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+from . import _native
+from ._errors import Diagnostic
+
+__all__ = ["Cache", "Platform", "Policy", "Meta", "Task", "TaskSet", "NS", "US", "MS", "S", "KIB", "MIB", "GIB"]
+
+#: One nanosecond, the unit of every duration.
+NS = 1
+#: One microsecond in nanoseconds.
+US = 1_000
+#: One millisecond in nanoseconds.
+MS = 1_000_000
+#: One second in nanoseconds.
+S = 1_000_000_000
+#: One KiB in bytes.
+KIB = 1 << 10
+#: One MiB in bytes.
+MIB = 1 << 20
+#: One GiB in bytes.
+GIB = 1 << 30
+
+#: Cache page size used for colouring when the spec gives none (bytes).
+DEFAULT_PAGE = 4 * KIB
+
+
+def _ns(v: int) -> str:
+    return f"{v}ns"
+
+
+def _bytes(v: int) -> str:
+    return f"{v}B"
+
+
+def _ranges(v: Sequence[Sequence[int]] | None) -> tuple[tuple[int, int], ...] | None:
+    if v is None:
+        return None
+    out: list[tuple[int, int]] = []
+    for item in v:
+        if isinstance(item, int):
+            out.append((item, item))
+        else:
+            lo, hi = item
+            out.append((int(lo), int(hi)))
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class Cache:
+    """Geometry of a shared, set-associative last-level cache.
+
+    Attributes:
+        size: Total capacity in bytes.
+        ways: Associativity (number of ways).
+        line: Line size in bytes.
+        page: Page size used for page colouring, in bytes (default 4 KiB).
+        colors: Number of page colours in force; when not given it is
+            size / (ways × page), at least 1.
+    """
+
+    size: int
+    ways: int
+    line: int
+    page: int = DEFAULT_PAGE
+    colors: int | None = None
+
+    def __post_init__(self) -> None:
+        if self.colors is None:
+            object.__setattr__(self, "colors", self.geometric_colors)
+
+    @property
+    def geometric_colors(self) -> int:
+        """The colours the geometry gives: size / (ways × page), at least 1."""
+        way_bytes = self.ways * self.page
+        return max(1, self.size // way_bytes) if way_bytes else 0
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"size": _bytes(self.size), "ways": self.ways, "line": _bytes(self.line)}
+        if self.page != DEFAULT_PAGE:
+            d["page"] = _bytes(self.page)
+        if self.colors is not None and self.colors != self.geometric_colors:
+            d["colors"] = self.colors
+        return d
+
+
+@dataclass(frozen=True)
+class Platform:
+    """The hardware the tasks run on.
+
+    Attributes:
+        cpus: Number of identical CPUs, numbered 0 to cpus−1.
+        clusters: CPU clusters for clustered policies, e.g. ``((0, 1), (2, 3))``,
+            or None.
+        cache: The shared cache, or None.
+    """
+
+    cpus: int
+    clusters: tuple[tuple[int, ...], ...] | None = None
+    cache: Cache | None = None
+
+    def __post_init__(self) -> None:
+        if self.clusters is not None:
+            object.__setattr__(self, "clusters", tuple(tuple(int(c) for c in k) for k in self.clusters))
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"cpus": self.cpus}
+        if self.clusters is not None:
+            d["clusters"] = [list(k) for k in self.clusters]
+        if self.cache is not None:
+            d["cache"] = self.cache._raw()
+        return d
+
+
+@dataclass(frozen=True)
+class Policy:
+    """The scheduling policy section of a spec.
+
+    Attributes:
+        name: The scheduler, e.g. ``"gedf"``, ``"pedf"``, ``"cedf"``, ``"pfp"``.
+        partitioning: Bin-packing heuristic for partitioned and clustered
+            policies (e.g. ``"wfd"``), or None for the policy's default.
+        priorities: ``"rm"``, ``"dm"`` or ``"explicit"`` for fixed-priority
+            policies, or None for the default (``"rm"``).
+        quantum: Scheduling quantum in nanoseconds (PD^2), or None for the default.
+    """
+
+    name: str
+    partitioning: str | None = None
+    priorities: str | None = None
+    quantum: int | None = None
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name}
+        if self.partitioning is not None:
+            d["partitioning"] = self.partitioning
+        if self.priorities is not None:
+            d["priorities"] = self.priorities
+        if self.quantum is not None:
+            d["quantum"] = _ns(self.quantum)
+        return d
+
+
+@dataclass(frozen=True)
+class Meta:
+    """Provenance of a spec: how to reproduce it.
+
+    Attributes:
+        description: Free text.
+        tool: The tool and version that wrote it, e.g. ``"schedlab 0.1.0"``.
+        seed: The generator's seed.
+        generator: The generator's options, in ``schedlab gen`` syntax.
+    """
+
+    description: str | None = None
+    tool: str | None = None
+    seed: int | None = None
+    generator: str | None = None
+
+    def _raw(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v is not None}
+
+
+@dataclass(frozen=True)
+class Task:
+    """A periodic or sporadic task: a job every ``period`` (at least), each
+    needing at most ``wcet`` of CPU time before ``deadline`` after its release.
+
+    Attributes:
+        name: Unique name.
+        wcet: Worst-case execution time of one job, in nanoseconds.
+        period: Period or minimum inter-arrival time, in nanoseconds.
+        deadline: Relative deadline in force, in nanoseconds (the period
+            when none is given).
+        priority: Fixed priority (1 is the highest) or None.
+        cpu: CPU the task is pinned to, or None.
+        cluster: Cluster the task is pinned to, or None.
+        offset: Release time of the first job, in nanoseconds.
+        jitter: Maximum release jitter, in nanoseconds.
+        wss: Working-set size in bytes, or None.
+        colors: Cache colours as sorted inclusive ranges ``((lo, hi), ...)``, or None.
+        class_: Criticality: ``"hrt"`` (default), ``"srt"`` or ``"be"``
+            (``class`` in the spec).
+    """
+
+    name: str
+    wcet: int
+    period: int
+    deadline: int = None  # type: ignore[assignment]  # filled in: the period
+    priority: int | None = None
+    cpu: int | None = None
+    cluster: int | None = None
+    offset: int = 0
+    jitter: int = 0
+    wss: int | None = None
+    colors: tuple[tuple[int, int], ...] | None = None
+    class_: str = "hrt"
+
+    def __post_init__(self) -> None:
+        if self.deadline is None:
+            object.__setattr__(self, "deadline", self.period)
+        object.__setattr__(self, "colors", _ranges(self.colors))
+
+    @property
+    def utilization(self) -> float:
+        """wcet / period (a float, for reporting)."""
+        return self.wcet / self.period
+
+    @property
+    def density(self) -> float:
+        """wcet / min(deadline, period) (a float, for reporting)."""
+        return self.wcet / min(self.deadline, self.period)
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "wcet": _ns(self.wcet), "period": _ns(self.period)}
+        if self.deadline != self.period:
+            d["deadline"] = _ns(self.deadline)
+        for k in ("priority", "cpu", "cluster"):
+            if getattr(self, k) is not None:
+                d[k] = getattr(self, k)
+        if self.offset:
+            d["offset"] = _ns(self.offset)
+        if self.jitter:
+            d["jitter"] = _ns(self.jitter)
+        if self.wss is not None:
+            d["wss"] = _bytes(self.wss)
+        if self.colors is not None:
+            d["colors"] = [f"{lo}-{hi}" for lo, hi in self.colors]
+        if self.class_ != "hrt":
+            d["class"] = self.class_
+        return d
+
+
+@dataclass(frozen=True)
+class TaskSet:
+    """A real-time system: platform, policy, tasks and provenance.
+
+    Returned by :func:`schedlab.load`, :func:`schedlab.loads` and
+    :func:`schedlab.generate`; it can also be built directly. ``len(ts)`` is
+    the number of tasks, iterating yields the :class:`Task` objects in order,
+    and ``ts["name"]`` (or ``ts[i]``) looks a task up.
+
+    Attributes:
+        platform: The :class:`Platform`.
+        tasks: The tasks, in spec order (the order is the tie-break index).
+        policy: The :class:`Policy`, or None.
+        meta: The :class:`Meta` (provenance), or None.
+        overheads: Path of the overhead CSV (relative to the spec file), or None.
+        warnings: Warnings found when the spec was loaded (:class:`~schedlab.Diagnostic`).
+        file: The file the spec came from (``"<string>"``, ``"<generated>"``),
+            or None when built in Python.
+    """
+
+    platform: Platform
+    tasks: tuple[Task, ...]
+    policy: Policy | None = None
+    meta: Meta | None = None
+    overheads: str | None = None
+    warnings: tuple[Diagnostic, ...] = ()
+    file: str | None = field(default=None, compare=False)
+    # The spec JSON as the Rust core wrote it, so that a loaded spec is written
+    # back exactly (explicit defaults included). Not an init field: a copy made
+    # with dataclasses.replace() is rebuilt from its fields.
+    _spec_json: str | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+        object.__setattr__(self, "warnings", tuple(self.warnings))
+
+    # -- construction from the Rust core -------------------------------------------------
+
+    @classmethod
+    def _from_doc(cls, text: str) -> TaskSet:
+        doc = json.loads(text)
+        v = doc["values"]
+        p = v["platform"]
+        cache = Cache(**p["cache"]) if p["cache"] is not None else None
+        platform = Platform(cpus=p["cpus"], clusters=p["clusters"], cache=cache)
+        policy = Policy(**v["policy"]) if v["policy"] is not None else None
+        meta = Meta(**v["meta"]) if v["meta"] is not None else None
+        tasks = tuple(Task(**{("class_" if k == "class" else k): x for k, x in t.items()}) for t in v["tasks"])
+        ts = cls(
+            platform=platform,
+            tasks=tasks,
+            policy=policy,
+            meta=meta,
+            overheads=v["overheads"],
+            warnings=tuple(Diagnostic._coerce(w) for w in doc["warnings"]),
+            file=doc["file"],
+        )
+        object.__setattr__(ts, "_spec_json", json.dumps(doc["spec"]))
+        return ts
+
+    def _json_for_core(self) -> str:
+        if self._spec_json is not None:
+            return self._spec_json
+        d: dict[str, Any] = {}
+        if self.meta is not None:
+            d["meta"] = self.meta._raw()
+        d["platform"] = self.platform._raw()
+        if self.policy is not None:
+            d["policy"] = self.policy._raw()
+        if self.overheads is not None:
+            d["overheads"] = self.overheads
+        d["tasks"] = [t._raw() for t in self.tasks]
+        return json.dumps(d)
+
+    # -- container protocol ----------------------------------------------------------------
+
+    def __len__(self) -> int:
+        return len(self.tasks)
+
+    def __iter__(self) -> Iterator[Task]:
+        return iter(self.tasks)
+
+    def __contains__(self, name: object) -> bool:
+        return any(t.name == name for t in self.tasks)
+
+    def __getitem__(self, key: str | int) -> Task:
+        """The task named ``key`` (a str) or at index ``key`` (an int)."""
+        if isinstance(key, int):
+            return self.tasks[key]
+        if not isinstance(key, str):
+            raise TypeError(f"tasks are looked up by name (str) or index (int), not {type(key).__name__}")
+        for t in self.tasks:
+            if t.name == key:
+                return t
+        close = difflib.get_close_matches(key, self.names, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise KeyError(f"no task named {key!r}{hint}")
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The task names, in order."""
+        return tuple(t.name for t in self.tasks)
+
+    # -- facts -----------------------------------------------------------------------------
+
+    @property
+    def utilization_exact(self) -> Fraction:
+        """Σ wcet/period, exactly."""
+        return sum((Fraction(t.wcet, t.period) for t in self.tasks), Fraction(0))
+
+    @property
+    def utilization(self) -> float:
+        """Σ wcet/period, as the nearest float (for reporting; compare with
+        :attr:`utilization_exact` where a rounding could flip a verdict)."""
+        return float(self.utilization_exact)
+
+    def summary(self) -> dict[str, Any]:
+        """The summary ``schedlab check --json`` prints, as a dict: ``tasks``,
+        ``cpus``, ``policy``, ``utilization`` (and ``utilization_exact`` as
+        ``"num/den"``), ``density``, ``max_utilization``, ``hyperperiod``
+        (a duration string such as ``"200ms"``, or None beyond 2^64 ns),
+        ``deadlines`` and one row per task in ``rows``.
+
+        Raises:
+            SpecError: if the task set is invalid (built or changed in Python).
+        """
+        result: dict[str, Any] = json.loads(_native.summary(self._json_for_core()))
+        return result
+
+    def to_json(self) -> str:
+        """The spec as pretty JSON text, with units (``"2ms"``), deterministic.
+
+        Raises:
+            SpecError: if the task set is invalid.
+        """
+        return _native.to_json(self._json_for_core())
+
+    def to_yaml(self) -> str:
+        """The spec as YAML text, deterministic (the same set gives the same bytes).
+
+        Raises:
+            SpecError: if the task set is invalid.
+        """
+        return _native.to_yaml(self._json_for_core())
+
+    def to_dict(self) -> dict[str, Any]:
+        """The spec as a plain dict in the spec's own format (durations and
+        sizes as strings with units), e.g. to embed in a result file.
+
+        Raises:
+            SpecError: if the task set is invalid.
+        """
+        result: dict[str, Any] = json.loads(self.to_json())
+        return result

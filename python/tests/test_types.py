@@ -1,0 +1,143 @@
+"""The dataclasses: values in nanoseconds and bytes, defaults, the container
+protocol, writers and the round trip through the Rust core."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from fractions import Fraction
+
+import pytest
+
+import schedlab
+from schedlab import KIB, MIB, MS, US, Cache, Meta, Platform, Policy, Task, TaskSet
+
+
+def test_values_are_nanoseconds_and_bytes(small_yaml: str) -> None:
+    ts = schedlab.loads(small_yaml)
+    fast = ts["fast"]
+    assert fast == Task(
+        name="fast", wcet=250 * US, period=5 * MS, deadline=4 * MS, cpu=1, wss=32 * KIB, colors=((0, 3), (7, 7))
+    )
+    assert (fast.wcet, fast.period, fast.deadline) == (250_000, 5_000_000, 4_000_000)
+    assert fast.wss == 32768
+    assert ts.platform == Platform(cpus=2, cache=Cache(size=2 * MIB, ways=8, line=64))
+    assert ts.policy == Policy(name="pfp", priorities="dm")
+    assert ts.meta == Meta(description="two tasks")
+
+
+def test_defaults_are_filled_in(small_yaml: str) -> None:
+    slow = schedlab.loads(small_yaml)["slow"]
+    assert slow.wcet == 1_500_000
+    assert slow.deadline == slow.period == 20 * MS  # effective deadline
+    assert (slow.offset, slow.jitter) == (0, 0)
+    assert (slow.priority, slow.cpu, slow.cluster, slow.wss, slow.colors) == (None,) * 5
+    assert slow.class_ == "hrt"
+    cache = schedlab.loads(small_yaml).platform.cache
+    assert cache is not None
+    assert cache.page == 4 * KIB
+    assert cache.colors == 2 * MIB // (8 * 4 * KIB) == 64
+    assert Task("t", 1, 10).deadline == 10
+    assert Cache(size=8 * MIB, ways=16, line=64).colors == 128
+
+
+def test_explicit_optional_fields() -> None:
+    ts = schedlab.loads(
+        "platform: {cpus: 4, clusters: [[0, 1], [2, 3]], cache: {size: 8MiB, ways: 16, line: 64B, page: 8KiB, colors: 32}}\n"
+        "policy: {name: pd2, quantum: 500us}\n"
+        "tasks:\n"
+        "  - {name: a, wcet: 1ms, period: 10ms, offset: 2ms, jitter: 3us, cluster: 1, priority: 4, class: srt}\n"
+    )
+    a = ts["a"]
+    assert (a.offset, a.jitter, a.cluster, a.priority, a.class_) == (2 * MS, 3 * US, 1, 4, "srt")
+    assert ts.platform.cache == Cache(size=8 * MIB, ways=16, line=64, page=8 * KIB, colors=32)
+    assert ts.policy == Policy(name="pd2", quantum=500 * US)
+
+
+def test_container_protocol(demo_path: object) -> None:
+    ts = schedlab.load(demo_path)  # type: ignore[arg-type]
+    assert len(ts) == 7
+    assert [t.name for t in ts] == list(ts.names)
+    assert ts[0] is ts.tasks[0]
+    assert ts["decode"].wcet == 6 * MS
+    assert "decode" in ts and "nope" not in ts
+    with pytest.raises(KeyError, match="did you mean 'decode'"):
+        ts["decod"]
+    with pytest.raises(TypeError):
+        ts[1.5]  # type: ignore[index]
+
+
+def test_frozen(small_yaml: str) -> None:
+    ts = schedlab.loads(small_yaml)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ts.tasks[0].wcet = 1  # type: ignore[misc]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        ts.platform = Platform(cpus=1)  # type: ignore[misc]
+    hash(ts)
+
+
+def test_utilization_and_summary(demo_path: object) -> None:
+    ts = schedlab.load(demo_path)  # type: ignore[arg-type]
+    assert ts.utilization_exact == Fraction(233, 200)
+    assert ts.utilization == pytest.approx(1.165)
+    s = ts.summary()
+    assert s["utilization"] == pytest.approx(ts.utilization)
+    assert s["utilization_exact"] == "233/200"
+    assert s["tasks"] == 7 and s["cpus"] == 4 and s["policy"] == "cedf"
+    assert s["hyperperiod"] == "200ms"
+    assert s["deadlines"] == "constrained"
+    assert [r["name"] for r in s["rows"]] == list(ts.names)
+    assert ts["decode"].utilization == pytest.approx(0.3)
+    assert ts["filter"].density == pytest.approx(3.5 / 15)
+
+
+def test_writers_round_trip(demo_path: object) -> None:
+    ts = schedlab.load(demo_path)  # type: ignore[arg-type]
+    y = ts.to_yaml()
+    assert y == ts.to_yaml()
+    assert "wcet: 3.5ms" in y
+    assert schedlab.loads(y) == ts
+    j = ts.to_json()
+    assert json.loads(j) == ts.to_dict()
+    assert ts.to_dict()["tasks"][2]["deadline"] == "15ms"
+    assert schedlab.loads(j) == ts
+    assert schedlab.loads(y).to_yaml() == y
+
+
+def test_built_in_python(small_yaml: str) -> None:
+    ts = TaskSet(
+        platform=Platform(cpus=2, cache=Cache(size=2 * MIB, ways=8, line=64)),
+        policy=Policy(name="pfp", priorities="dm"),
+        meta=Meta(description="two tasks"),
+        tasks=[
+            Task("fast", 250 * US, 5 * MS, deadline=4 * MS, cpu=1, wss=32 * KIB, colors=[(0, 3), 7]),  # type: ignore[list-item]
+            Task("slow", 1_500_000, 20 * MS),
+        ],
+    )
+    loaded = schedlab.loads(small_yaml)
+    assert ts == loaded
+    assert ts.file is None
+    assert ts.to_yaml() == loaded.to_yaml()
+    assert ts.summary() == loaded.summary()
+
+
+def test_changed_copies_are_written_from_their_fields(small_yaml: str) -> None:
+    ts = schedlab.loads(small_yaml)
+    fast = dataclasses.replace(ts["fast"], wcet=2 * MS, deadline=5 * MS)
+    changed = dataclasses.replace(ts, tasks=(fast, ts["slow"]))
+    y = changed.to_yaml()
+    assert "{name: fast, wcet: 2ms, period: 5ms, cpu: 1" in y
+    assert schedlab.loads(y)["fast"].wcet == 2 * MS
+    assert changed.summary()["utilization"] == pytest.approx(0.4 + 0.075)
+
+
+def test_invalid_sets_built_in_python_raise_spec_error() -> None:
+    ts = TaskSet(platform=Platform(cpus=2), tasks=(Task("a", 0, 10 * MS), Task("a", 1 * MS, 10 * MS, cpu=7)))
+    with pytest.raises(schedlab.SpecError) as e:
+        ts.to_yaml()
+    assert e.value.file == "<taskset>"
+    assert [d.path for d in e.value.diagnostics] == ["tasks[0].wcet", "tasks[1].name", "tasks[1].cpu"]
+    assert e.value.line is None
+    assert str(e.value).startswith("<taskset>: tasks[0].wcet: must be more than 0")
+    with pytest.raises(schedlab.SpecError):
+        ts.summary()
