@@ -1,0 +1,1 @@
+//! Schedulability analysis: partitioning heuristics now; tests and overhead accounting as they land.

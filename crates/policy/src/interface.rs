@@ -1,0 +1,178 @@
+//! The driver-neutral policy interface.
+//!
+//! A policy is written once and driven by the simulator (virtual time), by the
+//! Linux runtime's dispatcher (real time) and by the validator's replay. It is
+//! modelled on LITMUS^RT's plugin callbacks: the driver reports job releases,
+//! completions, blocking and resumption, and the expiry of timers the policy
+//! armed; the policy asks for rescheduling of CPUs, and answers, per CPU, which
+//! job that CPU should run now.
+//!
+//! A policy sees only what a kernel sees: the task parameters (at
+//! construction), releases with their absolute deadlines, completions, the
+//! execution time consumed so far by any job, and its own timers. It never
+//! sees a job's actual execution time before the job completes.
+//!
+//! # Protocol
+//!
+//! At each instant the driver delivers every event due at that time, in this
+//! order: completions, then blocks and resumes, then releases (in task order),
+//! then timers (in the order they were armed). Each callback may call
+//! [`Kernel::resched`] for any CPU. After the last event of the instant, the
+//! driver calls [`Policy::schedule`] once for each CPU marked for
+//! rescheduling, in increasing CPU order, and then performs the resulting
+//! switches (all switch-aways before any switch-to, so a job may move from one
+//! CPU to another at the same instant). `schedule` must not return the same
+//! job for two CPUs, nor a job that is not released, completed or blocked.
+//! The driver may call `schedule` for a CPU that was not marked (e.g. after a
+//! real-time dispatcher's spurious wake-up); the policy answers the same.
+
+use schedlab_model::Placement;
+
+/// Time in integer nanoseconds since the system release.
+pub type Time = u64;
+/// A CPU number.
+pub type Cpu = u32;
+
+/// A job: the task's index in the spec and the job's 0-based sequence number.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId {
+    pub task: u32,
+    pub seq: u64,
+}
+
+/// What a policy learns about a job when it is released.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Job {
+    pub id: JobId,
+    /// Release time.
+    pub release: Time,
+    /// Absolute deadline.
+    pub deadline: Time,
+}
+
+/// A timer armed by a policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct TimerId(pub u64);
+
+/// The services a driver offers a policy.
+pub trait Kernel {
+    /// The current time.
+    fn now(&self) -> Time;
+    /// Execution time the job has consumed so far, including the current
+    /// stint if it is running.
+    fn consumed(&self, job: JobId) -> Time;
+    /// The job the driver is currently running on `cpu`.
+    fn running(&self, cpu: Cpu) -> Option<JobId>;
+    /// Asks for [`Policy::schedule`] to be called for `cpu` at the end of the
+    /// current instant.
+    fn resched(&mut self, cpu: Cpu);
+    /// Arms a timer that fires at `at` (clamped to now if in the past) and
+    /// delivers `tag` to [`Policy::timer`].
+    fn arm(&mut self, at: Time, tag: u64) -> TimerId;
+    /// Cancels a timer; cancelling a fired or cancelled timer does nothing.
+    fn cancel(&mut self, timer: TimerId);
+    /// Whether policy events are being recorded (build their payload only then).
+    fn tracing(&self) -> bool {
+        false
+    }
+    /// Records a policy event in the trace (e.g. a RUN server selection).
+    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+}
+
+/// A job's state as the validator reconstructs it from a trace, for
+/// priority comparisons.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobView {
+    pub id: JobId,
+    pub release: Time,
+    pub deadline: Time,
+    /// Execution time consumed by `now`.
+    pub consumed: Time,
+    /// The instant of the comparison.
+    pub now: Time,
+}
+
+/// A priority: smaller is more urgent, compared lexicographically. `tie` is
+/// the deterministic tie-break (normally the task index).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Priority {
+    pub major: i128,
+    pub minor: i128,
+    pub tie: u32,
+}
+
+impl Priority {
+    pub fn new(major: i128, minor: i128, tie: u32) -> Priority {
+        Priority { major, minor, tie }
+    }
+}
+
+/// How the validator checks a schedule of this policy.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Conformance {
+    /// In every domain, at every instant, the running jobs are the
+    /// highest-priority eligible jobs of the domain ([`Policy::priority`]).
+    PriorityDriven {
+        /// A running job may be preempted by a higher-priority one. When
+        /// false, a job runs to completion once started, and only CPUs that
+        /// become free pick the highest-priority waiting job.
+        preemptive: bool,
+        /// No CPU of a domain idles while an eligible job of the domain waits.
+        work_conserving: bool,
+        /// A waiting job may beat a running one by up to this much on
+        /// `Priority::major` without preempting it (LLF's rule against
+        /// laxity-tie thrashing); 0 for job-level fixed priorities.
+        hysteresis: Time,
+    },
+    /// Not "top-m by priority" (PD^2, RUN): checked by replaying the policy
+    /// over the trace's releases and completions.
+    Replay,
+}
+
+/// What a policy declares about itself once admitted.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PolicyInfo {
+    /// The policy's name as in the spec (`gedf`, `pedf`, ...).
+    pub name: &'static str,
+    /// Scheduling domains: the CPUs of each. Global policies have one domain
+    /// with every CPU, partitioned ones one per CPU, clustered ones one per cluster.
+    pub domains: Vec<Vec<Cpu>>,
+    /// Where each task (by index) may run.
+    pub placement: Vec<Placement>,
+    pub conformance: Conformance,
+}
+
+impl PolicyInfo {
+    /// The domain a task belongs to.
+    pub fn domain_of(&self, task: usize) -> usize {
+        match &self.placement[task] {
+            Placement::Global => 0,
+            Placement::Cpu { cpu } => self.domains.iter().position(|d| d.contains(cpu)).unwrap_or(0),
+            Placement::Cluster { cluster, .. } => *cluster as usize,
+        }
+    }
+}
+
+/// A scheduling policy.
+pub trait Policy {
+    /// What the policy declares about itself.
+    fn info(&self) -> &PolicyInfo;
+    /// A job is released (it becomes eligible once its predecessor completed;
+    /// the driver releases a job only after its predecessor completed, or
+    /// queues it until then).
+    fn release(&mut self, job: Job, k: &mut dyn Kernel);
+    /// A job completed (or was aborted) and no longer runs.
+    fn complete(&mut self, job: JobId, k: &mut dyn Kernel);
+    /// A job blocked: it is not eligible until it resumes.
+    fn block(&mut self, job: JobId, k: &mut dyn Kernel);
+    /// A blocked job resumes.
+    fn resume(&mut self, job: JobId, k: &mut dyn Kernel);
+    /// A timer armed with [`Kernel::arm`] expired.
+    fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel);
+    /// The job `cpu` should run now, or `None` to idle.
+    fn schedule(&mut self, cpu: Cpu, k: &mut dyn Kernel) -> Option<JobId>;
+    /// The priority of a job at `job.now`, for priority-driven policies (the
+    /// validator compares running and waiting jobs with it). `None` for
+    /// policies checked by replay.
+    fn priority(&self, job: &JobView) -> Option<Priority>;
+}
