@@ -3,15 +3,19 @@ Rust core parsed and validated.
 
 Units, everywhere in the Python API:
 
-* durations (``wcet``, ``period``, ``deadline``, ``offset``, ``jitter``,
-  ``quantum``) are integer **nanoseconds**; ``MS`` and ``US`` help to write
+* durations (``wcet``, ``bcet``, ``executions``, ``period``, ``deadline``,
+  ``offset``, ``jitter``, ``quantum``) are integer **nanoseconds**; ``MS`` and ``US`` help to write
   them (``2 * MS``);
 * sizes (``wss``, cache ``size``, ``line``, ``page``) are integer **bytes**;
   ``KIB`` and ``MIB`` help to write them.
 
 Defaults the model applies are filled in: ``Task.deadline`` is the deadline in
-force (the period when the spec gives none), ``Cache.page`` is 4 KiB unless
+force (the period when the spec gives none), ``Task.bcet`` the WCET when the
+spec gives none, ``Cache.page`` is 4 KiB unless
 given, ``Cache.colors`` is size / (ways × page) unless given.
+
+They are values, not rules: ``dataclasses.replace(task, wcet=...)`` keeps the
+``bcet`` and ``deadline`` the task had.
 
 A :class:`TaskSet` can also be built or changed in Python
 (``dataclasses.replace``); it is validated by the Rust core when it is used
@@ -199,6 +203,10 @@ class Task:
         period: Period or minimum inter-arrival time, in nanoseconds.
         deadline: Relative deadline in force, in nanoseconds (the period
             when none is given).
+        bcet: Best-case execution time in force, in nanoseconds (the WCET
+            when none is given).
+        executions: Actual execution times of successive jobs (repeated
+            cyclically), in nanoseconds, or None.
         priority: Fixed priority (1 is the highest) or None.
         cpu: CPU the task is pinned to, or None.
         cluster: Cluster the task is pinned to, or None.
@@ -214,6 +222,8 @@ class Task:
     wcet: int
     period: int
     deadline: int = None  # type: ignore[assignment]  # filled in: the period
+    bcet: int = None  # type: ignore[assignment]  # filled in: the WCET
+    executions: tuple[int, ...] | None = None
     priority: int | None = None
     cpu: int | None = None
     cluster: int | None = None
@@ -226,6 +236,10 @@ class Task:
     def __post_init__(self) -> None:
         if self.deadline is None:
             object.__setattr__(self, "deadline", self.period)
+        if self.bcet is None:
+            object.__setattr__(self, "bcet", self.wcet)
+        if self.executions is not None:
+            object.__setattr__(self, "executions", tuple(int(e) for e in self.executions))
         object.__setattr__(self, "colors", _ranges(self.colors))
 
     @property
@@ -240,6 +254,10 @@ class Task:
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name, "wcet": _ns(self.wcet), "period": _ns(self.period)}
+        if self.bcet != self.wcet:
+            d["bcet"] = _ns(self.bcet)
+        if self.executions is not None:
+            d["executions"] = [_ns(e) for e in self.executions]
         if self.deadline != self.period:
             d["deadline"] = _ns(self.deadline)
         for k in ("priority", "cpu", "cluster"):

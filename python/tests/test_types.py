@@ -126,7 +126,8 @@ def test_changed_copies_are_written_from_their_fields(small_yaml: str) -> None:
     fast = dataclasses.replace(ts["fast"], wcet=2 * MS, deadline=5 * MS)
     changed = dataclasses.replace(ts, tasks=(fast, ts["slow"]))
     y = changed.to_yaml()
-    assert "{name: fast, wcet: 2ms, period: 5ms, cpu: 1" in y
+    # Defaults were filled in as values: the BCET stays what it was (250us).
+    assert "{name: fast, wcet: 2ms, period: 5ms, bcet: 250us, cpu: 1" in y
     assert schedlab.loads(y)["fast"].wcet == 2 * MS
     assert changed.summary()["utilization"] == pytest.approx(0.4 + 0.075)
 
@@ -141,3 +142,42 @@ def test_invalid_sets_built_in_python_raise_spec_error() -> None:
     assert str(e.value).startswith("<taskset>: tasks[0].wcet: must be more than 0")
     with pytest.raises(schedlab.SpecError):
         ts.summary()
+
+
+def test_bcet_and_executions() -> None:
+    ts = schedlab.loads(
+        "platform: {cpus: 1}\ntasks:\n"
+        "  - {name: a, wcet: 2ms, period: 10ms, bcet: 1ms, executions: [2ms, 1.5ms, 1ms]}\n"
+        "  - {name: b, wcet: 2ms, period: 10ms}\n"
+    )
+    assert ts["a"].bcet == 1 * MS
+    assert ts["a"].executions == (2 * MS, 1_500_000, 1 * MS)
+    assert ts["b"].bcet == ts["b"].wcet == 2 * MS  # default: the WCET
+    assert ts["b"].executions is None
+    rebuilt = dataclasses.replace(ts, tasks=ts.tasks)
+    assert rebuilt.to_yaml() == ts.to_yaml()
+
+
+# The Python objects must hold every field of the spec, or a set loaded and
+# written back from Python would silently lose data.
+_PY_FIELDS = {
+    "Task": (Task, {"class_": "class"}),
+    "Platform": (Platform, {}),
+    "Cache": (Cache, {}),
+    "PolicySpec": (Policy, {}),
+    "Meta": (Meta, {}),
+}
+
+
+@pytest.mark.parametrize("schema_name", sorted(_PY_FIELDS))
+def test_objects_cover_every_spec_field(schema_name: str) -> None:
+    cls, renamed = _PY_FIELDS[schema_name]
+    spec_fields = set(schedlab.schema()["$defs"][schema_name]["properties"])
+    py_fields = {renamed.get(f.name, f.name) for f in dataclasses.fields(cls)}
+    assert spec_fields == py_fields
+
+
+def test_task_set_covers_every_top_level_field() -> None:
+    spec_fields = set(schedlab.schema()["properties"])
+    py_fields = {f.name for f in dataclasses.fields(TaskSet) if f.init} - {"warnings", "file"}
+    assert spec_fields == py_fields

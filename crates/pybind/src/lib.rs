@@ -40,7 +40,8 @@ fn diag_json(d: &Diagnostic) -> Value {
 
 /// The values the Python dataclasses hold: durations in integer nanoseconds,
 /// sizes in bytes, colours as inclusive ranges, and the defaults in force
-/// (effective deadline, cache page and colour count) computed by the model.
+/// (effective deadline and BCET, cache page and colour count) computed by
+/// the model.
 fn values(spec: &Spec) -> Value {
     let p = &spec.platform;
     let cache = p.cache.as_ref().map(|c| {
@@ -69,6 +70,8 @@ fn values(spec: &Spec) -> Value {
                 "wcet": t.wcet.ns(),
                 "period": t.period.ns(),
                 "deadline": t.deadline().ns(),
+                "bcet": t.bcet().ns(),
+                "executions": t.executions.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
                 "priority": t.priority,
                 "cpu": t.cpu,
                 "cluster": t.cluster,
