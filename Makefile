@@ -54,7 +54,7 @@ demo: develop
 	$(VENV)/bin/schedlab check examples/demo.yaml
 
 clean:
-	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache
+	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache .hypothesis
 	rm -f python/schedlab/_native*.so python/schedlab/_native*.pyd
 	find python -name __pycache__ -type d -prune -exec rm -rf {} +
 	$(CARGO) clean
