@@ -20,7 +20,7 @@ pub struct JobRef {
 }
 
 /// Why a job left a CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum SwitchReason {
     /// A higher-priority job (or the policy's decision) took the CPU.
@@ -37,7 +37,7 @@ pub enum SwitchReason {
 
 /// Kernel overheads, named after feather-trace's event pairs and SchedCAT's
 /// overhead columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum OverheadKind {
     /// Processing a job release (RELEASE).
@@ -97,7 +97,101 @@ fn is_false(b: &bool) -> bool {
     !*b
 }
 
+impl SwitchReason {
+    /// Every reason, in declaration order (the order of [`SwitchReason::index`]).
+    pub const ALL: [SwitchReason; 5] =
+        [SwitchReason::Preempt, SwitchReason::Complete, SwitchReason::Block, SwitchReason::Budget, SwitchReason::Abort];
+    /// The name used in the JSON encoding (`preempt`, `complete`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            SwitchReason::Preempt => "preempt",
+            SwitchReason::Complete => "complete",
+            SwitchReason::Block => "block",
+            SwitchReason::Budget => "budget",
+            SwitchReason::Abort => "abort",
+        }
+    }
+    /// Position in [`SwitchReason::ALL`] (0..5); the binary encoding uses it.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl OverheadKind {
+    /// Every kind, in declaration order (the order of [`OverheadKind::index`]).
+    pub const ALL: [OverheadKind; 7] = [
+        OverheadKind::Release,
+        OverheadKind::Schedule,
+        OverheadKind::ContextSwitch,
+        OverheadKind::Ipi,
+        OverheadKind::Tick,
+        OverheadKind::Cpmd,
+        OverheadKind::ReleaseLatency,
+    ];
+    /// The name used in the JSON encoding (`release`, `context-switch`, ...).
+    pub fn name(self) -> &'static str {
+        match self {
+            OverheadKind::Release => "release",
+            OverheadKind::Schedule => "schedule",
+            OverheadKind::ContextSwitch => "context-switch",
+            OverheadKind::Ipi => "ipi",
+            OverheadKind::Tick => "tick",
+            OverheadKind::Cpmd => "cpmd",
+            OverheadKind::ReleaseLatency => "release-latency",
+        }
+    }
+    /// Position in [`OverheadKind::ALL`] (0..7); the binary encoding and the
+    /// metrics use it.
+    pub fn index(self) -> usize {
+        self as usize
+    }
+}
+
+impl std::fmt::Display for SwitchReason {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::fmt::Display for OverheadKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
 impl Event {
+    /// The value of `ev` for every event kind, in declaration order.
+    pub const NAMES: [&'static str; 11] = [
+        "sys-release",
+        "release",
+        "switch-to",
+        "switch-away",
+        "completion",
+        "block",
+        "resume",
+        "deadline-miss",
+        "budget-exhausted",
+        "overhead",
+        "policy",
+    ];
+
+    /// The event's kind as written in `ev` (`release`, `switch-to`, ...).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Event::SysRelease { .. } => "sys-release",
+            Event::Release { .. } => "release",
+            Event::SwitchTo { .. } => "switch-to",
+            Event::SwitchAway { .. } => "switch-away",
+            Event::Completion { .. } => "completion",
+            Event::Block { .. } => "block",
+            Event::Resume { .. } => "resume",
+            Event::DeadlineMiss { .. } => "deadline-miss",
+            Event::BudgetExhausted { .. } => "budget-exhausted",
+            Event::Overhead { .. } => "overhead",
+            Event::Policy { .. } => "policy",
+        }
+    }
+
     /// The event's time.
     pub fn t(&self) -> Time {
         match *self {

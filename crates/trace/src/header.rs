@@ -37,3 +37,35 @@ pub struct Header {
     /// End of the observed schedule (ns); events after it are not recorded.
     pub horizon: u64,
 }
+
+impl Header {
+    /// A header for `spec` written by this version of schedlab: every task
+    /// placed globally (set [`Header::placement`] after partitioning), the
+    /// clock named after the source (`virtual` for the simulator,
+    /// `CLOCK_MONOTONIC` for the runtime, `unknown` for imports).
+    pub fn new(spec: Spec, source: Source, seed: u64, horizon: u64) -> Header {
+        let clock = match source {
+            Source::Simulator => "virtual",
+            Source::Runtime => "CLOCK_MONOTONIC",
+            Source::Import => "unknown",
+        };
+        Header {
+            schedlab_trace: crate::SCHEMA_VERSION,
+            tool: schedlab_model::TOOL.to_string(),
+            source,
+            clock: clock.to_string(),
+            seed,
+            placement: vec![Placement::Global; spec.tasks.len()],
+            spec,
+            horizon,
+        }
+    }
+
+    /// The name of task `task`, or `T<task>` when the spec has no such task.
+    pub fn task_name(&self, task: u32) -> std::borrow::Cow<'_, str> {
+        match self.spec.tasks.get(task as usize) {
+            Some(t) => std::borrow::Cow::Borrowed(t.name.as_str()),
+            None => std::borrow::Cow::Owned(format!("T{task}")),
+        }
+    }
+}
