@@ -1,1 +1,4 @@
-//! Schedulability analysis: partitioning heuristics now; tests and overhead accounting as they land.
+//! Schedulability analysis: partitioning heuristics now; tests and overhead
+//! accounting as they land.
+
+pub mod partition;

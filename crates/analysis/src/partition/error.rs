@@ -1,0 +1,54 @@
+//! Why a packing failed.
+
+use schedlab_model::exact::Ratio;
+
+/// The kind of failure.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PackErrorKind {
+    /// A task fits in no bin it may go to.
+    NoFit,
+    /// The problem is malformed (a pin to a bin that does not exist, sizes
+    /// and pins of different lengths, a zero denominator).
+    Invalid,
+    /// The heuristic exists in the spec but not yet here (`cap`, `cap-gs`).
+    NotImplemented,
+}
+
+/// A failed packing: the first task that did not fit and the bins' loads at
+/// that point.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PackError {
+    pub kind: PackErrorKind,
+    /// The task (index) that did not fit, when one is to blame.
+    pub task: Option<usize>,
+    /// Human-readable explanation.
+    pub message: String,
+    /// Bin loads when the packing stopped (empty when it never started).
+    pub loads: Vec<Ratio>,
+    /// Bin capacities.
+    pub capacities: Vec<u32>,
+}
+
+impl PackError {
+    pub(crate) fn new(kind: PackErrorKind, task: Option<usize>, message: String) -> PackError {
+        PackError { kind, task, message, loads: Vec::new(), capacities: Vec::new() }
+    }
+    /// The loads as `load/capacity` text, e.g. `[2/3 of 1, 1/1 of 1]`.
+    pub fn loads_text(&self) -> String {
+        let parts: Vec<String> =
+            self.loads.iter().zip(&self.capacities).map(|(l, c)| format!("{} of {c}", l.to_fraction())).collect();
+        format!("[{}]", parts.join(", "))
+    }
+}
+
+impl std::fmt::Display for PackError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)?;
+        if !self.loads.is_empty() {
+            write!(f, "; bin loads {}", self.loads_text())?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for PackError {}
