@@ -393,11 +393,11 @@ impl<S: JobSink> Metrics<S> {
         match *ev {
             Event::SysRelease { .. } | Event::Block { .. } | Event::Resume { .. } | Event::BudgetExhausted { .. } | Event::Policy { .. } => {}
             Event::Release { t, task, job, deadline } => {
-                let key = JobRef { task, job };
-                if self.jobs.contains_key(&key) {
-                    self.anomalies += 1;
-                } else {
-                    self.jobs.insert(key, JobState::new(t, deadline));
+                match self.jobs.entry(JobRef { task, job }) {
+                    std::collections::hash_map::Entry::Occupied(_) => self.anomalies += 1,
+                    std::collections::hash_map::Entry::Vacant(v) => {
+                        v.insert(JobState::new(t, deadline));
+                    }
                 }
             }
             Event::SwitchTo { t, cpu, task, job } => self.switch_to(t, cpu, JobRef { task, job }),

@@ -1,2 +1,122 @@
-//! Exporters: Chrome / Perfetto trace JSON, SVG Gantt chart, CSV job table,
-//! and the text and JSON statistics.
+//! Exporters: Chrome / Perfetto trace JSON ([`perfetto`]), an SVG Gantt
+//! chart ([`svg`]), the per-job CSV table ([`csv`]) and the statistics as
+//! text or JSON ([`stats`]). Every output is deterministic: the same trace
+//! gives the same bytes.
+//!
+//! The exporters take the header and the events (anything that iterates
+//! `Event`s or `&Event`s) and reconstruct the schedule with the same
+//! [`Metrics`] accumulator that computes the statistics, so a chart and the
+//! numbers next to it always agree.
+
+pub mod csv;
+pub mod perfetto;
+pub mod stats;
+pub mod svg;
+
+use crate::metrics::{Interval, JobRecord, JobSink, Metrics, MetricsReport};
+use crate::{Event, Header};
+use std::borrow::Borrow;
+
+/// The schedule as the exporters see it.
+pub(crate) struct Collected {
+    pub report: MetricsReport,
+    /// Every job, sorted by (task, job).
+    pub jobs: Vec<JobRecord>,
+    /// Execution intervals, in the order they ended.
+    pub intervals: Vec<Interval>,
+    /// Overhead, policy, block, resume, budget-exhausted and deadline-miss
+    /// events, in trace order.
+    pub others: Vec<Event>,
+}
+
+#[derive(Default)]
+struct Sink {
+    jobs: Vec<JobRecord>,
+    intervals: Vec<Interval>,
+}
+
+impl JobSink for Sink {
+    fn job(&mut self, rec: &JobRecord) {
+        self.jobs.push(rec.clone());
+    }
+    fn interval(&mut self, iv: &Interval) {
+        self.intervals.push(*iv);
+    }
+}
+
+pub(crate) fn collect<E: Borrow<Event>>(header: &Header, events: impl IntoIterator<Item = E>) -> Collected {
+    let mut m = Metrics::from_header(header).with_sink(Sink::default());
+    let mut others = Vec::new();
+    for ev in events {
+        let ev = ev.borrow();
+        m.push(ev);
+        match ev {
+            Event::Overhead { .. } | Event::Policy { .. } | Event::Block { .. } | Event::Resume { .. } | Event::BudgetExhausted { .. } | Event::DeadlineMiss { .. } => {
+                others.push(ev.clone())
+            }
+            _ => {}
+        }
+    }
+    let (report, mut sink) = m.finish();
+    sink.jobs.sort_by_key(|j| (j.task, j.job));
+    Collected { report, jobs: sink.jobs, intervals: sink.intervals, others }
+}
+
+/// Nanoseconds as microseconds with exactly the digits needed (`1.5`,
+/// `1234`, `0.001`): the trace-event format's unit without losing precision.
+pub(crate) fn micros(ns: u64) -> String {
+    let (int, frac) = (ns / 1000, ns % 1000);
+    if frac == 0 {
+        return int.to_string();
+    }
+    let s = format!("{int}.{frac:03}");
+    s.trim_end_matches('0').to_string()
+}
+
+/// A JSON string literal.
+pub(crate) fn json_str(s: &str) -> String {
+    serde_json::to_string(s).expect("strings serialise")
+}
+
+/// A duration for people: the largest unit not above it, at most 3 decimals
+/// (`2.5ms`, `999ns`, `1.235s`). Used in text reports and chart labels.
+pub fn human_ns(ns: f64) -> String {
+    if !ns.is_finite() {
+        return "-".to_string();
+    }
+    let (scale, unit) = if ns >= 1e9 {
+        (1e9, "s")
+    } else if ns >= 1e6 {
+        (1e6, "ms")
+    } else if ns >= 1e3 {
+        (1e3, "us")
+    } else {
+        (1.0, "ns")
+    };
+    let s = format!("{:.3}", ns / scale);
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    format!("{s}{unit}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn micros_keeps_every_nanosecond() {
+        assert_eq!(micros(0), "0");
+        assert_eq!(micros(1), "0.001");
+        assert_eq!(micros(1500), "1.5");
+        assert_eq!(micros(2_000_000), "2000");
+        assert_eq!(micros(u64::MAX), "18446744073709551.615");
+    }
+
+    #[test]
+    fn human_durations() {
+        assert_eq!(human_ns(0.0), "0ns");
+        assert_eq!(human_ns(999.0), "999ns");
+        assert_eq!(human_ns(2_500_000.0), "2.5ms");
+        assert_eq!(human_ns(1_234_567_890.0), "1.235s");
+        assert_eq!(human_ns(1_000.4), "1us");
+    }
+}
