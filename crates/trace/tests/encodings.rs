@@ -170,3 +170,17 @@ fn binary_is_much_smaller_than_jsonl() {
     println!("{} events: JSONL {:.1} B/event, binary {:.1} B/event (header {hj} B / {hb} B)", evs.len(), j as f64 / n, b as f64 / n);
     assert!(b * 5 < j, "binary {b} B vs JSONL {j} B");
 }
+
+/// The JSON Lines example in docs/trace-format.md is a valid trace that
+/// re-encodes to the same bytes, and its figures are those the doc implies.
+#[test]
+fn the_documented_example_is_a_valid_trace() {
+    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/trace-format.md")).unwrap();
+    let start = doc.find("```\n{\"schedlab_trace\"").expect("the example") + 4;
+    let end = start + doc[start..].find("```").unwrap();
+    let example = &doc[start..end];
+    let (h, evs) = read(example.as_bytes());
+    assert_eq!(String::from_utf8(jsonl(&h, &evs)).unwrap(), example);
+    let r = schedlab_trace::metrics::compute(&h, &evs);
+    assert_eq!((r.totals.preemptions, r.totals.migrations, r.totals.misses), (1, 1, 0));
+}
