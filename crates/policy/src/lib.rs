@@ -1,9 +1,25 @@
 //! schedlab's scheduling policies, each written once against the
 //! driver-neutral interface in [`interface`] and driven by the simulator, the
 //! Linux runtime's dispatcher and the validator's replay.
+//!
+//! The job-level priority-driven policies (G-/P-/C-EDF, NP-G-EDF,
+//! G-/P-/C-FP, LLF, P-LLF, EDZL) share one mechanism: a linking scheduler per
+//! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+mod domain;
+mod edf;
+mod edzl;
+mod engine;
+mod fp;
+mod heap;
 pub mod interface;
+mod llf;
+mod order;
+mod placement;
 
-pub use build::{build, AdmissionError};
+pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
+pub use llf::DEFAULT_LLF_HYSTERESIS;
+pub use placement::DEFAULT_PACKING;
+

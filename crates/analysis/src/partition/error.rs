@@ -45,7 +45,7 @@ impl std::fmt::Display for PackError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.message)?;
         if !self.loads.is_empty() {
-            write!(f, "; bin loads {}", self.loads_text())?;
+            write!(f, "; loads {}", self.loads_text())?;
         }
         Ok(())
     }

@@ -98,7 +98,7 @@ fn run<Q: Quantity>(
                     return Err(fail(
                         &loads,
                         t,
-                        format!("{} (size {}) is pinned to {}, whose load would be {after}, above its capacity {}", task(t), frac(t), bin(b), problem.capacities[b]),
+                        format!("{} ({} {}) is pinned to {}, whose load would be {after}, above its capacity {}", task(t), problem.size_word, frac(t), bin(b), problem.capacities[b]),
                     ));
                 }
                 if !admit(b, &members[b], t) {
@@ -162,7 +162,7 @@ fn run<Q: Quantity>(
             } else {
                 format!("it fits in no {} it may go to", problem.bin_word())
             };
-            return Err(fail(&loads, t, format!("{} (size {}) cannot be placed by {}: {why}", task(t), frac(t), heuristic.name())));
+            return Err(fail(&loads, t, format!("{} ({} {}) cannot be placed by {}: {why}", task(t), problem.size_word, frac(t), heuristic.name())));
         };
         loads[b] = loads[b].plus(&sizes[t]);
         let at = members[b].binary_search(&t).unwrap_or_else(|e| e);

@@ -38,13 +38,15 @@ pub struct Problem {
     pub names: Vec<String>,
     /// What a bin is, for messages: `bin`, `CPU` or `cluster`.
     pub bin_word: &'static str,
+    /// What a size is, for messages: `size`, `utilisation` or `density`.
+    pub size_word: &'static str,
 }
 
 impl Problem {
     /// Free tasks and `bins` bins of capacity 1.
     pub fn uniform(sizes: Vec<Share>, bins: usize) -> Problem {
         let pins = vec![Pin::Free; sizes.len()];
-        Problem { sizes, pins, capacities: vec![1; bins], names: Vec::new(), bin_word: "bin" }
+        Problem { sizes, pins, capacities: vec![1; bins], names: Vec::new(), bin_word: "bin", size_word: "size" }
     }
     pub(crate) fn task_label(&self, t: usize) -> String {
         match self.names.get(t) {

@@ -42,7 +42,7 @@ pub fn problem_for(spec: &Spec, target: Target, metric: Metric) -> Result<Proble
             }
         }
         if let Some(k) = t.cluster {
-            if clusters.map_or(true, |cl| k as usize >= cl.len()) {
+            if !matches!(clusters, Some(cl) if (k as usize) < cl.len()) {
                 return Err(invalid(Some(i), format!("tasks[{i}].cluster: cluster {k} does not exist")));
             }
         }
@@ -74,7 +74,7 @@ pub fn problem_for(spec: &Spec, target: Target, metric: Metric) -> Result<Proble
         },
     };
     let names = spec.tasks.iter().map(|t| t.name.clone()).collect();
-    Ok(Problem { sizes, pins, capacities, names, bin_word })
+    Ok(Problem { sizes, pins, capacities, names, bin_word, size_word: metric.name() })
 }
 
 /// Packs a spec's tasks with a named heuristic (`cap` and `cap-gs` are

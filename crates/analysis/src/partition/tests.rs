@@ -201,7 +201,7 @@ fn specs_pack_onto_cpus_and_clusters() {
     // Errors name the task.
     let s = spec(2, None, &[(2, 3), (2, 3), (2, 3)]);
     let e = pack_spec(&s, Target::Cpus, Packing::Ffd, Metric::Utilization, PinnedCheck::Check).unwrap_err();
-    assert!(e.to_string().starts_with("tasks[2] `t2` (size 2/3) cannot be placed by ffd: it fits in no CPU"), "{e}");
+    assert!(e.to_string().starts_with("tasks[2] `t2` (utilisation 2/3) cannot be placed by ffd: it fits in no CPU"), "{e}");
     let e = pack_spec(&s, Target::Cpus, Packing::Cap, Metric::Utilization, PinnedCheck::Check).unwrap_err();
     assert_eq!(e.kind, PackErrorKind::NotImplemented);
     assert!(e.to_string().contains("not yet implemented"));

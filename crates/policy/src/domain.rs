@@ -1,0 +1,312 @@
+//! The global job-level priority-driven scheduler of one domain, after
+//! LITMUS^RT's GSN-EDF "linking" design (Brandenburg & Anderson): the policy
+//! keeps, for each CPU of the domain, the job that CPU *should* run (its
+//! linked job); the driver makes the CPUs run their linked jobs when it calls
+//! [`Domain::schedule`].
+//!
+//! State, all preallocated at construction (at most one eligible job per
+//! task, so storage is per task):
+//! - a ready queue of waiting jobs, an indexed binary min-heap by the order's
+//!   waiting key (task ids, so removal is O(log n));
+//! - the linked job of each CPU;
+//! - a CPU heap whose top is the CPU to give work to first: idle CPUs
+//!   (lowest index first), then linked CPUs from the lowest-priority job
+//!   (largest running key) up. Found in O(1), updated in O(log k).
+//!
+//! Events:
+//! - release / resume: the job joins the ready queue, then [`balance`];
+//! - completion / block: the job leaves its CPU (which goes idle) or the ready
+//!   queue, then [`balance`];
+//! - balance: while a job waits, give the top-of-CPU-heap CPU to the top
+//!   waiting job if that CPU is idle, or if the order says the waiting job
+//!   displaces the CPU's linked job (which goes back to the ready queue);
+//!   otherwise stop. From a balanced state one event needs at most one or
+//!   two rounds, so each event costs O(log n + log k).
+//!
+//! Only CPUs whose linked job changed are marked for rescheduling. A job that
+//! is still running on a CPU of the domain when it is linked again (it was
+//! displaced and comes back within the same instant) is linked to that CPU,
+//! swapping with the job linked there, so that it does not migrate for
+//! nothing.
+//!
+//! Non-preemptive policies use an order that never displaces: only idle
+//! CPUs take work. LLF arms one domain timer for the instant the top waiting
+//! job would displace the lowest-priority linked job ([`Order::displaces_at`]);
+//! EDZL arms a timer per waiting job for the instant its key changes
+//! ([`Order::rekey_at`]).
+//!
+//! [`balance`]: Domain::balance
+
+use crate::heap::IndexedHeap;
+use crate::interface::{Cpu, Job, JobId, Kernel, Priority, Time, TimerId};
+use crate::order::Order;
+use std::cmp::Reverse;
+
+/// Timer tags: a job timer carries its task index, a domain timer this bit
+/// and the domain index.
+pub(crate) const DOMAIN_TAG: u64 = 1 << 63;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum State {
+    /// No current job.
+    Absent,
+    /// In the ready queue.
+    Waiting,
+    /// Linked to this local CPU.
+    Linked(u32),
+    /// Blocked: not eligible.
+    Blocked,
+}
+
+#[derive(Debug, Clone)]
+struct Slot {
+    job: Option<Job>,
+    state: State,
+    /// The job's key-change timer (EDZL), while it waits.
+    timer: Option<TimerId>,
+    /// The local CPU `schedule` last handed this job to.
+    last_cpu: Option<u32>,
+}
+
+/// Order of the CPU heap: idle CPUs first (by index), then linked CPUs from
+/// the lowest-priority linked job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct CpuKey {
+    linked: bool,
+    prio: Reverse<Priority>,
+    cpu: u32,
+}
+
+impl CpuKey {
+    fn idle(cpu: u32) -> CpuKey {
+        CpuKey { linked: false, prio: Reverse(Priority::new(0, 0, 0)), cpu }
+    }
+}
+
+/// One scheduling domain: its CPUs and its tasks, by local index.
+pub(crate) struct Domain {
+    index: u32,
+    /// Local CPU → CPU number.
+    cpus: Vec<Cpu>,
+    /// Local task → task index in the spec.
+    tasks: Vec<u32>,
+    slots: Vec<Slot>,
+    /// Local CPU → local task linked to it.
+    linked: Vec<Option<u32>>,
+    ready: IndexedHeap<Priority>,
+    cpu_heap: IndexedHeap<CpuKey>,
+    /// The domain timer and its expiry.
+    timer: Option<(TimerId, Time)>,
+}
+
+impl Domain {
+    pub fn new(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain {
+        let n = tasks.len();
+        let k = cpus.len();
+        let mut cpu_heap = IndexedHeap::new(k);
+        for c in 0..k as u32 {
+            cpu_heap.push(c, CpuKey::idle(c));
+        }
+        Domain {
+            index,
+            cpus,
+            tasks,
+            slots: vec![Slot { job: None, state: State::Absent, timer: None, last_cpu: None }; n],
+            linked: vec![None; k],
+            ready: IndexedHeap::new(n),
+            cpu_heap,
+            timer: None,
+        }
+    }
+
+    fn holds(&self, t: u32, id: JobId) -> bool {
+        self.slots[t as usize].job.is_some_and(|j| j.id == id)
+    }
+
+    pub fn release<O: Order>(&mut self, t: u32, job: Job, o: &O, k: &mut dyn Kernel) {
+        if self.slots[t as usize].job.is_some() {
+            // The driver releases a job only after its predecessor completed;
+            // should it not, the predecessor is dropped.
+            self.leave(t, k);
+        }
+        self.slots[t as usize].job = Some(job);
+        self.enqueue(t, o, k);
+        self.balance(o, k);
+    }
+
+    pub fn complete<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+        if !self.holds(t, id) {
+            return;
+        }
+        self.leave(t, k);
+        let s = &mut self.slots[t as usize];
+        s.job = None;
+        s.state = State::Absent;
+        s.last_cpu = None;
+        self.balance(o, k);
+    }
+
+    pub fn block<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+        if !self.holds(t, id) || self.slots[t as usize].state == State::Blocked {
+            return;
+        }
+        self.leave(t, k);
+        self.slots[t as usize].state = State::Blocked;
+        self.balance(o, k);
+    }
+
+    pub fn resume<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+        if !self.holds(t, id) || self.slots[t as usize].state != State::Blocked {
+            return;
+        }
+        self.enqueue(t, o, k);
+        self.balance(o, k);
+    }
+
+    /// A job timer fired: the waiting job's key changed.
+    pub fn job_timer<O: Order>(&mut self, t: u32, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+        let s = &mut self.slots[t as usize];
+        if s.timer != Some(timer) {
+            return;
+        }
+        s.timer = None;
+        if s.state == State::Waiting {
+            let job = s.job.expect("waiting job");
+            let key = o.waiting(&job, k.consumed(job.id), k.now());
+            self.ready.set(t, key);
+            self.arm_rekey(t, o, k);
+            self.balance(o, k);
+        }
+    }
+
+    /// The domain timer fired.
+    pub fn domain_timer<O: Order>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+        if self.timer.map(|(id, _)| id) != Some(timer) {
+            return;
+        }
+        self.timer = None;
+        self.balance(o, k);
+    }
+
+    /// The job linked to local CPU `c`.
+    pub fn schedule(&mut self, c: u32) -> Option<JobId> {
+        let t = self.linked[c as usize]?;
+        let s = &mut self.slots[t as usize];
+        s.last_cpu = Some(c);
+        s.job.map(|j| j.id)
+    }
+
+    /// The job makes room: off its CPU or out of the ready queue.
+    fn leave(&mut self, t: u32, k: &mut dyn Kernel) {
+        match self.slots[t as usize].state {
+            State::Waiting => {
+                self.ready.remove(t);
+                self.cancel_rekey(t, k);
+            }
+            State::Linked(c) => self.unlink(c, k),
+            State::Absent | State::Blocked => {}
+        }
+    }
+
+    fn enqueue<O: Order>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+        let job = self.slots[t as usize].job.expect("enqueued job");
+        let key = o.waiting(&job, k.consumed(job.id), k.now());
+        self.slots[t as usize].state = State::Waiting;
+        self.ready.set(t, key);
+        self.arm_rekey(t, o, k);
+    }
+
+    fn arm_rekey<O: Order>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+        let job = self.slots[t as usize].job.expect("waiting job");
+        let now = k.now();
+        self.cancel_rekey(t, k);
+        if let Some(at) = o.rekey_at(&job, k.consumed(job.id), now) {
+            let id = k.arm(at.max(now), self.tasks[t as usize] as u64);
+            self.slots[t as usize].timer = Some(id);
+        }
+    }
+
+    fn cancel_rekey(&mut self, t: u32, k: &mut dyn Kernel) {
+        if let Some(id) = self.slots[t as usize].timer.take() {
+            k.cancel(id);
+        }
+    }
+
+    fn unlink(&mut self, c: u32, k: &mut dyn Kernel) {
+        if let Some(t) = self.linked[c as usize].take() {
+            self.slots[t as usize].state = State::Absent;
+        }
+        self.cpu_heap.set(c, CpuKey::idle(c));
+        k.resched(self.cpus[c as usize]);
+    }
+
+    fn set_link<O: Order>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+        let job = self.slots[t as usize].job.expect("linked job");
+        let key = o.running(&job, k.consumed(job.id), k.now());
+        self.linked[c as usize] = Some(t);
+        self.slots[t as usize].state = State::Linked(c);
+        self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(key), cpu: c });
+        k.resched(self.cpus[c as usize]);
+    }
+
+    /// Links waiting job `t` (already out of the ready queue) to CPU `c`,
+    /// which is idle; if `t` still runs on another CPU of the domain, it goes
+    /// there instead and that CPU's linked job (if any) comes to `c`.
+    fn link<O: Order>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+        self.cancel_rekey(t, k);
+        let mut target = c;
+        let s = &self.slots[t as usize];
+        if let (Some(c2), Some(job)) = (s.last_cpu, s.job) {
+            if c2 != c && k.running(self.cpus[c2 as usize]) == Some(job.id) {
+                match self.linked[c2 as usize] {
+                    None => target = c2,
+                    Some(other) if other != t => {
+                        self.set_link(other, c, o, k);
+                        target = c2;
+                    }
+                    Some(_) => {}
+                }
+            }
+        }
+        self.set_link(t, target, o, k);
+    }
+
+    /// Gives CPUs to waiting jobs while one should have one (see the module
+    /// comment), then re-arms the domain timer.
+    fn balance<O: Order>(&mut self, o: &O, k: &mut dyn Kernel) {
+        let now = k.now();
+        while let (Some((t, w)), Some((c, ck))) = (self.ready.peek(), self.cpu_heap.peek()) {
+            if ck.linked {
+                if !o.displaces(&w, &ck.prio.0, now) {
+                    break;
+                }
+                let victim = self.linked[c as usize].expect("linked CPU");
+                self.ready.pop();
+                self.unlink(c, k);
+                self.link(t, c, o, k);
+                self.enqueue(victim, o, k);
+            } else {
+                self.ready.pop();
+                self.link(t, c, o, k);
+            }
+        }
+        self.rearm(o, k);
+    }
+
+    fn rearm<O: Order>(&mut self, o: &O, k: &mut dyn Kernel) {
+        let now = k.now();
+        let want = match (self.ready.peek(), self.cpu_heap.peek()) {
+            (Some((_, w)), Some((_, ck))) if ck.linked => o.displaces_at(&w, &ck.prio.0, now).map(|at| at.max(now + 1)),
+            _ => None,
+        };
+        match (self.timer, want) {
+            (Some((_, at)), Some(w)) if at == w => {}
+            (current, want) => {
+                if let Some((id, _)) = current {
+                    k.cancel(id);
+                }
+                self.timer = want.map(|at| (k.arm(at, DOMAIN_TAG | self.index as u64), at));
+            }
+        }
+    }
+}

@@ -1,0 +1,38 @@
+//! EDF: G-EDF, P-EDF, C-EDF and NP-G-EDF (Liu & Layland 1973; the
+//! multiprocessor variants as in Calandrino 2009 §2.1 and the EPOS thesis
+//! §2.3; LITMUS^RT's GSN-EDF, PSN-EDF and C-EDF plugins).
+//!
+//! Priority (job-level fixed): the absolute deadline, earlier first; ties to
+//! the lower task index. (At most one job per task is eligible, so the
+//! release never needs to break a tie.)
+
+use crate::interface::{Conformance, Job, JobView, Priority, Time};
+use crate::order::Order;
+
+/// The EDF order, preemptive or not (NP-G-EDF: a started job runs to
+/// completion; only CPUs that fall idle take the most urgent waiting job).
+pub(crate) struct Edf {
+    pub preemptive: bool,
+}
+
+fn key(deadline: Time, task: u32) -> Priority {
+    Priority::new(deadline as i128, 0, task)
+}
+
+impl Order for Edf {
+    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
+        key(job.deadline, job.id.task)
+    }
+    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
+        key(job.deadline, job.id.task)
+    }
+    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+        self.preemptive && w < r
+    }
+    fn priority(&self, view: &JobView) -> Priority {
+        key(view.deadline, view.id.task)
+    }
+    fn conformance(&self) -> Conformance {
+        Conformance::PriorityDriven { preemptive: self.preemptive, work_conserving: true, hysteresis: 0 }
+    }
+}

@@ -1,0 +1,54 @@
+//! EDZL: earliest deadline until zero laxity (Lee 1994; Cho, Ravindran &
+//! Jensen 2002), global.
+//!
+//! Jobs run in EDF order, except that a job whose laxity d − t − (e − c(t))
+//! has reached zero (or less) outranks every job with positive laxity. Among
+//! zero-laxity jobs and among the others: earlier deadline first, ties to the
+//! lower task index. So the priority is (0, d, task) for a zero-laxity job
+//! and (1, d, task) otherwise, compared lexicographically.
+//!
+//! A running job's laxity is constant, so only waiting jobs reach zero
+//! laxity: each waiting job with positive laxity has a timer at its
+//! zero-laxity instant d − (e − c), cancelled when it is linked, completes or
+//! blocks, and re-armed when it is displaced or resumes. The key is always
+//! recomputed from the current laxity, so `priority` (what the validator
+//! uses) and the scheduler agree exactly.
+
+use crate::interface::{Conformance, Job, JobView, Priority, Time};
+use crate::order::{laxity, Order};
+
+pub(crate) struct Edzl {
+    pub wcet: Vec<Time>,
+}
+
+impl Edzl {
+    fn key(&self, deadline: Time, task: u32, consumed: Time, now: Time) -> Priority {
+        let wcet = self.wcet.get(task as usize).copied().unwrap_or(0);
+        let zero = laxity(deadline, now, wcet, consumed) <= 0;
+        Priority::new(if zero { 0 } else { 1 }, deadline as i128, task)
+    }
+}
+
+impl Order for Edzl {
+    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Priority {
+        self.key(job.deadline, job.id.task, consumed, now)
+    }
+    fn running(&self, job: &Job, consumed: Time, now: Time) -> Priority {
+        self.key(job.deadline, job.id.task, consumed, now)
+    }
+    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+        w < r
+    }
+    fn rekey_at(&self, job: &Job, consumed: Time, now: Time) -> Option<Time> {
+        let wcet = self.wcet.get(job.id.task as usize).copied().unwrap_or(0);
+        let lax = laxity(job.deadline, now, wcet, consumed);
+        // Zero laxity at now + lax.
+        (lax > 0).then(|| u64::try_from(now as i128 + lax).ok()).flatten()
+    }
+    fn priority(&self, view: &JobView) -> Priority {
+        self.key(view.deadline, view.id.task, view.consumed, view.now)
+    }
+    fn conformance(&self) -> Conformance {
+        Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 }
+    }
+}

@@ -1,0 +1,89 @@
+//! A priority-driven policy: one linking [`Domain`] scheduler per scheduling
+//! domain (one for global policies, one per CPU for partitioned ones, one per
+//! cluster for clustered ones), all with the same job [`Order`]. Events are
+//! routed to the domain of the job's task; `schedule` to the domain of the CPU.
+
+use crate::domain::{Domain, DOMAIN_TAG};
+use crate::interface::{Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, TimerId};
+use crate::order::Order;
+use crate::placement::Layout;
+
+const NONE: (u32, u32) = (u32::MAX, u32::MAX);
+
+pub(crate) struct Engine<O: Order> {
+    info: PolicyInfo,
+    order: O,
+    domains: Vec<Domain>,
+    /// Task → (domain, local index).
+    task_at: Vec<(u32, u32)>,
+    /// CPU → (domain, local index).
+    cpu_at: Vec<(u32, u32)>,
+}
+
+impl<O: Order> Engine<O> {
+    pub fn new(name: &'static str, order: O, layout: Layout, cpus: u32) -> Engine<O> {
+        let mut members: Vec<Vec<u32>> = vec![Vec::new(); layout.domains.len()];
+        let mut task_at = Vec::with_capacity(layout.task_domain.len());
+        for (t, &d) in layout.task_domain.iter().enumerate() {
+            task_at.push((d, members[d as usize].len() as u32));
+            members[d as usize].push(t as u32);
+        }
+        let mut cpu_at = vec![NONE; cpus as usize];
+        for (d, dc) in layout.domains.iter().enumerate() {
+            for (l, &c) in dc.iter().enumerate() {
+                cpu_at[c as usize] = (d as u32, l as u32);
+            }
+        }
+        let domains =
+            layout.domains.iter().zip(members).enumerate().map(|(d, (cpus, tasks))| Domain::new(d as u32, cpus.clone(), tasks)).collect();
+        let info = PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };
+        Engine { info, order, domains, task_at, cpu_at }
+    }
+
+    fn at(&self, task: u32) -> Option<(usize, u32)> {
+        self.task_at.get(task as usize).map(|&(d, l)| (d as usize, l))
+    }
+}
+
+impl<O: Order> Policy for Engine<O> {
+    fn info(&self) -> &PolicyInfo {
+        &self.info
+    }
+    fn release(&mut self, job: Job, k: &mut dyn Kernel) {
+        if let Some((d, l)) = self.at(job.id.task) {
+            self.domains[d].release(l, job, &self.order, k);
+        }
+    }
+    fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
+        if let Some((d, l)) = self.at(job.task) {
+            self.domains[d].complete(l, job, &self.order, k);
+        }
+    }
+    fn block(&mut self, job: JobId, k: &mut dyn Kernel) {
+        if let Some((d, l)) = self.at(job.task) {
+            self.domains[d].block(l, job, &self.order, k);
+        }
+    }
+    fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
+        if let Some((d, l)) = self.at(job.task) {
+            self.domains[d].resume(l, job, &self.order, k);
+        }
+    }
+    fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel) {
+        if tag & DOMAIN_TAG != 0 {
+            let d = (tag & !DOMAIN_TAG) as usize;
+            if let Some(dom) = self.domains.get_mut(d) {
+                dom.domain_timer(timer, &self.order, k);
+            }
+        } else if let Some((d, l)) = u32::try_from(tag).ok().and_then(|t| self.at(t)) {
+            self.domains[d].job_timer(l, timer, &self.order, k);
+        }
+    }
+    fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
+        let &(d, l) = self.cpu_at.get(cpu as usize)?;
+        self.domains.get_mut(d as usize)?.schedule(l)
+    }
+    fn priority(&self, job: &JobView) -> Option<Priority> {
+        Some(self.order.priority(job))
+    }
+}

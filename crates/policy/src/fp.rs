@@ -1,0 +1,62 @@
+//! Fixed priority: G-FP, P-FP, C-FP (EPOS thesis §2.2–2.3), with priorities
+//! by rate monotonic (shorter period first), deadline monotonic (shorter
+//! relative deadline first) or explicit (the tasks' `priority` field, 1 the
+//! highest). Ties to the lower task index.
+
+use crate::build::AdmissionError;
+use crate::interface::{Conformance, Job, JobView, Priority, Time};
+use crate::order::Order;
+use schedlab_model::{Priorities, Spec};
+
+/// The FP order: each task's rank (smaller is more urgent).
+pub(crate) struct Fp {
+    ranks: Vec<i128>,
+}
+
+impl Fp {
+    /// Ranks from the spec: the period (RM), the relative deadline (DM) or
+    /// the `priority` field (explicit, which every task must then have, ≥ 1).
+    pub fn new(spec: &Spec, how: Priorities) -> Result<Fp, AdmissionError> {
+        let mut ranks = Vec::with_capacity(spec.tasks.len());
+        for (i, t) in spec.tasks.iter().enumerate() {
+            ranks.push(match how {
+                Priorities::Rm => t.period.0 as i128,
+                Priorities::Dm => t.deadline().0 as i128,
+                Priorities::Explicit => match t.priority {
+                    Some(p) if p >= 1 => p as i128,
+                    Some(_) => {
+                        return Err(AdmissionError::at(format!("tasks[{i}].priority"), "must be at least 1 (1 is the highest priority), got 0"))
+                    }
+                    None => {
+                        return Err(AdmissionError::at(
+                            format!("tasks[{i}].priority"),
+                            "is required with `priorities: explicit` (1 is the highest priority)",
+                        ))
+                    }
+                },
+            });
+        }
+        Ok(Fp { ranks })
+    }
+    fn key(&self, task: u32) -> Priority {
+        Priority::new(self.ranks.get(task as usize).copied().unwrap_or(i128::MAX), 0, task)
+    }
+}
+
+impl Order for Fp {
+    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
+        self.key(job.id.task)
+    }
+    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
+        self.key(job.id.task)
+    }
+    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+        w < r
+    }
+    fn priority(&self, view: &JobView) -> Priority {
+        self.key(view.id.task)
+    }
+    fn conformance(&self) -> Conformance {
+        Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 }
+    }
+}

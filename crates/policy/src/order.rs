@@ -1,0 +1,41 @@
+//! How a job-level priority-driven policy orders jobs: the one thing that
+//! differs between EDF, FP, LLF and EDZL. The linking domain scheduler
+//! ([`crate::domain`]) does the rest.
+
+use crate::interface::{Conformance, Job, JobView, Priority, Time};
+
+/// A policy's job order, as the domain scheduler uses it.
+///
+/// A job has a key while it waits and a key while it is linked to a CPU;
+/// each must stay constant while the job stays in that state unless the order
+/// announces the instant it changes ([`Order::rekey_at`]).
+pub(crate) trait Order {
+    /// The key of a waiting job (smaller is more urgent).
+    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Priority;
+    /// The key of a linked (running) job; the lowest-priority linked job is
+    /// the one with the largest key.
+    fn running(&self, job: &Job, consumed: Time, now: Time) -> Priority;
+    /// Whether a waiting job with key `w` takes the CPU of the linked job with
+    /// key `r` at `now`.
+    fn displaces(&self, w: &Priority, r: &Priority, now: Time) -> bool;
+    /// With both keys unchanged, the first instant after `now` at which
+    /// [`Order::displaces`] becomes true (LLF: laxities of waiting jobs fall
+    /// while those of running jobs stay put), or `None` if never.
+    fn displaces_at(&self, _w: &Priority, _r: &Priority, _now: Time) -> Option<Time> {
+        None
+    }
+    /// The first instant after `now` at which a waiting job's key changes by
+    /// itself (EDZL: its laxity reaches zero), or `None`.
+    fn rekey_at(&self, _job: &Job, _consumed: Time, _now: Time) -> Option<Time> {
+        None
+    }
+    /// The priority the validator compares (must agree with the decisions).
+    fn priority(&self, view: &JobView) -> Priority;
+    /// How the validator checks schedules of this order.
+    fn conformance(&self) -> Conformance;
+}
+
+/// deadline − now − (wcet − consumed), exactly (negative when late).
+pub(crate) fn laxity(deadline: Time, now: Time, wcet: Time, consumed: Time) -> i128 {
+    deadline as i128 - now as i128 - (wcet as i128 - consumed as i128)
+}
