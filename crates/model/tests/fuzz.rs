@@ -26,7 +26,13 @@ fn survive(text: &str) {
 const ALPHABET: &[u8] = b"{}[]:,-\"'&*!|>%@`#\n \t0123456789.eEmsunKiBMG~?\\\x00\xff";
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 1500, failure_persistence: None, ..ProptestConfig::default() })]
+    #![proptest_config(ProptestConfig {
+        cases: 1500,
+        failure_persistence: None,
+        // Fixed, so CI runs the same cases every time; change it to explore more.
+        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_2026),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn random_bytes(bytes in proptest::collection::vec(any::<u8>(), 0..400)) {

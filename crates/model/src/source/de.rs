@@ -29,6 +29,13 @@ impl std::error::Error for DeError {}
 
 /// The closest of `candidates` to `word`, if close enough to be a likely typo.
 pub fn did_you_mean<'a>(word: &str, candidates: &[&'a str]) -> Option<&'a str> {
+    let w = word.to_lowercase();
+    // An abbreviation (`prio` for `priority`) beats a small edit distance.
+    if w.len() >= 3 {
+        if let Some(c) = candidates.iter().filter(|c| c.to_lowercase().starts_with(&w)).min_by_key(|c| c.len()) {
+            return Some(c);
+        }
+    }
     candidates
         .iter()
         .map(|c| (strsim::damerau_levenshtein(&word.to_lowercase(), &c.to_lowercase()), *c))
@@ -235,5 +242,18 @@ impl<'de, 'a> de::MapAccess<'de> for MapDe<'a> {
     fn next_value_seed<V: de::DeserializeSeed<'de>>(&mut self, seed: V) -> Result<V::Value, DeError> {
         let n = self.value.take().expect("value after key");
         seed.deserialize(NodeDe(n)).map_err(|e| e.at(n.mark))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::did_you_mean;
+    #[test]
+    fn hints() {
+        let keys = ["name", "wcet", "period", "deadline", "priority", "cpu"];
+        assert_eq!(did_you_mean("prio", &keys), Some("priority"));
+        assert_eq!(did_you_mean("perod", &keys), Some("period"));
+        assert_eq!(did_you_mean("Period", &keys), Some("period"));
+        assert_eq!(did_you_mean("zzzzzz", &keys), None);
     }
 }

@@ -14,8 +14,10 @@ struct P<'a> {
 
 impl<'a> P<'a> {
     fn mark(&self) -> Mark {
-        // Columns count characters, not bytes.
-        let col = self.text[self.line_start..self.i.min(self.text.len())].chars().count() + 1;
+        // Columns count characters, not bytes: count the bytes that start a
+        // character (the index may sit inside a multi-byte character).
+        let end = self.i.min(self.s.len());
+        let col = self.s[self.line_start.min(end)..end].iter().filter(|&&b| b & 0xC0 != 0x80).count() + 1;
         Mark { line: self.line, col }
     }
     fn err<T>(&self, message: impl Into<String>) -> Result<T, SyntaxError> {
@@ -283,6 +285,9 @@ mod tests {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert!(parse(&"[".repeat(100_000)).is_err());
+        // An error right after a multi-byte character must not slice inside it.
+        assert!(parse("{\"a\": \"x\\é\"}").is_err());
+        assert!(parse("[\"é\" é]").is_err());
         assert_eq!(parse("123456789012345678901234567890").unwrap().value, Value::Int(123456789012345678901234567890));
     }
 }
