@@ -57,8 +57,18 @@ pub mod tag {
 }
 
 /// Encode one event record into `buf` (appending); `prev` is the previous
-/// event's time. Fails only for a policy name or data over the size limits.
+/// event's time. Fails only for a policy name or data over the size limits,
+/// and then leaves `buf` as it was.
 pub fn encode_event(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceError> {
+    let at = buf.len();
+    let r = encode_record(buf, prev, ev);
+    if r.is_err() {
+        buf.truncate(at);
+    }
+    r
+}
+
+fn encode_record(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceError> {
     let dt = |t: Time| varint::zigzag(t.wrapping_sub(prev) as i64);
     match ev {
         Event::SysRelease { t } => {
@@ -130,15 +140,15 @@ pub fn encode_event(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), Tra
             if data.is_null() {
                 varint::put(buf, 0);
             } else {
-                let json = serde_json::to_vec(data).map_err(|e| TraceError::Format(format!("cannot encode policy event data: {e}")))?;
-                if json.len() as u64 > MAX_DATA_LEN {
-                    return Err(TraceError::Format(format!(
-                        "policy event data of {} bytes is over the binary encoding's limit of {MAX_DATA_LEN}",
-                        json.len()
-                    )));
+                // Serialise in place, then slide the length prefix in front.
+                let at = buf.len();
+                serde_json::to_writer(&mut *buf, data).map_err(|e| TraceError::Format(format!("cannot encode policy event data: {e}")))?;
+                let len = (buf.len() - at) as u64;
+                if len > MAX_DATA_LEN {
+                    return Err(TraceError::Format(format!("policy event data of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}")));
                 }
-                varint::put(buf, json.len() as u64);
-                buf.extend_from_slice(&json);
+                let (prefix, n) = varint::encode(len);
+                buf.splice(at..at, prefix[..n].iter().copied());
             }
         }
     }

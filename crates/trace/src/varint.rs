@@ -15,6 +15,20 @@ pub fn put(buf: &mut Vec<u8>, mut v: u64) {
     buf.push(v as u8);
 }
 
+/// `v` as LEB128 in a fixed array: the bytes and how many are used.
+#[inline]
+pub fn encode(mut v: u64) -> ([u8; MAX_LEN], usize) {
+    let mut out = [0u8; MAX_LEN];
+    let mut n = 0;
+    while v >= 0x80 {
+        out[n] = (v as u8) | 0x80;
+        v >>= 7;
+        n += 1;
+    }
+    out[n] = v as u8;
+    (out, n + 1)
+}
+
 /// Map a signed value to an unsigned one so that small magnitudes stay small:
 /// 0 → 0, −1 → 1, 1 → 2, −2 → 3, ...
 #[inline]
@@ -72,6 +86,8 @@ mod tests {
             let mut buf = Vec::new();
             put(&mut buf, v);
             assert_eq!(get(&buf), Ok((v, buf.len())), "{v}");
+            let (arr, n) = encode(v);
+            assert_eq!(&arr[..n], &buf[..]);
             assert_eq!(get(&buf[..buf.len() - 1]), Err(VarintError::Truncated));
         }
         let mut buf = Vec::new();
