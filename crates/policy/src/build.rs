@@ -8,6 +8,7 @@ use crate::fp::Fp;
 use crate::interface::{Policy, Time};
 use crate::llf::{Llf, DEFAULT_LLF_HYSTERESIS};
 use crate::placement::layout;
+use schedlab_model::spec::Domains;
 use schedlab_model::{Placement, PolicyName, Spec};
 
 /// Why a task set cannot be admitted by its policy (e.g. partitioning failed).
@@ -74,6 +75,9 @@ pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildO
         if let Some(_p) = pol.priorities {
             return Err(AdmissionError::at("policy.priorities", format!("`{}` does not use fixed priorities; remove the key", name.name())));
         }
+    }
+    if kind == Domains::Global && pol.partitioning.is_some() {
+        return Err(AdmissionError::at("policy.partitioning", format!("`{}` is a global policy and does not partition; remove the key", name.name())));
     }
     let wcet = || spec.tasks.iter().map(|t| t.wcet.0).collect::<Vec<_>>();
     let lay = || layout(spec, kind, pol.partitioning, placement);

@@ -54,6 +54,9 @@ fn fixed_priorities_are_validated() {
     let mut s = spec(1, PolicyName::Gedf, &[(1, 10)]);
     s.policy.as_mut().unwrap().priorities = Some(Priorities::Rm);
     assert!(err(&s, None).starts_with("policy.priorities: "));
+    let mut s = spec(1, PolicyName::Edzl, &[(1, 10)]);
+    s.policy.as_mut().unwrap().partitioning = Some(Packing::Ff);
+    assert!(err(&s, None).starts_with("policy.partitioning: "));
 }
 
 #[test]
