@@ -184,3 +184,15 @@ fn the_documented_example_is_a_valid_trace() {
     let r = schedlab_trace::metrics::compute(&h, &evs);
     assert_eq!((r.totals.preemptions, r.totals.migrations, r.totals.misses), (1, 1, 0));
 }
+
+#[test]
+fn binary_writer_refuses_oversized_policy_names_and_stays_usable() {
+    let h = common::header();
+    let mut w = BinaryWriter::new(Vec::new(), &h).unwrap();
+    let big = Event::Policy { t: 0, cpu: None, name: "x".repeat(70_000), data: serde_json::Value::Null };
+    assert!(w.write_event(&big).unwrap_err().to_string().contains("over the binary encoding's limit"));
+    w.write_event(&Event::SysRelease { t: 0 }).unwrap();
+    let bytes = w.finish().unwrap();
+    let (_, evs) = read(&bytes);
+    assert_eq!(evs, [Event::SysRelease { t: 0 }]);
+}
