@@ -3,7 +3,7 @@
 //!
 //! - [`event`], [`header`]: the schema (see `docs/trace-format.md`);
 //! - [`jsonl`], [`binary`]: the two encodings, streaming readers and writers;
-//! - [`file`]: open a file of either encoding, create one by extension;
+//! - [`file`](mod@file): open a file of either encoding, create one by extension;
 //! - [`metrics`]: the streaming per-job / per-task / per-CPU accumulator;
 //! - [`export`]: Perfetto JSON, SVG Gantt chart, CSV job table, stats text.
 
