@@ -242,3 +242,15 @@ fn every_policy_conforms_and_is_deterministic() {
         }
     }
 }
+
+/// Larger global domains (8 CPUs, 24 tasks, U ≈ 6): the same checks.
+#[test]
+fn larger_global_domains_conform() {
+    let mut g = Lcg(99);
+    for name in [PolicyName::Gedf, PolicyName::NpGedf, PolicyName::Gfp, PolicyName::Llf, PolicyName::Edzl] {
+        let tasks: Vec<(u64, u64)> = (0..24).map(|_| (5 + g.next(40), 100 + 10 * g.next(20))).collect();
+        let s = spec(8, name, &tasks);
+        let r = run(&s, build_with(&s, None, &BuildOptions { llf_hysteresis: 3 }).unwrap(), 5000, &[(40, 3, 30), (41, 5, 7)]);
+        assert!(r.done.len() > 24 * 20, "{name:?}");
+    }
+}
