@@ -1,0 +1,65 @@
+//! Arrival model: when each job of a task arrives and is released.
+//!
+//! Job k of a task *arrives* at a_k on the task's grid: a_0 = offset,
+//! a_{k+1} = a_k + period + extra_k, where extra_k is 0 (periodic) or a
+//! seeded sporadic extra delay. Its absolute deadline is a_k + deadline. It
+//! is *released* at a_k + j_k, where j_k is a seeded uniform integer in
+//! [0, jitter] (release jitter; the grid is unaffected), and never before the
+//! task's previous release (releases of a task stay in order).
+
+use crate::config::{Arrivals, Sporadic};
+use crate::streams::{stream, Purpose};
+use schedlab_model::gen::rng::Rng;
+use schedlab_model::Task;
+use schedlab_policy::Time;
+
+#[derive(Debug, Clone)]
+pub(crate) struct ArrivalGen {
+    period: Time,
+    jitter: Time,
+    sporadic: Sporadic,
+    rng_arrival: Rng,
+    rng_jitter: Rng,
+    /// Arrival (grid) time of the next job.
+    pub next_arrival: Time,
+}
+
+impl ArrivalGen {
+    pub fn new(task: &Task, index: u32, seed: u64, model: &Arrivals) -> ArrivalGen {
+        ArrivalGen {
+            period: task.period.0,
+            jitter: if model.ignore_jitter { 0 } else { task.jitter.0 },
+            sporadic: model.sporadic,
+            rng_arrival: stream(seed, Purpose::Arrival, index),
+            rng_jitter: stream(seed, Purpose::Jitter, index),
+            next_arrival: task.offset.0,
+        }
+    }
+
+    /// Release-jitter delay of the next job.
+    pub fn draw_jitter(&mut self) -> Time {
+        if self.jitter == 0 {
+            0
+        } else {
+            self.rng_jitter.range_u64(0, self.jitter)
+        }
+    }
+
+    /// Moves the grid on to the following job's arrival; returns it.
+    pub fn advance(&mut self) -> Time {
+        let extra = match self.sporadic {
+            Sporadic::None => 0,
+            Sporadic::Uniform { max } => self.rng_arrival.range_u64(0, max),
+            Sporadic::Exponential { mean } => {
+                let x = self.rng_arrival.exponential(mean as f64).ceil();
+                if x >= u64::MAX as f64 {
+                    u64::MAX
+                } else {
+                    x as u64
+                }
+            }
+        };
+        self.next_arrival = self.next_arrival.saturating_add(self.period).saturating_add(extra);
+        self.next_arrival
+    }
+}

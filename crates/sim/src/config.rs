@@ -1,0 +1,125 @@
+//! The simulator's options: arrival and execution models, deadline-miss
+//! handling, overheads, tick, horizon.
+
+use schedlab_model::overheads::Overheads;
+use schedlab_policy::Time;
+use std::path::PathBuf;
+
+/// Default cap on a computed horizon: 10 s of simulated time.
+pub const DEFAULT_HORIZON_CAP: Time = 10_000_000_000;
+/// Default tick period: 1 ms (LITMUS^RT's and Linux's common HZ=1000).
+pub const DEFAULT_TICK: Time = 1_000_000;
+
+/// Extra inter-arrival time beyond the period, for sporadic tasks.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub enum Sporadic {
+    /// Strictly periodic: releases exactly one period apart.
+    #[default]
+    None,
+    /// A seeded uniform extra delay in `[0, max]` ns (integer, inclusive).
+    Uniform { max: Time },
+    /// A seeded exponential extra delay with this mean (ns), rounded up to ns.
+    Exponential { mean: Time },
+}
+
+/// How jobs arrive.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Arrivals {
+    /// Extra inter-arrival beyond the period (sporadic model).
+    pub sporadic: Sporadic,
+    /// Ignore the tasks' release jitter (release every job at its arrival).
+    /// By default each release is delayed by a seeded uniform integer in
+    /// `[0, jitter]`; the arrival grid is unaffected.
+    pub ignore_jitter: bool,
+}
+
+/// How long each job actually executes (a task's `executions` list, when
+/// present, always takes precedence, cyclically).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Execution {
+    /// Every job runs for its WCET.
+    #[default]
+    Wcet,
+    /// A seeded uniform integer in `[BCET, WCET]`.
+    Uniform,
+}
+
+/// What happens to a job that misses its deadline (a `DeadlineMiss` event is
+/// recorded at the deadline in every case).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum MissPolicy {
+    /// The job continues until it completes; later jobs of its task wait
+    /// (EPOS semantics).
+    #[default]
+    Continue,
+    /// The job is stopped at its deadline (a forced `Completion`).
+    Abort,
+    /// The job continues, and releases that fall while its task still has an
+    /// incomplete job are skipped (not released at all).
+    Skip,
+}
+
+/// Which CPU handles (and pays the overhead of) a job release.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum ReleaseCpu {
+    /// The CPU the released job is switched to at its release instant, if
+    /// any; otherwise the lowest-numbered CPU the job may run on.
+    #[default]
+    Scheduled,
+    /// Always the lowest-numbered CPU the job may run on (the domain's
+    /// interrupt CPU, like a release master); a job that is scheduled on
+    /// another CPU at once then costs that CPU an IPI.
+    DomainFirst,
+}
+
+/// The simulator's configuration.
+#[derive(Debug, Clone)]
+pub struct SimConfig {
+    /// End of the simulation (ns). `None`: the hyperperiod plus the largest
+    /// offset, capped at `horizon_cap`.
+    pub horizon: Option<Time>,
+    /// Cap on a computed horizon (not on a given one).
+    pub horizon_cap: Time,
+    /// Seed of every random choice.
+    pub seed: u64,
+    pub arrivals: Arrivals,
+    pub execution: Execution,
+    pub miss: MissPolicy,
+    /// The overhead model. `None`: the one the spec references (loaded from
+    /// `spec_dir`), unless `spec_overheads` is false.
+    pub overheads: Option<Overheads>,
+    /// Load `spec.overheads` when `overheads` is `None`.
+    pub spec_overheads: bool,
+    /// Folder relative to which `spec.overheads` is resolved (the spec
+    /// file's folder); default the current directory.
+    pub spec_dir: PathBuf,
+    /// Task count used to look overheads up; default the number of tasks.
+    pub overhead_task_count: Option<u64>,
+    /// Tick period for tick overhead (only charged with an overhead model
+    /// whose tick cost is not 0); 0 disables ticks.
+    pub tick: Time,
+    /// Which CPU handles job releases (overhead accounting).
+    pub release_cpu: ReleaseCpu,
+    /// Forward policy events (`Kernel::note`) to the sink.
+    pub policy_events: bool,
+}
+
+impl Default for SimConfig {
+    fn default() -> SimConfig {
+        SimConfig {
+            horizon: None,
+            horizon_cap: DEFAULT_HORIZON_CAP,
+            seed: 0,
+            arrivals: Arrivals::default(),
+            execution: Execution::default(),
+            miss: MissPolicy::default(),
+            overheads: None,
+            spec_overheads: true,
+            spec_dir: PathBuf::from("."),
+            overhead_task_count: None,
+            tick: DEFAULT_TICK,
+            release_cpu: ReleaseCpu::Scheduled,
+            policy_events: true,
+        }
+    }
+}

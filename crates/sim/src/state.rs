@@ -1,0 +1,110 @@
+//! Per-task and per-CPU simulation state, allocated once per run.
+
+use crate::arrivals::ArrivalGen;
+use crate::execution::ExecGen;
+use crate::summary::{CpuSummary, TaskSummary};
+use schedlab_model::overheads::Resume;
+use schedlab_policy::Time;
+use std::collections::VecDeque;
+
+/// The job of a task that the policy knows (at most one per task: a job is
+/// handed to the policy only once its predecessor completed).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Active {
+    pub seq: u64,
+    pub release: Time,
+    pub deadline: Time,
+    /// Execution needed to complete: the actual execution time plus CPMD charged.
+    pub exec: Time,
+    /// Execution consumed up to the last settlement.
+    pub consumed: Time,
+    /// CPU it runs on.
+    pub cpu: Option<u32>,
+    /// CPU it last ran on.
+    pub last_cpu: Option<u32>,
+}
+
+/// A released job waiting for its predecessor to complete.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Pending {
+    pub seq: u64,
+    pub release: Time,
+    pub deadline: Time,
+    pub exec: Time,
+}
+
+#[derive(Debug)]
+pub(crate) struct TaskState {
+    pub arrivals: ArrivalGen,
+    pub exec: ExecGen,
+    /// Relative deadline.
+    pub rel_deadline: Time,
+    /// Working-set size (bytes), for CPMD.
+    pub wss: u64,
+    /// Lowest-numbered CPU the task may run on.
+    pub home: u32,
+    /// Grid arrival of the job whose release event is queued.
+    pub pending_arrival: Time,
+    /// Sequence number of the next job created.
+    pub next_seq: u64,
+    pub active: Option<Active>,
+    pub queue: VecDeque<Pending>,
+    /// The oldest job neither complete nor checked at its deadline.
+    pub dl_seq: u64,
+    /// Generation of the task's deadline-check entry.
+    pub dl_gen: u32,
+    /// CPU where the last job completed (handles the hand-over of the next).
+    pub handover_cpu: u32,
+    /// Per-pass scratch: `epoch` when the task's job was last assigned.
+    pub assigned_epoch: u64,
+    pub sum: TaskSummary,
+}
+
+impl TaskState {
+    /// Has the task a job that is released and not complete?
+    pub fn busy(&self) -> bool {
+        self.active.is_some() || !self.queue.is_empty()
+    }
+    /// The deadline of job `seq` if it is released and not complete.
+    pub fn deadline_of(&self, seq: u64) -> Option<Time> {
+        if let Some(a) = &self.active {
+            if a.seq == seq {
+                return Some(a.deadline);
+            }
+        }
+        let front = self.queue.front()?.seq;
+        if seq >= front {
+            self.queue.get((seq - front) as usize).map(|p| p.deadline)
+        } else {
+            None
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+pub(crate) struct CpuState {
+    /// Task whose active job runs here.
+    pub job: Option<u32>,
+    /// The job progresses from this time on (later than now while the CPU
+    /// is busy with overheads).
+    pub run_from: Time,
+    /// End of the overhead work charged so far.
+    pub stall_until: Time,
+    /// Generation of the CPU's completion entry.
+    pub gen: u32,
+    /// Time of the outstanding current-generation completion entry.
+    pub entry_t: Option<Time>,
+    /// When the running job will complete, if nothing changes.
+    pub predicted: Option<Time>,
+    // Per-pass scratch.
+    pub marked: bool,
+    pub local: bool,
+    pub remote: bool,
+    pub touched: bool,
+    pub next: Option<u32>,
+    pub changed: bool,
+    pub switched_to: bool,
+    pub resume: Option<Resume>,
+    pub releases: u32,
+    pub sum: CpuSummary,
+}

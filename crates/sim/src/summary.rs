@@ -1,0 +1,74 @@
+//! What a run reports besides its trace: counts and minimal per-task and
+//! per-CPU metrics, accumulated in O(1) memory per task and CPU (so memory
+//! does not grow with the number of jobs). Detailed metrics come from the
+//! trace crate's streaming accumulator fed by the event sink.
+
+use schedlab_policy::Time;
+
+/// Per-task metrics.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TaskSummary {
+    /// Jobs released (trace `Release` events).
+    pub released: u64,
+    /// Jobs that completed (including aborted ones).
+    pub completed: u64,
+    /// Jobs aborted at their deadline (`MissPolicy::Abort`).
+    pub aborted: u64,
+    /// Deadline misses (`DeadlineMiss` events).
+    pub missed: u64,
+    /// Releases skipped (`MissPolicy::Skip`).
+    pub skipped: u64,
+    /// Largest response time (completion − release) of a completed job.
+    pub max_response: Time,
+    /// Sum of response times of completed jobs (for the mean).
+    pub total_response: u128,
+    /// Largest tardiness max(0, completion − deadline) of a completed job.
+    pub max_tardiness: Time,
+    /// Times a job of the task was switched away before completing.
+    pub preemptions: u64,
+    /// Times a job resumed on a different CPU than it last ran on.
+    pub migrations: u64,
+    /// Total cache-related delay charged to the task's jobs.
+    pub cpmd: Time,
+}
+
+/// Per-CPU metrics.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CpuSummary {
+    /// Time jobs progressed on the CPU (including CPMD), up to the end.
+    pub busy: Time,
+    /// Kernel overhead time charged to the CPU (release, schedule, context
+    /// switch, IPI, tick).
+    pub overhead: Time,
+    /// Switches to a job.
+    pub switches: u64,
+}
+
+/// The result of a simulation.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct SimSummary {
+    /// The simulated interval is [0, horizon].
+    pub horizon: Time,
+    /// The seed used.
+    pub seed: u64,
+    /// Queue entries processed (stale ones excluded).
+    pub events: u64,
+    /// Trace events passed to the sink.
+    pub trace_events: u64,
+    pub tasks: Vec<TaskSummary>,
+    pub cpus: Vec<CpuSummary>,
+    /// Jobs released to the policy and not complete at the horizon, plus queued ones.
+    pub incomplete: u64,
+}
+
+impl SimSummary {
+    pub fn released(&self) -> u64 {
+        self.tasks.iter().map(|t| t.released).sum()
+    }
+    pub fn completed(&self) -> u64 {
+        self.tasks.iter().map(|t| t.completed).sum()
+    }
+    pub fn missed(&self) -> u64 {
+        self.tasks.iter().map(|t| t.missed).sum()
+    }
+}
