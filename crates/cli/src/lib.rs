@@ -28,6 +28,8 @@ struct Cli {
 enum Command {
     Gen(commands::gen::Args),
     Check(commands::check::Args),
+    Stats(commands::stats::Args),
+    Export(commands::export::Args),
     Schema(commands::schema::Args),
 }
 
@@ -47,6 +49,8 @@ pub fn run(args: Vec<String>) -> i32 {
     match cli.command {
         Command::Gen(a) => commands::gen::run(a, cli.json),
         Command::Check(a) => commands::check::run(a, cli.json),
+        Command::Stats(a) => commands::stats::run(a, cli.json),
+        Command::Export(a) => commands::export::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
     }
 }

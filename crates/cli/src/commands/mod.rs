@@ -1,5 +1,7 @@
 //! One file per verb.
 
 pub mod check;
+pub mod export;
 pub mod gen;
 pub mod schema;
+pub mod stats;

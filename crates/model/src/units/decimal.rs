@@ -135,3 +135,4 @@ mod tests {
         assert_eq!(format_scaled(0, U), "0ns");
     }
 }
+impl std::error::Error for QuantityError {}
