@@ -188,9 +188,9 @@ impl Validator<'_> {
                 k.timers.due.remove(&n);
                 policy.timer(TimerId(n), tag, &mut k);
             }
-            for c in 0..k.resched.len() {
+            for (c, w) in want.iter_mut().enumerate() {
                 if std::mem::take(&mut k.resched[c]) {
-                    want[c] = policy.schedule(c as Cpu, &mut k).map(|j| JobRef { task: j.task, job: j.seq });
+                    *w = policy.schedule(c as Cpu, &mut k).map(|j| JobRef { task: j.task, job: j.seq });
                 }
             }
             let due_now = k.timers.by_due.keys().next().is_some_and(|&(d, _)| d <= t);

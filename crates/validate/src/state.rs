@@ -119,11 +119,12 @@ impl State {
 
     /// The job's state, created if unknown.
     pub fn job_mut(&mut self, j: JobRef) -> &mut JobState {
-        if !self.jobs.contains_key(&j) {
-            self.jobs.insert(j, JobState::new());
-            self.peak = self.peak.max(self.jobs.len());
+        let n = self.jobs.len();
+        let added = !self.jobs.contains_key(&j);
+        if added {
+            self.peak = self.peak.max(n + 1);
         }
-        self.jobs.get_mut(&j).expect("inserted above")
+        self.jobs.entry(j).or_insert_with(JobState::new)
     }
 
     /// Is the job eligible: released, unfinished, first unfinished job of

@@ -46,7 +46,7 @@ pub fn header(spec: Spec, placement: Vec<Placement>, horizon: Time) -> Header {
 
 /// Builds event lists; deadlines default to release + the task's deadline.
 pub struct Trace {
-    deadlines: Vec<Time>,
+    pub deadlines: Vec<Time>,
     pub events: Vec<Event>,
 }
 
