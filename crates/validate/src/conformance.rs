@@ -80,7 +80,7 @@ impl Validator<'_> {
             id: JobId { task: j.task, seq: j.job },
             release,
             deadline: js.deadline,
-            consumed: js.consumed_at(now),
+            consumed: self.state.consumed_at(j, now),
             now,
         };
         self.policy.as_deref()?.priority(&view)
@@ -210,7 +210,7 @@ impl Validator<'_> {
             return format!("{name} (deadline {})", time(js.deadline));
         }
         let wcet = self.params[j.task as usize].wcet as i128;
-        let laxity = js.deadline as i128 - now as i128 - (wcet - js.consumed_at(now) as i128);
+        let laxity = js.deadline as i128 - now as i128 - (wcet - self.state.consumed_at(j, now) as i128);
         if p.major == laxity {
             return format!("{name} (laxity {})", signed(laxity));
         }

@@ -162,21 +162,43 @@ fn set_job(e: &mut Event, j: JobRef) {
     }
 }
 
-/// Moves event `i` to time `nt`, after the events already at `nt`; returns its new index.
-fn move_event(events: &mut Vec<Event>, i: usize, nt: Time) -> usize {
-    let mut e = events.remove(i);
-    set_time(&mut e, nt);
-    let pos = events.partition_point(|x| x.t() <= nt);
-    events.insert(pos, e);
-    pos
+/// The events that end a job's last stint at index `ei`: the event itself
+/// and, written separately by some producers, the completion after a
+/// switch-away with reason `complete` (or the switch-away after a
+/// completion), at the same time. Indices in increasing order.
+fn ending(events: &[Event], ei: usize) -> Vec<usize> {
+    let (t, j) = (events[ei].t(), events[ei].job());
+    let companion = |e: &Event| match e {
+        Event::Completion { .. } => matches!(events[ei], Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. }),
+        Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. } => matches!(events[ei], Event::Completion { .. }),
+        _ => false,
+    };
+    let mut v = vec![ei];
+    if let Some(p) = events[ei + 1..].iter().take_while(|e| e.t() == t).position(|e| e.job() == j && companion(e)) {
+        v.push(ei + 1 + p);
+    }
+    v
 }
 
-/// A switch-away of `j` on `cpu` at `t` with reason `complete` that follows a
-/// completion (written as a separate event by some producers).
-fn trailing_away(events: &[Event], from: usize, j: JobRef, cpu: u32, t: Time) -> Option<usize> {
-    events[from + 1..].iter().take_while(|e| e.t() == t).position(|e| {
-        matches!(*e, Event::SwitchAway { cpu: c, task, job, reason: SwitchReason::Complete, .. } if c == cpu && JobRef { task, job } == j)
-    }).map(|p| from + 1 + p)
+/// Whether the stint ends its job (completion or abort).
+fn ends_job(events: &[Event], s: &Stint) -> bool {
+    match s.end {
+        Some((_, _, End::Completion)) => true,
+        Some((ei, _, End::Away(SwitchReason::Complete | SwitchReason::Abort))) => ending(events, ei).len() == 2,
+        _ => false,
+    }
+}
+
+/// Moves the events at `idx` (increasing) to time `nt`, keeping their order,
+/// after the events already at `nt`.
+fn move_events(events: &mut Vec<Event>, idx: &[usize], nt: Time) {
+    let mut moved: Vec<Event> = idx.iter().rev().map(|&i| events.remove(i)).collect();
+    moved.reverse();
+    for e in &mut moved {
+        set_time(e, nt);
+    }
+    let pos = events.partition_point(|x| x.t() <= nt);
+    events.splice(pos..pos, moved);
 }
 
 fn pick<T: Copy>(rng: &mut Rng, v: &[T]) -> Option<T> {
@@ -228,14 +250,14 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
             let lo = (len / 4).max(1);
             let hi = (len / 2).max(lo).min(len - 1);
             let delay = rng.range_u64(lo.min(hi), hi);
-            move_event(&mut ev, s.start, s.t0 + delay);
+            move_events(&mut ev, &[s.start], s.t0 + delay);
             m(s.t0, Some(s.cpu), vec![s.job], format!("dispatch of {}#{} on cpu {} delayed by {}ns (from {}ns)", s.job.task, s.job.job, s.cpu, delay, s.t0))
         }
         FaultKind::RunPastCompletion => {
-            // Completions followed by another dispatch on the same CPU.
+            // Stints that end their job, followed by another dispatch on the same CPU.
             let mut cands = Vec::new();
             for (i, s) in st.iter().enumerate() {
-                if let Some((ei, t1, End::Completion)) = s.end {
+                if let (true, Some((ei, t1, _))) = (ends_job(events, s), s.end) {
                     if let Some(next) = st[i + 1..].iter().find(|n| n.cpu == s.cpu && n.start > ei) {
                         cands.push((*s, ei, t1, *next));
                     }
@@ -244,27 +266,13 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
             let (s, ei, t1, next) = pick(&mut rng, &cands)?;
             let after = next.end.map_or(next.t0 + 2, |e| e.1).max(next.t0 + 2);
             let nt = rng.range_u64(next.t0 + 1, after - 1);
-            let away = trailing_away(&ev, ei, s.job, s.cpu, t1);
-            if let Event::Completion { exec, .. } = &mut ev[ei] {
-                *exec += nt - t1;
-            }
-            // Move the later event first so the earlier index stays valid.
-            if let Some(ai) = away {
-                move_event(&mut ev, ai, nt);
-            }
-            move_event(&mut ev, ei, nt);
-            if let Some(ai) = away {
-                // The switch-away must follow the completion it belongs to.
-                let ci = ev.iter().position(|e| matches!(*e, Event::Completion { t, task, job, .. } if t == nt && JobRef { task, job } == s.job));
-                let ai2 = ev.iter().position(|e| matches!(*e, Event::SwitchAway { t, task, job, reason: SwitchReason::Complete, .. } if t == nt && JobRef { task, job } == s.job));
-                if let (Some(ci), Some(ai2)) = (ci, ai2) {
-                    if ai2 < ci {
-                        let e = ev.remove(ai2);
-                        ev.insert(ci, e);
-                    }
+            let idx = ending(&ev, ei);
+            for &i in &idx {
+                if let Event::Completion { exec, .. } | Event::SwitchAway { exec, .. } = &mut ev[i] {
+                    *exec += nt - t1;
                 }
-                let _ = ai;
             }
+            move_events(&mut ev, &idx, nt);
             m(t1, Some(s.cpu), vec![s.job, next.job], format!(
                 "{}#{} keeps running on cpu {} after its completion at {}ns, until {}ns (past the dispatch of {}#{} at {}ns)",
                 s.job.task, s.job.job, s.cpu, t1, nt, next.job.task, next.job.job, next.t0
@@ -289,12 +297,9 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
             }
             let (s, c) = pick(&mut rng, if cands.is_empty() { &fallback } else { &cands })?;
             set_cpu(&mut ev[s.start], c);
-            if let Some((ei, t1, end)) = s.end {
-                set_cpu(&mut ev[ei], c);
-                if end == End::Completion {
-                    if let Some(ai) = trailing_away(&ev, ei, s.job, s.cpu, t1) {
-                        set_cpu(&mut ev[ai], c);
-                    }
+            if let Some((ei, _, _)) = s.end {
+                for i in ending(&ev, ei) {
+                    set_cpu(&mut ev[i], c);
                 }
             }
             m(s.t0, Some(c), vec![s.job], format!("the stint of {}#{} at {}ns moves from cpu {} to cpu {c}, outside its placement", s.job.task, s.job.job, s.t0, s.cpu))

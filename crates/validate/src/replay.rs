@@ -92,7 +92,7 @@ impl Kernel for ReplayKernel<'_> {
         self.now
     }
     fn consumed(&self, job: JobId) -> Time {
-        self.state.jobs.get(&JobRef { task: job.task, job: job.seq }).map_or(0, |s| s.consumed_at(self.now))
+        self.state.consumed_at(JobRef { task: job.task, job: job.seq }, self.now)
     }
     fn running(&self, cpu: Cpu) -> Option<JobId> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))

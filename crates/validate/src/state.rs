@@ -15,10 +15,8 @@ pub(crate) struct JobState {
     /// `None` while the job runs without having been released (a violation).
     pub release: Option<Time>,
     pub deadline: Time,
-    /// Execution time of its closed stints.
+    /// Execution time of its closed stints (overhead intervals on its CPU excluded).
     pub consumed: Time,
-    /// Overhead intervals recorded on its CPU while it ran (not its execution).
-    pub overhead: Time,
     /// Open stints: (CPU, start).
     pub runs: Vec<(u32, Time)>,
     pub blocked: bool,
@@ -34,17 +32,11 @@ impl JobState {
             release: None,
             deadline: 0,
             consumed: 0,
-            overhead: 0,
             runs: Vec::new(),
             blocked: false,
             eligible_since: 0,
             wcet_reported: false,
         }
-    }
-
-    /// Execution time consumed by `now`, including open stints.
-    pub fn consumed_at(&self, now: Time) -> Time {
-        self.consumed + self.runs.iter().map(|&(_, s)| now.saturating_sub(s)).sum::<Time>()
     }
 
     pub fn running(&self) -> bool {
@@ -82,6 +74,9 @@ pub(crate) struct CpuState {
     /// The last job that completed while running here, and when.
     pub last_completed: Option<(JobRef, Time)>,
     pub domain: Option<usize>,
+    /// Overhead intervals `[start, end)` recorded on this CPU, in order of
+    /// start, kept while an open or future stint may overlap them.
+    pub overheads: VecDeque<(Time, Time)>,
 }
 
 /// The reconstructed schedule.
@@ -167,12 +162,61 @@ impl State {
 
     /// Ends the stint of `j` on `cpu`, if any; returns whether there was one.
     pub fn stop(&mut self, j: JobRef, cpu: u32, t: Time) -> bool {
-        let Some(js) = self.jobs.get_mut(&j) else { return false };
-        let Some(i) = js.runs.iter().position(|&(c, _)| c == cpu) else { return false };
-        let (_, s) = js.runs.swap_remove(i);
-        js.consumed += t.saturating_sub(s);
+        let Some(i) = self.jobs.get(&j).and_then(|js| js.runs.iter().position(|&(c, _)| c == cpu)) else { return false };
+        let s = self.jobs[&j].runs[i].1;
+        let net = self.net(cpu, s, t);
+        let js = self.jobs.get_mut(&j).expect("checked above");
+        js.runs.swap_remove(i);
+        js.consumed += net;
         self.cpus[cpu as usize].jobs.retain(|&x| x != j);
+        self.prune(cpu, t);
         true
+    }
+
+    /// Time in `[s, e)` on `cpu` not covered by its overhead intervals: the
+    /// execution a job running there then got (a job makes no progress
+    /// while its CPU does kernel work).
+    pub fn net(&self, cpu: u32, s: Time, e: Time) -> Time {
+        if e <= s {
+            return 0;
+        }
+        let mut stalled = 0;
+        let mut covered = s;
+        for &(a, b) in &self.cpus[cpu as usize].overheads {
+            if a >= e {
+                break;
+            }
+            let (lo, hi) = (a.max(covered), b.min(e));
+            if hi > lo {
+                stalled += hi - lo;
+            }
+            covered = covered.max(hi);
+        }
+        (e - s) - stalled
+    }
+
+    /// Records an overhead interval on `cpu`.
+    pub fn overhead(&mut self, cpu: u32, t: Time, dur: Time) {
+        if dur > 0 {
+            self.cpus[cpu as usize].overheads.push_back((t, t.saturating_add(dur)));
+        }
+        self.prune(cpu, t);
+    }
+
+    /// Forgets overhead intervals no open or future stint on `cpu` can overlap.
+    fn prune(&mut self, cpu: u32, now: Time) {
+        let c = &self.cpus[cpu as usize];
+        let from = c.jobs.iter().filter_map(|j| self.jobs.get(j)).flat_map(|js| js.runs.iter()).filter(|r| r.0 == cpu).map(|r| r.1).min().unwrap_or(now).min(now);
+        let c = &mut self.cpus[cpu as usize];
+        while c.overheads.front().is_some_and(|&(_, b)| b <= from) {
+            c.overheads.pop_front();
+        }
+    }
+
+    /// Execution time `j` consumed by `now`, including its open stints.
+    pub fn consumed_at(&self, j: JobRef, now: Time) -> Time {
+        let Some(js) = self.jobs.get(&j) else { return 0 };
+        js.consumed + js.runs.iter().map(|&(c, s)| self.net(c, s, now)).sum::<Time>()
     }
 
     /// Ends every stint of `j`; returns the CPUs it ran on.
@@ -182,13 +226,5 @@ impl State {
             self.stop(j, c, t);
         }
         cpus
-    }
-
-    /// The single job running on `cpu`, if exactly one.
-    pub fn running_on(&self, cpu: u32) -> Option<JobRef> {
-        match self.cpus.get(cpu as usize).map(|c| c.jobs.as_slice()) {
-            Some([j]) => Some(*j),
-            _ => None,
-        }
     }
 }

@@ -72,7 +72,7 @@ enum Ev {
     Done { t: Time, cpu: u32, j: JobRef },
     Block { t: Time, j: JobRef },
     Resume { t: Time, j: JobRef },
-    Overhead { cpu: u32, dur: Time },
+    Overhead { t: Time, cpu: u32, dur: Time },
     Other,
 }
 
@@ -86,7 +86,7 @@ impl Ev {
             Event::Completion { t, cpu, task, job, .. } => Ev::Done { t, cpu, j: r(task, job) },
             Event::Block { t, task, job } => Ev::Block { t, j: r(task, job) },
             Event::Resume { t, task, job } => Ev::Resume { t, j: r(task, job) },
-            Event::Overhead { cpu, dur, .. } => Ev::Overhead { cpu, dur },
+            Event::Overhead { t, cpu, dur, .. } => Ev::Overhead { t, cpu, dur },
             _ => Ev::Other,
         }
     }
@@ -324,11 +324,7 @@ impl<'p> Validator<'p> {
                     self.replay_note(ev_resume(j));
                 }
             }
-            Ev::Overhead { cpu, dur } => {
-                if let Some(j) = self.state.running_on(cpu) {
-                    self.state.job_mut(j).overhead += dur;
-                }
-            }
+            Ev::Overhead { t, cpu, dur } => self.state.overhead(cpu, t, dur),
             Ev::Other => {}
         }
     }
@@ -509,7 +505,7 @@ impl<'p> Validator<'p> {
         if js.wcet_reported {
             return;
         }
-        let net = js.consumed_at(at).saturating_sub(js.overhead);
+        let net = self.state.consumed_at(j, at);
         let p = &self.params[j.task as usize];
         let listed = p.executions.as_ref().filter(|v| !v.is_empty()).map(|v| v[(j.job % v.len() as u64) as usize]);
         let allowed = p.wcet.max(listed.unwrap_or(0));

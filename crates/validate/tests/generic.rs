@@ -321,6 +321,26 @@ fn overheads_inside_a_stint_are_not_execution() {
 }
 
 #[test]
+fn overhead_spanning_a_switch_is_split_between_the_jobs() {
+    let (h, t) = two_tasks();
+    // Overhead [0.9ms, 1.1ms) on cpu 0 while A switches to B at 1ms:
+    // A loses 0.1ms, B 0.1ms; both then execute exactly their WCET.
+    let t = t
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .to(0, 0, 0, 0)
+        .ev(Event::Overhead { t: ms(0.9), cpu: 0, kind: schedlab_trace::OverheadKind::Schedule, dur: ms(0.2) })
+        .away(MS, 0, 0, 0)
+        .to(MS, 0, 1, 0)
+        .done(ms(4.1), 0, 1, 0)
+        .to(ms(4.1), 0, 0, 0)
+        .done(ms(5.2), 0, 0, 0);
+    assert_pass(&check(&h, &t, None));
+    let t2 = Trace { events: t.events[..t.events.len() - 1].to_vec(), ..Trace::new(&h.spec) }.done(ms(5.3), 0, 0, 0);
+    assert_fails(&check(&h, &t2, None), &[Check::Wcet]);
+}
+
+#[test]
 fn events_out_of_order_are_an_error() {
     let (h, t) = two_tasks();
     let t = t.rel(2 * MS, 0, 0).rel(MS, 1, 0);

@@ -15,6 +15,21 @@ fn validate_gedf(h: &schedlab_trace::Header, events: Vec<schedlab_trace::Event>,
 /// given checks among those that fail.
 fn caught(kind: FaultKind, any_of: &[Check]) {
     let (h, t) = gedf_example();
+    caught_in(&h, &t, kind, any_of);
+    // The same schedule written as the simulator does: a switch-away with
+    // reason `complete` before each completion.
+    let mut ev = Vec::new();
+    for e in t.events {
+        if let schedlab_trace::Event::Completion { t, cpu, task, job, exec, .. } = e {
+            ev.push(schedlab_trace::Event::SwitchAway { t, cpu, task, job, reason: schedlab_trace::SwitchReason::Complete, exec });
+        }
+        ev.push(e);
+    }
+    caught_in(&h, &Trace { events: ev, ..Trace::new(&h.spec) }, kind, any_of);
+}
+
+fn caught_in(h: &schedlab_trace::Header, t: &Trace, kind: FaultKind, any_of: &[Check]) {
+    let h = h.clone();
     assert_pass(&validate_gedf(&h, t.events.clone(), Mode::Auto));
     for seed in 0..16 {
         let f = inject(&h, &t.events, kind, seed).unwrap_or_else(|| panic!("{kind} applies to the example"));
