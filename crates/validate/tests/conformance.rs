@@ -288,6 +288,7 @@ fn report_serializes_and_renders() {
     assert_eq!(conf["violations"], 1);
     assert_eq!(conf["first"]["t"], 3_500_000);
     let text = r.render();
+    println!("{text}");
     assert!(text.starts_with("FAIL: gedf, priority-driven conformance;"), "{text}");
     assert!(text.contains("  conformance      1 violation"), "{text}");
     assert!(text.contains("t=3.5ms cpu 0: G-EDF conformance: T3#0 (deadline 20ms) runs while T2#0 (deadline 10ms) waits; running on domain 0: T3#0, T4#0\n  preceding events:\n"), "{text}");
