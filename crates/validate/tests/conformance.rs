@@ -119,6 +119,27 @@ fn partitioned_domains_are_checked_separately() {
     assert_eq!(r.first(Check::Conformance).unwrap().message, "t=0ns cpu 0: P-EDF conformance: B#0 (deadline 20ms) runs while A#0 (deadline 10ms) waits; running on domain 0: B#0");
 }
 
+#[test]
+fn clustered_domains() {
+    let s = spec(
+        4,
+        vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS), task("D", 2 * MS, 40 * MS)],
+        Some(PolicyName::Cedf),
+    );
+    let c0 = Placement::Cluster { cluster: 0, cpus: vec![0, 1] };
+    let c1 = Placement::Cluster { cluster: 1, cpus: vec![2, 3] };
+    let h = header(s.clone(), vec![c0.clone(), c0.clone(), c0, c1], 40 * MS);
+    let cedf = || Box::new(TestPolicy::new("cedf", 4, vec![vec![0, 1], vec![2, 3]], h.placement.clone(), Order::Edf, pd(true, true, 0)));
+    // Cluster 0 runs A and B, C waits; cluster 1 runs D (and idles a CPU: nothing of its own waits).
+    let ok = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).rel(0, 3, 0).to(0, 0, 0, 0).to(0, 1, 1, 0).to(0, 2, 3, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 2, 0).done(2 * MS, 1, 1, 0).done(2 * MS, 2, 3, 0).done(4 * MS, 0, 2, 0);
+    assert_pass(&check(&h, &ok, Some(cedf())));
+    // Cluster 0 runs B and C while A waits.
+    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).to(0, 0, 2, 0).to(0, 1, 1, 0).done(2 * MS, 0, 2, 0).to(2 * MS, 0, 0, 0).done(2 * MS, 1, 1, 0).done(4 * MS, 0, 0, 0);
+    let r = check(&h, &bad, Some(cedf()));
+    assert_fails(&r, &[Check::Conformance]);
+    assert_eq!(r.first(Check::Conformance).unwrap().message, "t=0ns cpu 0: C-EDF conformance: C#0 (deadline 30ms) runs while A#0 (deadline 10ms) waits; running on domain 0: C#0, B#0");
+}
+
 /// One CPU, LLF: A (4ms, deadline 10ms) runs [0, 4], then B (4ms, deadline 11ms) [4, 8].
 /// A's laxity stays 6ms while it runs; B's falls from 7ms: B outranks A by
 /// more than h from 1ms + h on.
