@@ -38,7 +38,7 @@
 //! [`balance`]: Domain::balance
 
 use crate::heap::IndexedHeap;
-use crate::interface::{Cpu, Job, JobId, Kernel, Priority, Time, TimerId};
+use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Priority, Time, TimerId};
 use crate::order::Order;
 use std::cmp::Reverse;
 
@@ -188,11 +188,22 @@ impl Domain {
         self.balance(o, k);
     }
 
-    /// The job linked to local CPU `c`.
-    pub fn schedule(&mut self, c: u32) -> Option<JobId> {
+    /// The job linked to local CPU `c`; the driver runs it from now on.
+    ///
+    /// Under a non-preemptive order the job is committed here, when it
+    /// starts, not when it was linked: until the end of the instant a more
+    /// urgent job released at the same instant may still take its place
+    /// (NP-G-EDF picks the most urgent job among all of the instant's
+    /// releases). A committed job's CPU gets the most urgent possible key, so
+    /// it is never displaced.
+    pub fn schedule<O: Order>(&mut self, c: u32, o: &O) -> Option<JobId> {
         let t = self.linked[c as usize]?;
         let s = &mut self.slots[t as usize];
         s.last_cpu = Some(c);
+        if matches!(o.conformance(), Conformance::PriorityDriven { preemptive: false, .. }) {
+            let committed = Priority::new(i128::MIN, i128::MIN, 0);
+            self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(committed), cpu: c });
+        }
         s.job.map(|j| j.id)
     }
 

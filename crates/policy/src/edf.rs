@@ -27,7 +27,9 @@ impl Order for Edf {
         key(job.deadline, job.id.task)
     }
     fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
-        self.preemptive && w < r
+        // Non-preemptive too: a linked job that has not started yet may be
+        // displaced; started jobs carry a key nothing beats (see Domain::schedule).
+        w < r
     }
     fn priority(&self, view: &JobView) -> Priority {
         key(view.deadline, view.id.task)

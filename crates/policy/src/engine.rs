@@ -81,7 +81,7 @@ impl<O: Order> Policy for Engine<O> {
     }
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
         let &(d, l) = self.cpu_at.get(cpu as usize)?;
-        self.domains.get_mut(d as usize)?.schedule(l)
+        self.domains.get_mut(d as usize)?.schedule(l, &self.order)
     }
     fn priority(&self, job: &JobView) -> Option<Priority> {
         Some(self.order.priority(job))

@@ -101,6 +101,22 @@ fn np_gedf_never_preempts() {
     }
 }
 
+/// NP-G-EDF commits a job when it starts, not when it is released: among
+/// jobs released at the same instant the most urgent ones start, whatever
+/// order the releases arrive in.
+#[test]
+fn np_gedf_starts_the_most_urgent_of_simultaneous_releases() {
+    let mut s = spec(2, PolicyName::NpGedf, &[(4, 20), (4, 20), (4, 20)]);
+    s.tasks[0].deadline = Some(Duration(12));
+    s.tasks[1].deadline = Some(Duration(9));
+    s.tasks[2].deadline = Some(Duration(8));
+    let r = run(&s, policy(&s), 20, &[]);
+    let mut first: Vec<u32> = r.segs.iter().filter(|g| g.start == 0).map(|g| g.task).collect();
+    first.sort();
+    assert_eq!(first, vec![1, 2]);
+    assert!(r.segs.iter().any(|g| g.task == 0 && g.start == 4));
+}
+
 /// Partitioned and clustered policies keep every job in its domain (the
 /// driver asserts each switch against the placement).
 #[test]
