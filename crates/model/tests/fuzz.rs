@@ -29,8 +29,11 @@ proptest! {
     #![proptest_config(ProptestConfig {
         cases: 1500,
         failure_persistence: None,
-        // Fixed, so CI runs the same cases every time; change it to explore more.
-        rng_seed: proptest::test_runner::RngSeed::Fixed(0x5EED_2026),
+        // Fixed, so CI runs the same cases every time; set SCHEDLAB_FUZZ_SEED
+        // to explore other cases.
+        rng_seed: proptest::test_runner::RngSeed::Fixed(
+            std::env::var("SCHEDLAB_FUZZ_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x5EED_2026),
+        ),
         ..ProptestConfig::default()
     })]
 
