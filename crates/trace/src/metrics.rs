@@ -118,6 +118,20 @@ impl JobSink for () {
     fn job(&mut self, _rec: &JobRecord) {}
 }
 
+/// An optional sink: records go to it when present.
+impl<S: JobSink> JobSink for Option<S> {
+    fn job(&mut self, rec: &JobRecord) {
+        if let Some(s) = self {
+            s.job(rec);
+        }
+    }
+    fn interval(&mut self, iv: &Interval) {
+        if let Some(s) = self {
+            s.interval(iv);
+        }
+    }
+}
+
 /// Collect the records.
 impl JobSink for Vec<JobRecord> {
     fn job(&mut self, rec: &JobRecord) {

@@ -4,4 +4,6 @@ pub mod check;
 pub mod export;
 pub mod gen;
 pub mod schema;
+pub mod simulate;
 pub mod stats;
+pub mod validate;
