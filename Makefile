@@ -7,7 +7,7 @@
 #   make venv      create .venv and install the build and test tools (once)
 #   make develop   build the extension (debug) and install schedlab into .venv
 #   make test      Rust tests, then the Python package and its tests
-#   make demo      generate and check task sets with the installed `schedlab`
+#   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -49,9 +49,12 @@ test-python: develop
 
 demo: develop
 	@mkdir -p out
-	$(VENV)/bin/schedlab gen --seed 7 -o out/demo.yaml
-	$(VENV)/bin/schedlab check out/demo.yaml
+	$(VENV)/bin/schedlab gen --seed 7 -o out/generated.yaml
+	$(VENV)/bin/schedlab check out/generated.yaml
 	$(VENV)/bin/schedlab check examples/demo.yaml
+	$(VENV)/bin/schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json --csv out/demo-jobs.csv
+	$(VENV)/bin/schedlab validate out/demo.jsonl
+	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv"
 
 clean:
 	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache .hypothesis
