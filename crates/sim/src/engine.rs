@@ -31,8 +31,11 @@ use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::collections::VecDeque;
 
 /// Passes at one instant before the run is declared stuck (a policy that
-/// keeps arming timers for "now").
+/// keeps arming timers for "now" from `schedule`).
 const MAX_PASSES_PER_INSTANT: u32 = 100_000;
+/// Queue entries at one instant, beyond those of every task and CPU, before
+/// the run is declared stuck (a timer callback re-arming itself for "now").
+const MAX_ENTRIES_PER_INSTANT: u64 = 1_000_000;
 
 /// Sub-orders within the release class: a hand-over before an arrival of
 /// the same task; release latency markers last.
@@ -189,6 +192,8 @@ impl Engine {
         }
         let mut last_t = Time::MAX;
         let mut passes = 0u32;
+        let mut entries = 0u64;
+        let entry_limit = MAX_ENTRIES_PER_INSTANT + 64 * (st.tasks.len() + st.cpus.len()) as u64;
         loop {
             let Some(t) = st.queue.peek_time() else { break };
             if t == last_t {
@@ -203,12 +208,21 @@ impl Engine {
             } else {
                 last_t = t;
                 passes = 0;
+                entries = 0;
             }
             st.now = t;
             st.flush_overheads(t);
             let mut tick_now = false;
             while st.queue.peek_time() == Some(t) {
                 let e = st.queue.pop().expect("peeked");
+                entries += 1;
+                if entries > entry_limit {
+                    return Err(SimError::Policy {
+                        t,
+                        cpu: None,
+                        message: format!("more than {entry_limit} events at one instant (a timer re-armed for now forever?)"),
+                    });
+                }
                 match e.kind {
                     Kind::Completion => {
                         if st.completion_due(e.idx, e.gen) {
@@ -611,12 +625,8 @@ impl Engine {
                         let task = st.cpus[c as usize].job.expect("switched to a job");
                         let ts = &mut st.tasks[task as usize];
                         let d = st.overheads.as_ref().map_or(0, |o| o.cpmd(ts.wss, kind));
-                        if d > 0 {
-                            ts.active.as_mut().expect("running").exec += d;
-                            ts.sum.cpmd += d;
-                            let start = st.cpus[c as usize].run_from;
-                            st.emit_overhead(start, c, OverheadKind::Cpmd, d);
-                        }
+                        ts.sum.cpmd += d;
+                        st.charge(c, OverheadKind::Cpmd, d);
                     }
                 }
             }

@@ -14,7 +14,7 @@ pub(crate) struct Active {
     pub seq: u64,
     pub release: Time,
     pub deadline: Time,
-    /// Execution needed to complete: the actual execution time plus CPMD charged.
+    /// The job's actual execution time.
     pub exec: Time,
     /// Execution consumed up to the last settlement.
     pub consumed: Time,

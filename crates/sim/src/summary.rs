@@ -35,10 +35,10 @@ pub struct TaskSummary {
 /// Per-CPU metrics.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CpuSummary {
-    /// Time jobs progressed on the CPU (including CPMD), up to the end.
+    /// Time jobs progressed on the CPU, up to the end.
     pub busy: Time,
-    /// Kernel overhead time charged to the CPU (release, schedule, context
-    /// switch, IPI, tick).
+    /// Overhead time charged to the CPU (release, schedule, context switch,
+    /// IPI, tick, CPMD).
     pub overhead: Time,
     /// Switches to a job.
     pub switches: u64,

@@ -46,14 +46,14 @@ fn hand_computed_uniprocessor_example() {
         SwitchTo { t: 3_560, cpu: 0, task: 0, job: 0 },
         Overhead { t: 3_560, cpu: 0, kind: K::Schedule, dur: 20 },
         Overhead { t: 3_580, cpu: 0, kind: K::ContextSwitch, dur: 30 },
-        // t0 resumes after a preemption: CPMD 10 lines × 1 ns added to its remaining 560.
+        // t0 resumes after a preemption: CPMD 10 lines × 1 ns before its remaining 560.
         Overhead { t: 3_610, cpu: 0, kind: K::Cpmd, dur: 10 },
-        SwitchAway { t: 4_180, cpu: 0, task: 0, job: 0, reason: SwitchReason::Complete, exec: 1_010 },
-        Completion { t: 4_180, cpu: 0, task: 0, job: 0, exec: 1_010, forced: false },
+        SwitchAway { t: 4_180, cpu: 0, task: 0, job: 0, reason: SwitchReason::Complete, exec: 1_000 },
+        Completion { t: 4_180, cpu: 0, task: 0, job: 0, exec: 1_000, forced: false },
     ];
     assert_eq!(ev, expected);
-    assert_eq!(sum.cpus[0].overhead, 10 + 20 + 30 + 10 + 20 + 30 + 20 + 30);
-    assert_eq!(sum.cpus[0].busy, 1_010 + 3_000);
+    assert_eq!(sum.cpus[0].overhead, 10 + 20 + 30 + 10 + 20 + 30 + 20 + 30 + 10);
+    assert_eq!(sum.cpus[0].busy, 1_000 + 3_000);
     assert_eq!(sum.tasks[0].cpmd, 10);
     assert_eq!(sum.tasks[0].preemptions, 1);
 }
@@ -137,7 +137,7 @@ fn migration_charges_cpmd_and_is_counted() {
     assert!(ev.contains(&Event::SwitchAway { t: 500, cpu: 1, task: 1, job: 0, reason: SwitchReason::Preempt, exec: 500 }));
     assert!(ev.contains(&Event::SwitchTo { t: 1_000, cpu: 0, task: 1, job: 0 }));
     assert!(ev.contains(&Event::Overhead { t: 1_000, cpu: 0, kind: K::Cpmd, dur: 200 }));
-    assert!(ev.contains(&Event::Completion { t: 4_700, cpu: 0, task: 1, job: 0, exec: 4_200, forced: false }));
+    assert!(ev.contains(&Event::Completion { t: 4_700, cpu: 0, task: 1, job: 0, exec: 4_000, forced: false }));
     assert_eq!(sum.tasks[1].migrations, 1);
 }
 
