@@ -513,8 +513,8 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
                     }
                     table.wss.push(w);
                     let mut vals = Vec::with_capacity(r.len() - 1);
-                    for j in 1..r.len() {
-                        vals.push(parse_us(r[j].text).map_err(|m| err(*ln, r[j].col, t.header[j].text, m))?);
+                    for (c, h) in r.iter().zip(&t.header).skip(1) {
+                        vals.push(parse_us(c.text).map_err(|m| err(*ln, c.col, h.text, m))?);
                     }
                     let max = vals.iter().copied().max().unwrap_or(0);
                     let pre = pre_col.map_or(max, |c| vals[c]);

@@ -194,8 +194,7 @@ impl Engine {
         let mut passes = 0u32;
         let mut entries = 0u64;
         let entry_limit = MAX_ENTRIES_PER_INSTANT + 64 * (st.tasks.len() + st.cpus.len()) as u64;
-        loop {
-            let Some(t) = st.queue.peek_time() else { break };
+        while let Some(t) = st.queue.peek_time() {
             if t == last_t {
                 passes += 1;
                 if passes > MAX_PASSES_PER_INSTANT {

@@ -191,7 +191,7 @@ impl<'a> State<'a> {
             Some(c.run_from.saturating_add(a.exec.saturating_sub(a.consumed)))
         });
         if let Some(p) = c.predicted {
-            if c.entry_t.map_or(true, |e| p < e) {
+            if !matches!(c.entry_t, Some(e) if e <= p) {
                 c.gen = c.gen.wrapping_add(1);
                 c.entry_t = Some(p);
                 self.queue.push(p, ord(CLASS_COMPLETION, cpu as u64), Kind::Completion, cpu, c.gen);

@@ -86,7 +86,7 @@ impl ScanEdf {
             }
             let mut best: Option<usize> = None;
             for i in 0..n {
-                if !self.kept[i] && best.map_or(true, |b| key(&self.ready[i]) < key(&self.ready[b])) {
+                if !self.kept[i] && !matches!(best, Some(b) if key(&self.ready[b]) <= key(&self.ready[i])) {
                     best = Some(i);
                 }
             }

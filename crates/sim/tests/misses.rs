@@ -35,7 +35,7 @@ fn abort_stops_the_job_at_its_deadline() {
     let config = SimConfig { horizon: Some(12_000), miss: MissPolicy::Abort, ..SimConfig::default() };
     let (ev, sum) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     check_trace(&ev, 1);
-    let expect_job0 = vec![
+    let expect_job0 = [
         Event::Release { t: 0, task: 0, job: 0, deadline: 2_000 },
         Event::SwitchTo { t: 0, cpu: 0, task: 0, job: 0 },
         Event::DeadlineMiss { t: 2_000, task: 0, job: 0 },
@@ -43,7 +43,7 @@ fn abort_stops_the_job_at_its_deadline() {
         Event::Completion { t: 2_000, cpu: 0, task: 0, job: 0, exec: 2_000, forced: true },
         Event::Release { t: 4_000, task: 0, job: 1, deadline: 6_000 },
     ];
-    assert_eq!(&ev[1..7], &expect_job0[..]);
+    assert_eq!(&ev[1..7], &expect_job0);
     assert_eq!(sum.tasks[0].aborted, 3);
     assert_eq!(sum.tasks[0].missed, 3);
     assert_eq!(sum.tasks[0].completed, 3);
