@@ -259,6 +259,9 @@ struct KindAcc {
 #[derive(Debug, Clone, Default)]
 struct CpuAcc {
     running: Option<(JobRef, Time)>,
+    /// Overhead intervals [start, end) on this CPU not yet behind the
+    /// running stint: they stall the job, so they are not its execution.
+    stalls: Vec<(Time, Time)>,
     busy: Time,
     switches: u64,
     overhead: [KindAcc; 7],
@@ -455,8 +458,16 @@ impl<S: JobSink> Metrics<S> {
                 Some(j) => j.miss_event = true,
                 None => self.anomalies += 1,
             },
-            Event::Overhead { cpu, kind, dur, .. } => {
-                let k = &mut self.cpus.get_mut(cpu).overhead[kind.index()];
+            Event::Overhead { t, cpu, kind, dur } => {
+                let c = self.cpus.get_mut(cpu);
+                // Release latency delays a release; it does not occupy the CPU.
+                if kind != OverheadKind::ReleaseLatency && dur > 0 {
+                    // Keep the intervals the running stint may still overlap.
+                    let floor = c.running.map_or(t, |(_, since)| since.min(t));
+                    c.stalls.retain(|&(_, b)| b > floor);
+                    c.stalls.push((t, t.saturating_add(dur)));
+                }
+                let k = &mut c.overhead[kind.index()];
                 k.count += 1;
                 k.total = k.total.saturating_add(dur);
                 k.max = k.max.max(dur);
@@ -505,7 +516,10 @@ impl<S: JobSink> Metrics<S> {
     fn stop(&mut self, cpu: u32, t: Time, reason: Option<SwitchReason>) {
         let c = self.cpus.get_mut(cpu);
         let Some((key, since)) = c.running.take() else { return };
-        let d = t.saturating_sub(since);
+        // Execution is the stint minus the overhead intervals that overlap it.
+        let stalled: Time = c.stalls.iter().map(|&(a, b)| b.min(t).saturating_sub(a.max(since))).sum();
+        c.stalls.retain(|&(_, b)| b > t);
+        let d = t.saturating_sub(since).saturating_sub(stalled);
         c.busy = c.busy.saturating_add(d);
         if let Some(j) = self.jobs.get_mut(&key) {
             j.exec = j.exec.saturating_add(d);
@@ -565,7 +579,12 @@ impl<S: JobSink> Metrics<S> {
                     busy: c.busy,
                     utilization: ratio(c.busy, end),
                     switches: c.switches,
-                    overhead: c.overhead.iter().fold(0u64, |s, k| s.saturating_add(k.total)),
+                    // CPU time spent on kernel work (release latency is a delay, not CPU work).
+                    overhead: OverheadKind::ALL
+                        .iter()
+                        .zip(c.overhead.iter())
+                        .filter(|(kind, _)| **kind != OverheadKind::ReleaseLatency)
+                        .fold(0u64, |s, (_, k)| s.saturating_add(k.total)),
                     overheads: overhead_list(&c.overhead),
                 }
             })

@@ -144,10 +144,10 @@ fn csv_has_one_row_per_job() {
     assert_eq!(
         &lines[1..],
         [
-            "A,0,0,0,5000000,0,2000000,2000000,0,false,0,0,2000000,completed",
-            "A,0,1,5000000,10000000,5000000,7000000,2000000,0,false,0,0,2000000,completed",
+            "A,0,0,0,5000000,0,2000000,2000000,0,false,0,0,1990000,completed",
+            "A,0,1,5000000,10000000,5000000,7000000,2000000,0,false,0,0,1997000,completed",
             "A,0,2,10000000,15000000,,,,0,false,0,0,0,unfinished",
-            "B,1,0,0,10000000,2000000,9000000,9000000,0,false,1,1,4000000,completed",
+            "B,1,0,0,10000000,2000000,9000000,9000000,0,false,1,1,3990000,completed",
             "\"C <&\"\"q\"\">, x\",2,0,0,7000000,0,8000000,8000000,1000000,true,0,0,8000000,completed",
         ]
     );
@@ -163,14 +163,15 @@ fn stats_text_and_json() {
     assert_eq!(row("A "), ["A", "3", "2", "0", "1", "0", "0.0%", "2ms", "2ms", "0ns", "0", "0"]);
     assert_eq!(row("B "), ["B", "1", "1", "0", "0", "0", "0.0%", "9ms", "9ms", "0ns", "1", "1"]);
     assert_eq!(row("all "), ["all", "5", "4", "0", "1", "1", "20.0%", "9ms", "1ms", "1", "1"]);
-    assert_eq!(row("0 "), ["0", "7ms", "70.0%", "3", "18us"]);
-    assert_eq!(row("1 "), ["1", "9ms", "90.0%", "2", "5us"]);
+    assert_eq!(row("0 "), ["0", "6.982ms", "69.8%", "3", "18us"]);
+    assert_eq!(row("1 "), ["1", "8.995ms", "90.0%", "2", "5us"]);
     assert_eq!(row("context-switch"), ["context-switch", "2", "10us", "5us", "5us"]);
     assert!(text.ends_with("horizon 10ms, 26 events\n"), "{text}");
     assert!(text.lines().all(|l| l == l.trim_end()));
 
     let json: Value = serde_json::from_str(&stats_json(&r)).unwrap();
     assert_eq!(json["tasks"][2]["misses"], 1);
-    assert_eq!(json["totals"]["utilization"], 1.6);
+    // (6.982 + 8.995) ms of job execution (overhead stalls excluded) over 10 ms.
+    assert_eq!(json["totals"]["utilization"], 1.5977);
 }
 

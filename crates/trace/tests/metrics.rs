@@ -29,10 +29,13 @@ fn rec(task: u32, job: u64, release: u64, deadline: u64, start: Option<u64>, fin
 #[test]
 fn per_job_records_are_exact() {
     let (_, jobs) = compute_with_jobs(&common::header(), &common::events());
-    let a0 = JobRecord { exec: 2 * MS, ..rec(0, 0, 0, 5 * MS, Some(0), Some(2 * MS)) };
-    let a1 = JobRecord { exec: 2 * MS, ..rec(0, 1, 5 * MS, 10 * MS, Some(5 * MS), Some(7 * MS)) };
+    // Execution excludes the overhead intervals that stall a job's stints:
+    // A#0 loses the 10us schedule at 0, A#1 the 3us release at 5 ms, B#0 the
+    // 5us context switches at 2 ms (CPU 0) and 8 ms (CPU 1).
+    let a0 = JobRecord { exec: 2 * MS - 10 * US, ..rec(0, 0, 0, 5 * MS, Some(0), Some(2 * MS)) };
+    let a1 = JobRecord { exec: 2 * MS - 3 * US, ..rec(0, 1, 5 * MS, 10 * MS, Some(5 * MS), Some(7 * MS)) };
     let c0 = JobRecord { exec: 8 * MS, ..rec(2, 0, 0, 7 * MS, Some(0), Some(8 * MS)) };
-    let b0 = JobRecord { exec: 4 * MS, preemptions: 1, migrations: 1, ..rec(1, 0, 0, 10 * MS, Some(2 * MS), Some(9 * MS)) };
+    let b0 = JobRecord { exec: 4 * MS - 10 * US, preemptions: 1, migrations: 1, ..rec(1, 0, 0, 10 * MS, Some(2 * MS), Some(9 * MS)) };
     let a2 = rec(0, 2, 10 * MS, 15 * MS, None, None);
     assert_eq!(c0.tardiness, MS);
     assert!(c0.missed);
@@ -50,19 +53,19 @@ fn per_task_cpu_and_total_figures_are_exact() {
     let a = &r.tasks[0];
     assert_eq!((a.jobs, a.completed, a.unfinished, a.misses, a.aborted), (3, 2, 1, 0, 0));
     assert_eq!((a.max_response, a.mean_response, a.max_tardiness), (Some(2 * MS), Some(2e6), 0));
-    assert_eq!((a.preemptions, a.migrations, a.exec), (0, 0, 4 * MS));
+    assert_eq!((a.preemptions, a.migrations, a.exec), (0, 0, 4 * MS - 13 * US));
     assert_eq!(a.miss_ratio, 0.0);
 
     let b = &r.tasks[1];
-    assert_eq!((b.jobs, b.completed, b.misses, b.max_response, b.preemptions, b.migrations, b.exec), (1, 1, 0, Some(9 * MS), 1, 1, 4 * MS));
+    assert_eq!((b.jobs, b.completed, b.misses, b.max_response, b.preemptions, b.migrations, b.exec), (1, 1, 0, Some(9 * MS), 1, 1, 4 * MS - 10 * US));
 
     let c = &r.tasks[2];
     assert_eq!((c.jobs, c.completed, c.misses, c.miss_ratio, c.max_response, c.max_tardiness), (1, 1, 1, 1.0, Some(8 * MS), MS));
 
     assert_eq!(r.cpus.len(), 2);
     let (c0, c1) = (&r.cpus[0], &r.cpus[1]);
-    assert_eq!((c0.busy, c0.utilization, c0.switches), (7 * MS, 0.7, 3));
-    assert_eq!((c1.busy, c1.utilization, c1.switches), (9 * MS, 0.9, 2));
+    assert_eq!((c0.busy, c0.utilization, c0.switches), (7 * MS - 18 * US, 0.6982, 3));
+    assert_eq!((c1.busy, c1.utilization, c1.switches), (9 * MS - 5 * US, 0.8995, 2));
     assert_eq!(c0.overhead, 18 * US);
     assert_eq!(
         c0.overheads.iter().map(|o| (o.kind, o.count, o.total)).collect::<Vec<_>>(),
@@ -74,8 +77,8 @@ fn per_task_cpu_and_total_figures_are_exact() {
 
     let t = &r.totals;
     assert_eq!((t.events, t.jobs, t.completed, t.unfinished, t.misses), (26, 5, 4, 1, 1));
-    assert_eq!((t.preemptions, t.migrations, t.busy, t.overhead), (1, 1, 16 * MS, 23 * US));
-    assert_eq!((t.max_response, t.max_tardiness, t.utilization, t.miss_ratio), (Some(9 * MS), MS, 1.6, 0.2));
+    assert_eq!((t.preemptions, t.migrations, t.busy, t.overhead), (1, 1, 16 * MS - 23 * US, 23 * US));
+    assert_eq!((t.max_response, t.max_tardiness, t.utilization, t.miss_ratio), (Some(9 * MS), MS, 1.5977, 0.2));
     assert_eq!((t.implicit_releases, t.anomalies), (0, 0));
 }
 
