@@ -14,10 +14,21 @@ validates, generates and writes specs through the same Rust core as the
     gen = schedlab.generate(seed=7, cpus=4, tasks=12, util=2.5)
     print(gen.to_yaml())
 
+    r = schedlab.simulate("examples/demo.yaml", seed=3)
+    r.jobs                     # pandas DataFrame, one row per job
+    r.tasks, r.cpus, r.summary # per-task and per-CPU statistics, totals
+    r.validate().passed        # the schedule obeys the policy
+    r.gantt("demo.svg")        # SVG Gantt chart (shown inline by Jupyter)
+
 Durations are integer nanoseconds and sizes integer bytes everywhere (see
 :mod:`schedlab._types` for the helpers ``MS``, ``US``, ``KIB``, ``MIB``).
 A spec that cannot be used raises :class:`SpecError`, which carries the file,
 line, column and field path of every problem.
+
+:func:`simulate` runs the discrete-event simulator as ``schedlab simulate``
+does and returns a :class:`SimResult` (pandas DataFrames of jobs, tasks and
+CPUs; the validator; Perfetto, SVG and CSV exports). :func:`validate`,
+:func:`read_trace` and :func:`stats` work on trace files.
 """
 
 from __future__ import annotations
@@ -30,6 +41,7 @@ from typing import Any
 
 from . import _native
 from ._errors import Diagnostic, SpecError
+from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
 from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Task, TaskSet
 
 __all__ = [
@@ -38,6 +50,13 @@ __all__ = [
     "generate",
     "generator_options",
     "schema",
+    "simulate",
+    "SimResult",
+    "GanttChart",
+    "validate",
+    "ValidationReport",
+    "read_trace",
+    "stats",
     "TaskSet",
     "Task",
     "Platform",

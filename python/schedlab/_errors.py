@@ -66,8 +66,9 @@ class SpecError(ValueError):
 
     Raised by :func:`schedlab.load`, :func:`schedlab.loads` and by every
     operation that hands a :class:`schedlab.TaskSet` to the Rust core
-    (``summary()``, ``to_yaml()``, ``to_json()``) when the spec is invalid.
-    It is a :class:`ValueError`.
+    (``summary()``, ``to_yaml()``, ``to_json()``, :func:`schedlab.simulate`)
+    when the spec is invalid; :func:`schedlab.simulate` also raises it for a
+    spec without a ``policy``. It is a :class:`ValueError`.
 
     Attributes:
         file: The file name as given (``"<string>"`` for text, ``"<taskset>"``

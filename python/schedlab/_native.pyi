@@ -1,8 +1,11 @@
 """Type stubs of the Rust extension module ``schedlab._native``.
 
-Every function takes and returns JSON text; :mod:`schedlab` builds objects
-from it. Spec problems raise :class:`schedlab.SpecError`; other bad arguments
-raise ValueError.
+Every function takes and returns JSON text (durations as text with a unit);
+:mod:`schedlab` builds objects from it. The one exception is :class:`SimRun`,
+a simulation's outcome kept on the Rust side, which hands its job table over
+as raw column buffers. Spec problems raise :class:`schedlab.SpecError`;
+other bad arguments raise ValueError (the message starts with the option's
+name); files that cannot be read or written raise OSError.
 """
 
 import os
@@ -35,3 +38,75 @@ def schema() -> str:
 
 def cli_main(argv: list[str]) -> int:
     """Run the ``schedlab`` command with ``argv`` (argv[0] is the program name); its exit code."""
+
+class SimRun:
+    """The outcome of :func:`simulate`: header, metrics, job records (sorted
+    by task and job) and, when kept, the events."""
+
+    @property
+    def job_count(self) -> int:
+        """Number of jobs."""
+
+    @property
+    def has_events(self) -> bool:
+        """Whether the events were kept in memory."""
+
+    def header_json(self) -> str:
+        """The trace header as JSON."""
+
+    def report_json(self) -> str:
+        """The metrics report as JSON (``schedlab simulate --json``)."""
+
+    def job_columns(self) -> dict[str, bytearray]:
+        """The job table as native-endian columns: int64 ``task_index``, ``job``,
+        ``release``, ``deadline``, ``start``, ``finish``, ``response``,
+        ``tardiness``, ``preemptions``, ``migrations``, ``exec``; one byte per
+        job (bool) ``missed``, ``start_missing``, ``finish_missing``,
+        ``response_missing``; uint8 ``status`` (0 completed, 1 aborted, 2 unfinished)."""
+
+    def events_json(self) -> str | None:
+        """The events as a JSON array, or None when they were not kept."""
+
+    def trace_jsonl(self) -> str:
+        """The whole trace as JSON Lines (header line, then the events)."""
+
+    def perfetto(self) -> str:
+        """Chrome / Perfetto trace-event JSON."""
+
+    def svg(self, start: str | None = None, end: str | None = None, width: int = 1200) -> str:
+        """The SVG Gantt chart of the window [start, end]."""
+
+    def jobs_csv(self) -> str:
+        """The job table as CSV (``schedlab export --csv``)."""
+
+    def validate(self, tolerance: str, mode: str) -> str:
+        """Validate the schedule; JSON ``{"report", "first_violation", "text"}``."""
+
+def simulate(
+    path: str | os.PathLike[str] | None = None,
+    spec_json: str | None = None,
+    file: str = "<taskset>",
+    spec_dir: str | os.PathLike[str] | None = None,
+    *,
+    horizon: str | None = None,
+    horizon_cap: str = "10s",
+    seed: int = 0,
+    exec: str = "wcet",
+    sporadic: str = "none",
+    jitter: bool = True,
+    miss: str = "continue",
+    overheads: bool = True,
+    tick: str = "1ms",
+    trace: str | os.PathLike[str] | None = None,
+    keep_events: bool = True,
+) -> SimRun:
+    """Simulate the spec file ``path`` or the spec JSON ``spec_json`` as ``schedlab simulate`` does."""
+
+def validate_trace(path: str | os.PathLike[str], tolerance: str = "0", mode: str = "auto") -> str:
+    """Validate a trace file (streamed); JSON ``{"report", "first_violation", "text"}``."""
+
+def trace_stats(path: str | os.PathLike[str]) -> str:
+    """The statistics of a trace file as JSON (``schedlab stats --json``)."""
+
+def read_trace(path: str | os.PathLike[str]) -> tuple[str, str]:
+    """A trace file as JSON: the header and the array of events."""

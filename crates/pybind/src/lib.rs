@@ -12,6 +12,8 @@ use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
 
+mod sim;
+
 mod py {
     // The exception class lives in Python so that it can carry attributes
     // and be documented and subclassed there; it is imported when first raised.
@@ -141,6 +143,10 @@ fn strip_position(msg: String) -> String {
 #[pymodule]
 mod _native {
     use super::*;
+    use std::path::PathBuf;
+
+    #[pymodule_export]
+    use super::sim::SimRun;
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -253,6 +259,84 @@ mod _native {
     #[pyfunction]
     fn schema() -> String {
         schedlab_model::schema::spec_schema_json()
+    }
+
+    /// simulate(path=None, spec_json=None, file="<taskset>", spec_dir=".", *, horizon=None,
+    ///          horizon_cap="10s", seed=0, exec="wcet", sporadic="none", jitter=True,
+    ///          miss="continue", overheads=True, tick="1ms", trace=None, keep_events=True) -> SimRun
+    ///
+    /// Simulates the spec at `path`, or the spec JSON `spec_json` (named `file`
+    /// in messages, its overhead file resolved from `spec_dir`), under its
+    /// policy, with the options of `schedlab simulate` (durations as text with
+    /// a unit). Writes the trace to `trace` when given. Raises SpecError for a
+    /// spec that cannot be used (or has no policy), ValueError naming the
+    /// option for a bad option, ValueError for a task set the policy does not
+    /// admit, OSError when the trace cannot be written.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, horizon=None, horizon_cap="10s",
+                        seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", overheads=true, tick="1ms",
+                        trace=None, keep_events=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn simulate(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        spec_json: Option<&str>,
+        file: &str,
+        spec_dir: Option<PathBuf>,
+        horizon: Option<&str>,
+        horizon_cap: &str,
+        seed: u64,
+        exec: &str,
+        sporadic: &str,
+        jitter: bool,
+        miss: &str,
+        overheads: bool,
+        tick: &str,
+        trace: Option<PathBuf>,
+        keep_events: bool,
+    ) -> PyResult<sim::SimRun> {
+        let (spec, file, dir) = match (&path, spec_json) {
+            (Some(p), None) => {
+                let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
+                let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from);
+                (loaded.spec, p.display().to_string(), dir)
+            }
+            (None, Some(j)) => (spec_from_json(j)?, file.to_string(), None),
+            _ => return Err(PyValueError::new_err("simulate() takes either a spec path or spec JSON")),
+        };
+        let opts = sim::SimOptions { horizon, horizon_cap, seed, exec, sporadic, jitter, miss, overheads, tick };
+        let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
+        let cfg = sim::config(&opts, dir)?;
+        py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)
+    }
+
+    /// validate_trace(path, tolerance="0", mode="auto") -> str
+    ///
+    /// Validates a trace file (streamed) as `schedlab validate` does. Returns
+    /// JSON `{"report", "first_violation", "text"}`. Raises OSError when the
+    /// file cannot be read, ValueError when it is not a trace or cannot be
+    /// checked, or for a bad option.
+    #[pyfunction]
+    #[pyo3(signature = (path, tolerance="0", mode="auto"))]
+    fn validate_trace(py: Python<'_>, path: PathBuf, tolerance: &str, mode: &str) -> PyResult<String> {
+        let (tolerance, mode) = (tolerance.to_owned(), mode.to_owned());
+        py.detach(move || sim::validate_file(&path, &tolerance, &mode)).map_err(PyErr::from)
+    }
+
+    /// trace_stats(path) -> str
+    ///
+    /// The statistics of a trace file as JSON (`schedlab stats --json`).
+    #[pyfunction]
+    fn trace_stats(py: Python<'_>, path: PathBuf) -> PyResult<String> {
+        py.detach(move || sim::stats_file(&path)).map_err(PyErr::from)
+    }
+
+    /// read_trace(path) -> tuple[str, str]
+    ///
+    /// A trace file (JSON Lines or binary) as JSON: the header and the array of events.
+    #[pyfunction]
+    fn read_trace(py: Python<'_>, path: PathBuf) -> PyResult<(String, String)> {
+        py.detach(move || sim::read_file(&path)).map_err(PyErr::from)
     }
 
     /// cli_main(argv) -> int
