@@ -54,6 +54,8 @@ pub(crate) struct TaskState {
     /// Released, not completed, in increasing order.
     pub pending: VecDeque<u64>,
     pub max_released: Option<u64>,
+    /// Due time of the last release (its release instant less a recorded
+    /// release latency).
     pub last_release: Option<Time>,
     /// The task's job currently in its domain's eligible set.
     pub elig: Option<u64>,

@@ -21,8 +21,8 @@ use crate::replay::ReplayCore;
 use crate::report::{CheckReport, JobCounts, Miss, Misses, Overrun, Overruns, PolicyChecks, Report};
 use crate::state::State;
 use schedlab_policy::{Conformance, Policy};
-use schedlab_trace::{Event, Header, JobRef, Placement, Source, SwitchReason, Time, SCHEMA_VERSION};
-use std::collections::{HashMap, HashSet, VecDeque};
+use schedlab_trace::{Event, Header, JobRef, OverheadKind, Placement, Source, SwitchReason, Time, SCHEMA_VERSION};
+use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
 /// Most open latency events kept per domain; older ones count as unresolved.
 const MAX_OPEN: usize = 100_000;
@@ -73,6 +73,8 @@ enum Ev {
     Block { t: Time, j: JobRef },
     Resume { t: Time, j: JobRef },
     Overhead { t: Time, cpu: u32, dur: Time },
+    /// A release-latency interval: it delays a release and does not occupy its CPU.
+    ReleaseLatency { t: Time, dur: Time },
     Other,
 }
 
@@ -86,6 +88,7 @@ impl Ev {
             Event::Completion { t, cpu, task, job, .. } => Ev::Done { t, cpu, j: r(task, job) },
             Event::Block { t, task, job } => Ev::Block { t, j: r(task, job) },
             Event::Resume { t, task, job } => Ev::Resume { t, j: r(task, job) },
+            Event::Overhead { t, kind: OverheadKind::ReleaseLatency, dur, .. } => Ev::ReleaseLatency { t, dur },
             Event::Overhead { t, cpu, dur, .. } => Ev::Overhead { t, cpu, dur },
             _ => Ev::Other,
         }
@@ -111,6 +114,9 @@ pub struct Validator<'p> {
     pub(crate) rec: Recorder,
     conds: HashMap<Cond, Pending>,
     zombies: HashSet<(JobRef, u32)>,
+    /// Release-latency intervals not yet reached by a release: their end
+    /// (the delayed release instant) and the longest such delay.
+    latencies: BTreeMap<Time, Time>,
     pub(crate) wrongs: HashMap<JobRef, Wrong>,
     pub(crate) lat: Latencies,
     pub(crate) open: Vec<VecDeque<(Time, LatencyKind)>>,
@@ -223,6 +229,7 @@ impl<'p> Validator<'p> {
             rec: Recorder::new(names, options.history, title),
             conds: HashMap::new(),
             zombies: HashSet::new(),
+            latencies: BTreeMap::new(),
             wrongs: HashMap::new(),
             lat: Latencies::default(),
             replay,
@@ -325,6 +332,10 @@ impl<'p> Validator<'p> {
                 }
             }
             Ev::Overhead { t, cpu, dur } => self.state.overhead(cpu, t, dur),
+            Ev::ReleaseLatency { t, dur } => {
+                let d = self.latencies.entry(t.saturating_add(dur)).or_default();
+                *d = (*d).max(dur);
+            }
             Ev::Other => {}
         }
     }
@@ -332,6 +343,11 @@ impl<'p> Validator<'p> {
     fn on_release(&mut self, t: Time, j: JobRef, deadline: Time) {
         let tol = self.tol;
         let p = self.params[j.task as usize].clone();
+        // A release-latency interval ending now delayed this release: the
+        // job was due that much earlier (its deadline counts from then).
+        self.latencies = self.latencies.split_off(&t);
+        let late = self.latencies.get(&t).copied().unwrap_or(0);
+        let due = t - late.min(t);
         let ts = &self.state.tasks[j.task as usize];
         if let Some(m) = ts.max_released.filter(|&m| m >= j.job) {
             self.rec.violation(Check::Accounting, t, t, None, |n| {
@@ -342,12 +358,12 @@ impl<'p> Validator<'p> {
         match ts.last_release {
             Some(last) => {
                 let min = p.period.saturating_sub(p.jitter).saturating_sub(tol);
-                if t - last < min {
+                if due.saturating_sub(last) < min {
                     self.rec.violation(Check::Sporadic, t, t, None, |n| {
                         Detail::new(format!(
                             "{} is released {} after the previous job of its task, less than its period {} (jitter {}, tolerance {})",
                             n.job(j),
-                            time(t - last),
+                            time(due.saturating_sub(last)),
                             time(p.period),
                             time(p.jitter),
                             time(tol)
@@ -363,7 +379,7 @@ impl<'p> Validator<'p> {
                 }
             }
         }
-        let lo = t.saturating_add(p.deadline).saturating_sub(p.jitter).saturating_sub(tol);
+        let lo = due.saturating_add(p.deadline).saturating_sub(p.jitter).saturating_sub(tol);
         let hi = t.saturating_add(p.deadline).saturating_add(tol);
         if deadline < lo || deadline > hi {
             self.rec.violation(Check::Sporadic, t, t, None, |n| {
@@ -379,7 +395,7 @@ impl<'p> Validator<'p> {
         }
         let ts = &mut self.state.tasks[j.task as usize];
         ts.max_released = Some(j.job);
-        ts.last_release = Some(t);
+        ts.last_release = Some(due);
         ts.pending.push_back(j.job);
         let js = self.state.job_mut(j);
         js.release = Some(t);

@@ -254,6 +254,44 @@ fn sporadic_tolerance_accepts_early_release() {
     assert_pass(&check_opts(&h, &t, None, &Options::with_tolerance(50 * US)));
 }
 
+/// A release-latency interval `[d, d + L)` delays the release of a job due
+/// at `d` to `d + L`; its deadline still counts from `d` (the simulator's
+/// release latency). Regression: the validator required `deadline = release
+/// + D` and reported every delayed release as a sporadic violation.
+#[test]
+fn release_latency_delays_the_release_not_the_deadline() {
+    let latency = |t| Event::Overhead { t, cpu: 0, kind: schedlab_trace::OverheadKind::ReleaseLatency, dur: 3 * US };
+    let (h, t) = two_tasks();
+    let t = t
+        .ev(latency(0))
+        .rel_d(3 * US, 0, 0, 10 * MS)
+        .to(3 * US, 0, 0, 0)
+        .done(2 * MS + 3 * US, 0, 0, 0)
+        .ev(latency(10 * MS))
+        .rel_d(10 * MS + 3 * US, 0, 1, 20 * MS);
+    assert_pass(&check(&h, &t, None));
+    // Without the recorded latency the deadline is 3us short.
+    let t2 = Trace { events: t.events.iter().filter(|e| !matches!(e, Event::Overhead { .. })).cloned().collect(), ..Trace::new(&h.spec) };
+    assert_fails(&check(&h, &t2, None), &[Check::Sporadic]);
+    // A latency that ends at another instant does not excuse the release.
+    let (h, t) = two_tasks();
+    assert_fails(&check(&h, &t.ev(latency(0)).rel_d(5 * US, 0, 0, 10 * MS), None), &[Check::Sporadic]);
+}
+
+/// Release latency is a delay, not kernel work on its CPU: a job running
+/// while it is recorded there keeps executing. Regression: the validator
+/// subtracted it from the job's execution like a CPU overhead.
+#[test]
+fn release_latency_does_not_stall_the_running_job() {
+    let (h, t) = two_tasks();
+    let t = t
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .ev(Event::Overhead { t: MS, cpu: 0, kind: schedlab_trace::OverheadKind::ReleaseLatency, dur: 500 * US })
+        .done(ms(2.5), 0, 0, 0);
+    assert_fails(&check(&h, &t, None), &[Check::Wcet]);
+}
+
 #[test]
 fn sporadic_deadline_must_match_the_relative_deadline() {
     let (h, t) = two_tasks();
