@@ -8,6 +8,7 @@
 #   make develop   build the extension (debug) and install schedlab into .venv
 #   make test      Rust tests, then the Python package and its tests
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
+#   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -23,7 +24,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python demo clean
+.PHONY: venv develop test test-rust test-python demo bench clean
 
 venv: $(STAMP)
 
@@ -55,6 +56,11 @@ demo: develop
 	$(VENV)/bin/schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json --csv out/demo-jobs.csv
 	$(VENV)/bin/schedlab validate out/demo.jsonl
 	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv"
+
+# Release builds only; about 2.5 minutes on a 2-core machine. Results go to
+# bench/results/ and the tables to docs/performance.md (by hand).
+bench:
+	$(PYTHON) bench/simso_compare.py compare
 
 clean:
 	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache .hypothesis

@@ -1,49 +1,135 @@
-//! Simulator throughput: a G-EDF workload of 10 tasks on 4 CPUs, 10 s of
-//! simulated time, trace off (events counted and dropped).
+//! Simulator throughput, in process, trace off (events counted and dropped).
+//!
+//! The task sets are the ones `bench/simso_compare.py` runs in SimSo:
+//! `bench/sets/gedf_m{4,8,16,32,64}.json` (seeded UUniFast-discard,
+//! n = 2.5·m tasks, U = 0.6·m, implicit deadlines, periods in whole ms).
+//!
+//! Groups (filter with `cargo bench -p schedlab-sim --bench sim -- GROUP/`):
+//! - `sim/`: G-EDF on the 10-task, 4-CPU set for 10 s (the run compared with
+//!   SimSo) and 1000 s (steady state), and 1000 s with the CLI's streaming
+//!   metrics accumulator as the sink (what `schedlab simulate` does per event);
+//! - `scaling/`: G-EDF from m = 4 to m = 64 (horizon 4000/m s, so every run
+//!   has about the same number of events): ns per event;
+//! - `policies/`: G-EDF, P-EDF, G-FP, LLF, EDZL, NP-G-EDF on the 10-task set, 1000 s.
+//!
+//! Before each benchmark one line `bench-counts {json}` goes to stdout with
+//! the jobs released and the simulator's events (`SimSummary::events`, queue
+//! entries processed) and trace events of one run; the throughput criterion
+//! prints is in jobs (elements) per second.
 
-use criterion::{criterion_group, criterion_main, Criterion};
-use schedlab_model::{Duration, Platform, PolicyName, PolicySpec, Spec, Task};
-use schedlab_sim::{simulate, SimConfig};
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
+use criterion::measurement::WallTime;
+use schedlab_model::{load_path, PolicyName, PolicySpec, Spec};
+use schedlab_sim::{simulate, SimConfig, SimSummary};
+use schedlab_trace::Metrics;
 use std::hint::black_box;
+use std::path::PathBuf;
+use std::time::Duration;
 
-fn workload() -> Spec {
-    // Total utilisation 3.2 on 4 CPUs; periods 2–50 ms.
-    let params: [(u64, u64); 10] = [
-        (1_000_000, 2_000_000),
-        (1_500_000, 5_000_000),
-        (2_000_000, 8_000_000),
-        (3_000_000, 10_000_000),
-        (2_500_000, 10_000_000),
-        (4_000_000, 16_000_000),
-        (6_000_000, 20_000_000),
-        (5_000_000, 25_000_000),
-        (9_000_000, 40_000_000),
-        (5_000_000, 50_000_000),
-    ];
-    Spec {
-        meta: None,
-        platform: Platform { cpus: 4, clusters: None, cache: None },
-        policy: Some(PolicySpec::named(PolicyName::Gedf)),
-        overheads: None,
-        tasks: params.iter().enumerate().map(|(i, &(c, p))| Task::new(format!("t{i}"), Duration(c), Duration(p))).collect(),
-    }
+const S: u64 = 1_000_000_000;
+
+fn set(m: usize) -> Spec {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../bench/sets/gedf_m{m}.json"));
+    load_path(&p).unwrap_or_else(|e| panic!("{}: {e} (run `python3 bench/simso_compare.py sets`)", p.display())).spec
 }
 
-fn bench(c: &mut Criterion) {
-    let spec = workload();
-    let config = SimConfig { horizon: Some(10_000_000_000), ..SimConfig::default() };
-    let mut g = c.benchmark_group("sim");
+fn with_policy(spec: &Spec, name: PolicyName) -> Spec {
+    let mut s = spec.clone();
+    s.policy = Some(PolicySpec::named(name));
+    s
+}
+
+fn run_counting(spec: &Spec, config: &SimConfig) -> (u64, SimSummary) {
+    let mut policy = schedlab_policy::build(spec, None).expect("the policy admits the set");
+    let mut n = 0u64;
+    let s = simulate(spec, policy.as_mut(), config, &mut |_| n += 1).expect("simulation");
+    (n, s)
+}
+
+/// One untimed run: prints the counts the script reads, returns the jobs.
+fn counts(group: &str, id: &str, spec: &Spec, config: &SimConfig) -> u64 {
+    let (trace_events, s) = run_counting(spec, config);
+    assert_eq!(trace_events, s.trace_events);
+    println!(
+        "bench-counts {{\"id\":\"{group}/{id}\",\"m\":{},\"tasks\":{},\"horizon_s\":{},\"jobs\":{},\"completed\":{},\"misses\":{},\"events\":{},\"trace_events\":{}}}",
+        spec.platform.cpus,
+        spec.tasks.len(),
+        config.horizon.unwrap() as f64 / S as f64,
+        s.released(),
+        s.completed(),
+        s.missed(),
+        s.events,
+        s.trace_events
+    );
+    s.released()
+}
+
+fn bench_one(g: &mut BenchmarkGroup<'_, WallTime>, group: &str, id: &str, spec: &Spec, horizon: u64) {
+    let config = SimConfig { horizon: Some(horizon), ..SimConfig::default() };
+    let jobs = counts(group, id, spec, &config);
+    g.throughput(Throughput::Elements(jobs));
+    g.bench_function(id, |b| b.iter(|| black_box(run_counting(spec, &config))));
+}
+
+fn configure(g: &mut BenchmarkGroup<'_, WallTime>) {
+    // Runs of 10–300 ms: flat sampling, 10 samples, short warm-up, so that a
+    // group stays within a minute or two on a loaded 2-core machine.
+    g.sampling_mode(SamplingMode::Flat);
     g.sample_size(10);
-    g.bench_function("gedf_10_tasks_4_cpus_10s", |b| {
+    g.warm_up_time(Duration::from_secs(1));
+    g.measurement_time(Duration::from_secs(3));
+}
+
+fn sim(c: &mut Criterion) {
+    let spec = set(4);
+    let mut g = c.benchmark_group("sim");
+    configure(&mut g);
+    bench_one(&mut g, "sim", "gedf_m4_10s", &spec, 10 * S);
+    bench_one(&mut g, "sim", "gedf_m4_1000s", &spec, 1000 * S);
+
+    // The same run with the CLI's per-event work: the streaming metrics
+    // accumulator (per-task response times, tardiness, preemptions, ...).
+    let config = SimConfig { horizon: Some(1000 * S), ..SimConfig::default() };
+    let jobs = counts("sim", "gedf_m4_1000s_metrics", &spec, &config);
+    g.throughput(Throughput::Elements(jobs));
+    g.bench_function("gedf_m4_1000s_metrics", |b| {
         b.iter(|| {
-            let mut policy = schedlab_policy::build(&spec, None).expect("G-EDF admits the workload");
-            let mut n = 0u64;
-            let s = simulate(&spec, policy.as_mut(), &config, &mut |_| n += 1).expect("simulation");
-            black_box((n, s.events))
+            let mut policy = schedlab_policy::build(&spec, None).expect("G-EDF admits the set");
+            let header = schedlab_sim::header(&spec, policy.info(), &config);
+            let mut metrics = Metrics::from_header(&header);
+            let s = simulate(&spec, policy.as_mut(), &config, &mut |e| metrics.push(e)).expect("simulation");
+            black_box((metrics.finish().0, s.events))
         })
     });
     g.finish();
 }
 
-criterion_group!(benches, bench);
+fn scaling(c: &mut Criterion) {
+    let mut g = c.benchmark_group("scaling");
+    configure(&mut g);
+    for m in [4usize, 8, 16, 32, 64] {
+        let spec = set(m);
+        bench_one(&mut g, "scaling", &format!("gedf_m{m:02}"), &spec, 4000 * S / m as u64);
+    }
+    g.finish();
+}
+
+fn policies(c: &mut Criterion) {
+    let base = set(4);
+    let mut g = c.benchmark_group("policies");
+    configure(&mut g);
+    for (id, name) in [
+        ("gedf", PolicyName::Gedf),
+        ("pedf", PolicyName::Pedf),
+        ("gfp", PolicyName::Gfp),
+        ("llf", PolicyName::Llf),
+        ("edzl", PolicyName::Edzl),
+        ("np-gedf", PolicyName::NpGedf),
+    ] {
+        bench_one(&mut g, "policies", id, &with_policy(&base, name), 1000 * S);
+    }
+    g.finish();
+}
+
+criterion_group!(benches, sim, scaling, policies);
 criterion_main!(benches);

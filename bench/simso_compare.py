@@ -1,0 +1,573 @@
+#!/usr/bin/env python3
+"""schedlab's simulator against SimSo: the same task sets, timed side by side.
+
+Subcommands (all paths are relative to the repository root):
+
+  sets                 write the task sets bench/sets/gedf_m{4,8,16,32,64}.json
+                       (seeded UUniFast-discard, n = 2.5·m, U = 0.6·m, implicit
+                       deadlines, periods in whole ms; deterministic)
+  setup                create bench/.venv-simso and install SimSo 0.8.5 from PyPI
+  simso-run SPEC       run one spec in SimSo (the venv's Python runs this file);
+                       prints jobs, misses and the in-process wall times as JSON
+  compare              everything below, writes bench/results/<stamp>.json/.md:
+      --part headline    m = 4, 10 s: jobs in both tools (must agree), SimSo
+                         in-process (EDF and EDF2), hyperfine of both whole
+                         commands in one run
+      --part criterion   cargo bench (in-process schedlab: 1000 s G-EDF,
+                         m-scaling, policy families) and its estimates
+      --part scaling     SimSo at m = 4, 16, 64 on the same sets
+      --part memory      peak RSS of `schedlab simulate` at 100 s vs 1000 s
+                         (and 10000 s), /usr/bin/time -v
+
+The SimSo side never imports schedlab and the schedlab side never imports
+SimSo; the spec files are the only thing they share. SimSo is called, not
+copied: it lives in bench/.venv-simso (git-ignored).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import io
+import json
+import math
+import os
+import platform
+import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH = ROOT / "bench"
+SETS = BENCH / "sets"
+RESULTS = BENCH / "results"
+VENV = BENCH / ".venv-simso"
+VPY = VENV / "bin" / "python"
+SCHEDLAB = ROOT / "target" / "release" / "schedlab"
+CRITERION = ROOT / "target" / "criterion"
+
+# SimSo 0.8.5 is the last PyPI release (2016); it pins SimPy==2.3.1 and
+# needs numpy>=1.6 (only its task generator uses numpy, which we do not call).
+SIMSO_REQUIREMENTS = ["simso==0.8.5", "SimPy==2.3.1"]
+
+MS = 1_000_000  # ns
+SCALING_M = [4, 8, 16, 32, 64]
+SEED = 2024
+
+
+# --------------------------------------------------------------------------
+# Task sets
+# --------------------------------------------------------------------------
+
+def uunifast_discard(rng: random.Random, n: int, total: float, cap: float = 1.0) -> list[float]:
+    """UUniFast (Bini & Buttazzo 2005), retried until every u_i <= cap
+    (UUniFast-discard, Davis & Burns 2009)."""
+    while True:
+        us, rest = [], total
+        for i in range(1, n):
+            nxt = rest * rng.random() ** (1.0 / (n - i))
+            us.append(rest - nxt)
+            rest = nxt
+        us.append(rest)
+        if max(us) <= cap:
+            return us
+
+
+def make_set(m: int, seed: int = SEED) -> dict:
+    """n = 2.5·m tasks, U ≈ 0.6·m, periods log-uniform in whole ms [10, 100],
+    WCET = u·T rounded to whole µs (at least 1 µs), implicit deadlines."""
+    n = int(2.5 * m)
+    rng = random.Random(seed * 1000 + m)
+    # cap 0.95 keeps every task comfortably below 1 (G-EDF needs u_i < 1).
+    us = uunifast_discard(rng, n, 0.6 * m, cap=0.95)
+    tasks = []
+    for i, u in enumerate(us):
+        period_ms = int(round(math.exp(rng.uniform(math.log(10), math.log(100)))))
+        wcet_us = max(1, round(u * period_ms * 1000))
+        tasks.append({"name": f"t{i}", "wcet": f"{wcet_us}us", "period": f"{period_ms}ms"})
+    util = sum(int(t["wcet"][:-2]) / (int(t["period"][:-2]) * 1000) for t in tasks)
+    return {
+        "meta": {
+            "description": f"bench/simso_compare.py: G-EDF, m={m}, n={n}, U={util:.4f} "
+            f"(target {0.6 * m:g}), periods log-uniform whole ms in [10, 100], implicit deadlines",
+            "seed": seed,
+        },
+        "platform": {"cpus": m},
+        "policy": {"name": "gedf"},
+        "tasks": tasks,
+    }
+
+
+def write_sets() -> list[Path]:
+    SETS.mkdir(parents=True, exist_ok=True)
+    out = []
+    for m in SCALING_M:
+        p = SETS / f"gedf_m{m}.json"
+        text = json.dumps(make_set(m), indent=1) + "\n"
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+        out.append(p)
+    return out
+
+
+_UNITS = {"ns": 1, "us": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+
+
+def parse_ns(text: str) -> int:
+    mt = re.fullmatch(r"\s*(\d+)\s*(ns|us|ms|s)\s*", text)
+    if not mt:
+        raise ValueError(f"duration {text!r}: this script reads only `<integer><ns|us|ms|s>`")
+    return int(mt.group(1)) * _UNITS[mt.group(2)]
+
+
+def load_set(path: Path) -> tuple[int, list[tuple[str, int, int, int]]]:
+    """(cpus, [(name, wcet_ns, period_ns, deadline_ns)])"""
+    spec = json.loads(Path(path).read_text())
+    tasks = []
+    for t in spec["tasks"]:
+        w, p = parse_ns(t["wcet"]), parse_ns(t["period"])
+        d = parse_ns(t["deadline"]) if "deadline" in t else p
+        tasks.append((t["name"], w, p, d))
+    return spec["platform"]["cpus"], tasks
+
+
+def expected_jobs(path: Path, horizon_ns: int) -> int:
+    """Synchronous periodic releases in [0, horizon)."""
+    _, tasks = load_set(path)
+    return sum(-(-horizon_ns // p) for _, _, p, _ in tasks)
+
+
+# --------------------------------------------------------------------------
+# SimSo side (runs inside bench/.venv-simso)
+# --------------------------------------------------------------------------
+
+CYCLES_PER_MS = 1_000_000  # one SimSo cycle = 1 ns, schedlab's unit
+
+
+def _ms_exact(ns: int) -> float:
+    """A float number of ms x with int(x * CYCLES_PER_MS) == ns: SimSo
+    truncates `wcet * cycles_per_ms` (WCET.get_ret), so 1.229 ms would
+    become 1228999 cycles; step up to the next float until it is exact."""
+    x = ns / MS
+    for _ in range(8):
+        if int(x * CYCLES_PER_MS) >= ns:
+            break
+        x = math.nextafter(x, math.inf)
+    if int(x * CYCLES_PER_MS) != ns:
+        raise ValueError(f"{ns} ns has no exact float ms in SimSo's arithmetic")
+    return x
+
+
+def simso_model(spec_path: Path, horizon_ns: int, scheduler: str):
+    from simso.configuration import Configuration
+    from simso.core import Model
+
+    cpus, tasks = load_set(spec_path)
+    cfg = Configuration()
+    # SimPy 2 processes events at t <= until; schedlab simulates [0, horizon)
+    # for releases (a release at the horizon is not a job). One cycle less
+    # gives SimSo the same set of releases.
+    cfg.duration = horizon_ns - 1
+    cfg.cycles_per_ms = CYCLES_PER_MS
+    cfg.etm = "wcet"
+    for i, (name, w, p, d) in enumerate(tasks):
+        if p % MS or d % MS:
+            raise ValueError(f"{name}: SimSo periods here are whole ms")
+        cfg.add_task(name=name, identifier=i + 1, period=p // MS, activation_date=0,
+                     wcet=_ms_exact(w), deadline=d // MS)
+    for c in range(cpus):
+        cfg.add_processor(name=f"CPU {c}", identifier=c + 1)
+    cfg.scheduler_info.clas = f"simso.schedulers.{scheduler}"
+    cfg.check_all()
+    return Model(cfg)
+
+
+def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_out: Path | None = None) -> dict:
+    import simso  # noqa: F401  (fail early outside the venv)
+
+    times, jobs, misses = [], None, None
+    devnull = open(os.devnull, "w")
+    for _ in range(reps):
+        model = simso_model(spec_path, horizon_ns, scheduler)
+        # simso.schedulers.EDF prints a debug line per decision; it goes to
+        # /dev/null (still formatted and written: that cost is SimSo's).
+        with contextlib.redirect_stdout(devnull):
+            t0 = time.perf_counter()
+            model.run_model()
+            times.append(time.perf_counter() - t0)
+        j = sum(len(t.jobs) for t in model.task_list)
+        x = model.results.total_exceeded_count
+        if jobs is not None and (j, x) != (jobs, misses):
+            raise RuntimeError("SimSo is not deterministic across repetitions")
+        jobs, misses = j, x
+    # Every completed job's (task, job, release, finish) in ns, to check that
+    # both tools computed the same schedule, not only the same number of jobs.
+    finished = [[i, k, round(jb.activation_date * CYCLES_PER_MS), jb.end_date]
+                for i, t in enumerate(model.task_list) for k, jb in enumerate(t.jobs)
+                if jb.end_date is not None and not jb.aborted]
+    if jobs_out is not None:
+        Path(jobs_out).write_text("".join(f"{i},{k},{a},{e}\n" for i, k, a, e in finished))
+    from importlib.metadata import version
+
+    return {
+        "tool": "simso",
+        "scheduler": f"simso.schedulers.{scheduler}",
+        "spec": str(spec_path),
+        "horizon_ns": horizon_ns,
+        "jobs": jobs,
+        "misses": misses,
+        "completed": len(finished),
+        "times_s": times,
+        "python": platform.python_version(),
+        "simso_version": version("simso"),
+        "simpy_version": version("SimPy"),
+    }
+
+
+# --------------------------------------------------------------------------
+# Driver side (any Python >= 3.9; runs the tools as processes)
+# --------------------------------------------------------------------------
+
+def rel(p: Path) -> str:
+    """A path as the commands are shown and run (from the repository root)."""
+    return os.path.relpath(Path(p).absolute(), ROOT)
+
+
+def sh(cmd: list[str], **kw) -> subprocess.CompletedProcess:
+    print("+ " + " ".join(map(str, cmd)), file=sys.stderr, flush=True)
+    return subprocess.run(list(map(str, cmd)), check=True, cwd=ROOT, **kw)
+
+
+def setup_venv() -> None:
+    if not VPY.exists():
+        py = shutil.which("python3.11") or sys.executable
+        sh([py, "-m", "venv", VENV])
+    probe = subprocess.run([VPY, "-c", "import simso, SimPy, numpy"], capture_output=True)
+    if probe.returncode != 0:
+        sh([VPY, "-m", "pip", "install", "--quiet", *SIMSO_REQUIREMENTS])
+
+
+def build() -> None:
+    sh(["cargo", "build", "--release", "-p", "schedlab-cli"])
+
+
+def schedlab_json(spec: Path, horizon: str) -> dict:
+    out = sh([rel(SCHEDLAB), "--json", "simulate", rel(spec), "--horizon", horizon], capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def simso_subprocess(spec: Path, horizon_ns: int, scheduler: str, reps: int, jobs_out: Path | None = None) -> dict:
+    extra = ["--jobs-out", jobs_out] if jobs_out else []
+    out = sh([rel(VPY), rel(Path(__file__)), "simso-run", rel(spec), "--horizon-ns", horizon_ns, "--scheduler", scheduler,
+              "--reps", reps, *extra], capture_output=True, text=True).stdout
+    return json.loads(out)
+
+
+def stats(xs: list[float]) -> dict:
+    xs = sorted(xs)
+    mean = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / (len(xs) - 1)) if len(xs) > 1 else 0.0
+    return {"mean": mean, "sd": sd, "min": xs[0], "median": xs[len(xs) // 2], "n": len(xs)}
+
+
+def machine() -> dict:
+    def out(cmd: str) -> str:
+        try:
+            return subprocess.run(cmd, shell=True, capture_output=True, text=True).stdout.strip()
+        except OSError:
+            return ""
+
+    return {
+        "date": out("date"),
+        "nproc": out("nproc"),
+        "cpu": out("lscpu | grep 'Model name' | sed 's/Model name: *//'"),
+        "memory": out("free -h | awk '/^Mem:/ {print $2}'"),
+        "loadavg_before": out("cat /proc/loadavg"),
+        "kernel": out("uname -r"),
+        "rustc": out("rustc --version"),
+        "python_simso": out(f"{VPY} --version") if VPY.exists() else "",
+        "simso_pkgs": out(f"{VPY} -m pip freeze") if VPY.exists() else "",
+        "hyperfine": out("hyperfine --version"),
+        "git": out("git -C " + str(ROOT) + " describe --always --dirty"),
+    }
+
+
+def part_headline(res: dict, reps: int, runs: int) -> None:
+    spec = SETS / "gedf_m4.json"
+    horizon_ns = 10_000_000_000
+    with tempfile.TemporaryDirectory() as tmp:
+        csv_path = Path(tmp) / "schedlab_jobs.csv"
+        sl = json.loads(sh([rel(SCHEDLAB), "--json", "simulate", rel(spec), "--horizon", "10s", "--csv", csv_path],
+                           capture_output=True, text=True).stdout)
+        import csv as _csv
+        sl_finished = {(int(r["task_index"]), int(r["job"])): (int(r["release"]), int(r["finish"]))
+                       for r in _csv.DictReader(csv_path.open()) if r["status"] == "completed"}
+        sl_jobs = sl["totals"]["jobs"]
+        h = {"spec": rel(spec), "horizon": "10s", "expected_jobs": expected_jobs(spec, horizon_ns),
+             "schedlab": {"jobs": sl_jobs, "completed": len(sl_finished), "misses": sl["totals"]["misses"],
+                          "trace_events": sl["totals"]["events"]}}
+        for sched in ("EDF", "EDF2"):
+            jobs_out = Path(tmp) / f"simso_{sched}.csv"
+            r = simso_subprocess(spec, horizon_ns, sched, reps, jobs_out)
+            r["stats"] = stats(r["times_s"])
+            if abs(r["jobs"] - sl_jobs) > 3:
+                raise SystemExit(f"job counts disagree: schedlab {sl_jobs}, SimSo {sched} {r['jobs']}")
+            ss = {}
+            for line in jobs_out.read_text().splitlines():
+                i, k, a, e = map(int, line.split(","))
+                ss[(i, k)] = (a, e)
+            diff = sorted((v[1], key) for key, v in ss.items() if sl_finished.get(key) != v)
+            r["jobs_identical_to_schedlab"] = len(ss) - len(diff)
+            r["jobs_differing_from_schedlab"] = len(diff)
+            if diff:
+                key = diff[0][1]
+                r["first_difference"] = {"task": f"t{key[0]}", "job": key[1], "release_ns": ss[key][0],
+                                         "simso_finish_ns": ss[key][1], "schedlab_finish_ns": sl_finished.get(key, (None, None))[1]}
+            h[f"simso_{sched}"] = r
+    # Whole commands, side by side in one hyperfine run.
+    with tempfile.TemporaryDirectory() as tmp:
+        export = Path(tmp) / "hf.json"
+        # The third command is schedlab's fixed cost (start-up, loading the
+        # spec, admission, printing the table) with almost nothing simulated.
+        cmds = [
+            f"{rel(SCHEDLAB)} simulate {rel(spec)} --horizon 10s",
+            f"{rel(VPY)} {rel(Path(__file__))} simso-run {rel(spec)} --horizon-ns {horizon_ns} --scheduler EDF --reps 1",
+            f"{rel(SCHEDLAB)} simulate {rel(spec)} --horizon 1ms",
+        ]
+        sh(["hyperfine", "--style", "basic", "-N", "--warmup", "1", "--runs", str(runs), "--export-json", export,
+            "--command-name", "schedlab simulate --horizon 10s", "--command-name", "SimSo EDF (python, whole command)",
+            "--command-name", "schedlab simulate --horizon 1ms (fixed cost)",
+            *cmds], stdout=subprocess.DEVNULL)
+        hf = json.loads(export.read_text())
+    h["hyperfine"] = {"commands": cmds, "results": [
+        {k: r[k] for k in ("command", "mean", "stddev", "median", "min", "max")} | {"runs": len(r["times"])}
+        for r in hf["results"]]}
+    res["headline"] = h
+
+
+def part_criterion(res: dict, filt: str) -> None:
+    """Runs the criterion bench (crates/sim/benches/sim.rs) and reads its
+    estimates; the bench prints one `bench-counts` JSON line per workload."""
+    t0 = time.time()
+    p = sh(["cargo", "bench", "-p", "schedlab-sim", "--bench", "sim", "--", filt], capture_output=True, text=True)
+    sys.stderr.write(p.stderr[-2000:])
+    counts = {}
+    for line in p.stdout.splitlines():
+        if line.startswith("bench-counts "):
+            c = json.loads(line[len("bench-counts "):])
+            counts[c["id"]] = c
+    out = {}
+    for bid, c in counts.items():
+        est = CRITERION / c["id"] / "new" / "estimates.json"
+        if not est.exists() or est.stat().st_mtime < t0:
+            continue  # filtered out of this run (a stale estimate otherwise)
+        e = json.loads(est.read_text())
+        ns = e["mean"]["point_estimate"]
+        out[bid] = c | {
+            "mean_ns": ns,
+            "mean_ci_ns": [e["mean"]["confidence_interval"]["lower_bound"], e["mean"]["confidence_interval"]["upper_bound"]],
+            "median_ns": e["median"]["point_estimate"],
+            "jobs_per_s": c["jobs"] / (ns * 1e-9),
+            "ns_per_event": ns / c["events"],
+            "ns_per_job": ns / c["jobs"],
+        }
+    res.setdefault("criterion", {}).update(out)
+    res.setdefault("criterion_stdout", []).append(p.stdout)
+
+
+def part_scaling(res: dict, plan: list[tuple[int, int, int]]) -> None:
+    rows = []
+    for m, horizon_s, reps in plan:
+        spec = SETS / f"gedf_m{m}.json"
+        hns = horizon_s * 1_000_000_000
+        r = simso_subprocess(spec, hns, "EDF", reps)
+        sl = schedlab_json(spec, f"{horizon_s}s")
+        r["stats"] = stats(r["times_s"])
+        r["m"] = m
+        r["schedlab_jobs"] = sl["totals"]["jobs"]
+        rows.append(r)
+    res["simso_scaling"] = rows
+
+
+def part_memory(res: dict, horizons: list[str]) -> None:
+    spec = SETS / "gedf_m4.json"
+    rows = []
+    for hz in horizons:
+        p = subprocess.run(["/usr/bin/time", "-v", rel(SCHEDLAB), "--json", "simulate", rel(spec), "--horizon", hz],
+                           cwd=ROOT, capture_output=True, text=True, check=True)
+        rss = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", p.stderr).group(1))
+        wall = re.search(r"Elapsed \(wall clock\) time \(h:mm:ss or m:ss\): (\S+)", p.stderr).group(1)
+        jobs = json.loads(p.stdout)["totals"]["jobs"]
+        rows.append({"horizon": hz, "jobs": jobs, "max_rss_kib": rss, "wall": wall,
+                     "command": f"/usr/bin/time -v {rel(SCHEDLAB)} --json simulate {rel(spec)} --horizon {hz}"})
+    res["memory"] = rows
+
+
+def fmt_rate(x: float) -> str:
+    for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
+        if x >= div:
+            return f"{x / div:.3g}{unit}"
+    return f"{x:.3g}"
+
+
+def ratios(res: dict) -> list[str]:
+    L = []
+    cr = res.get("criterion", {})
+    h = res.get("headline")
+    if h:
+        simso = {s: h["simso_" + s]["jobs"] / h["simso_" + s]["stats"]["mean"] for s in ("EDF", "EDF2")}
+        best = max(simso, key=simso.get)
+        L += ["## ratios", ""]
+        for bid in ("sim/gedf_m4_1000s", "sim/gedf_m4_10s", "sim/gedf_m4_1000s_metrics"):
+            if bid in cr:
+                L.append(f"- in-process jobs/s, criterion `{bid}` / SimSo `{best}` `run_model()` (the faster SimSo): "
+                         f"{fmt_rate(cr[bid]['jobs_per_s'])} / {fmt_rate(simso[best])} = **{cr[bid]['jobs_per_s'] / simso[best]:.0f}×**")
+        hf = {r["command"]: r["mean"] for r in h["hyperfine"]["results"]}
+        a, b = (hf[k] for k in ("schedlab simulate --horizon 10s", "SimSo EDF (python, whole command)"))
+        L.append(f"- whole command (hyperfine, same jobs): SimSo {b * 1e3:.0f} ms / schedlab {a * 1e3:.2f} ms = **{b / a:.0f}×**")
+    sc = res.get("simso_scaling")
+    if sc and cr:
+        if not L:
+            L += ["## ratios", ""]
+        for r in sc:
+            c = cr.get(f"scaling/gedf_m{r['m']:02}")
+            if c:
+                sj = r["jobs"] / r["stats"]["mean"]
+                L.append(f"- m = {r['m']}: criterion `scaling/gedf_m{r['m']:02}` {fmt_rate(c['jobs_per_s'])} jobs/s / SimSo EDF "
+                         f"{fmt_rate(sj)} jobs/s = **{c['jobs_per_s'] / sj:.0f}×**")
+    if "scaling/gedf_m04" in cr and "scaling/gedf_m64" in cr:
+        a, b = cr["scaling/gedf_m04"]["ns_per_event"], cr["scaling/gedf_m64"]["ns_per_event"]
+        L.append(f"- schedlab ns/event, m = 64 / m = 4: {b:.1f} / {a:.1f} = **{b / a:.2f}×** (target ≤ 1.5×)")
+    return L + ([""] if L else [])
+
+
+def markdown(res: dict) -> str:
+    L = [f"# bench/simso_compare.py results — {res['machine']['date']}", ""]
+    mc = res["machine"]
+    L += [f"- machine: {mc['nproc']} CPUs, {mc['cpu']}, {mc['memory']} RAM; load before: {mc['loadavg_before']}",
+          f"- {mc['rustc']}; {mc['python_simso']} ({' '.join(mc['simso_pkgs'].split())}); {mc['hyperfine']}; git {mc['git']}",
+          ""]
+    if "headline" in res:
+        h = res["headline"]
+        L += ["## m = 4, 10 tasks, 10 s simulated", "",
+              f"jobs: expected {h['expected_jobs']}, schedlab {h['schedlab']['jobs']} (misses {h['schedlab']['misses']}), "
+              + ", ".join(f"SimSo {s} {h['simso_' + s]['jobs']} (misses {h['simso_' + s]['misses']})" for s in ("EDF", "EDF2")),
+              ""]
+        for s in ("EDF", "EDF2"):
+            r = h["simso_" + s]
+            line = (f"- SimSo `{s}` vs schedlab, completed jobs with the same release and finish time: "
+                    f"{r['jobs_identical_to_schedlab']} of {r['completed']} (schedlab completed {h['schedlab']['completed']})")
+            if r.get("first_difference"):
+                line += f"; first difference: {r['first_difference']}"
+            L.append(line)
+        L += [
+              "", "| tool | how timed | wall time | jobs/s |", "|---|---|---|---|"]
+        for s in ("EDF", "EDF2"):
+            st = h["simso_" + s]["stats"]
+            L.append(f"| SimSo `{s}` | in-process `run_model()`, {st['n']} reps | {st['mean']:.3f} s ± {st['sd']:.3f} "
+                     f"| {fmt_rate(h['simso_' + s]['jobs'] / st['mean'])} |")
+        for r in h["hyperfine"]["results"]:
+            if "fixed cost" in r["command"]:
+                rate = f"({expected_jobs(ROOT / h['spec'], MS)} jobs)"
+            else:
+                jobs = h["schedlab"]["jobs"] if r["command"].startswith("schedlab") else h["simso_EDF"]["jobs"]
+                rate = fmt_rate(jobs / r["mean"])
+            L.append(f"| {r['command']} | hyperfine, {r['runs']} runs | {r['mean'] * 1e3:.2f} ms ± {r['stddev'] * 1e3:.2f} "
+                     f"| {rate} |")
+        L.append("")
+    if res.get("criterion"):
+        L += ["## criterion (in-process schedlab)", "",
+              "| id | m | tasks | horizon | jobs | events | mean time | jobs/s | ns/event |", "|---|---|---|---|---|---|---|---|---|"]
+        for bid, c in sorted(res["criterion"].items()):
+            L.append(f"| {bid} | {c['m']} | {c['tasks']} | {c['horizon_s']:g} s | {c['jobs']} | {c['events']} "
+                     f"| {c['mean_ns'] / 1e6:.2f} ms | {fmt_rate(c['jobs_per_s'])} | {c['ns_per_event']:.1f} |")
+        L.append("")
+    if "simso_scaling" in res:
+        L += ["## SimSo scaling (simso.schedulers.EDF)", "", "| m | tasks | horizon | jobs (SimSo / schedlab) | misses | reps | run_model() | jobs/s |",
+              "|---|---|---|---|---|---|---|---|"]
+        for r in res["simso_scaling"]:
+            st = r["stats"]
+            n = len(load_set(ROOT / r["spec"])[1])
+            L.append(f"| {r['m']} | {n} | {r['horizon_ns'] / 1e9:g} s | {r['jobs']} / {r['schedlab_jobs']} | {r['misses']} | {st['n']} "
+                     f"| {st['mean']:.2f} s ± {st['sd']:.2f} | {fmt_rate(r['jobs'] / st['mean'])} |")
+        L.append("")
+    L += ratios(res)
+    if "memory" in res:
+        L += ["## memory (trace off)", "", "| horizon | jobs | max RSS | wall |", "|---|---|---|---|"]
+        for r in res["memory"]:
+            L.append(f"| {r['horizon']} | {r['jobs']} | {r['max_rss_kib']} KiB | {r['wall']} |")
+        L.append("")
+    return "\n".join(L)
+
+
+def compare(args) -> None:
+    parts = args.part or ["headline", "criterion", "scaling", "memory"]
+    need = [("hyperfine", shutil.which("hyperfine"), "headline"), ("time", os.path.exists("/usr/bin/time"), "memory")]
+    missing = [pkg for pkg, ok, part in need if part in parts and not ok]
+    if missing:
+        raise SystemExit(f"missing: {' '.join(missing)} (Debian: apt-get install -y {' '.join(missing)})")
+    setup_venv()
+    if not args.no_build:
+        build()
+    write_sets()
+    res = {"machine": machine(), "parts": parts}
+    if "headline" in parts:
+        part_headline(res, args.reps, args.runs)
+    if "criterion" in parts:
+        for filt in args.criterion_filter:
+            part_criterion(res, filt)
+    if "scaling" in parts:
+        plan = [(4, 10, 3), (16, 10, 2), (64, 2, 2)]
+        part_scaling(res, plan)
+    if "memory" in parts:
+        part_memory(res, ["100s", "1000s", "10000s"])
+    res["machine"]["loadavg_after"] = open("/proc/loadavg").read().strip()
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
+    tag = "-".join(parts)
+    (RESULTS / f"{stamp}-{tag}.json").write_text(json.dumps(res, indent=1) + "\n")
+    md = markdown(res)
+    (RESULTS / f"{stamp}-{tag}.md").write_text(md + "\n")
+    print(md)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = ap.add_subparsers(dest="cmd", required=True)
+    sub.add_parser("sets")
+    sub.add_parser("setup")
+    r = sub.add_parser("simso-run")
+    r.add_argument("spec", type=Path)
+    r.add_argument("--horizon-ns", type=int, default=10_000_000_000)
+    r.add_argument("--scheduler", default="EDF", choices=["EDF", "EDF2"])
+    r.add_argument("--reps", type=int, default=1)
+    r.add_argument("--jobs-out", type=Path, help="write task,job,release_ns,finish_ns of every completed job")
+    c = sub.add_parser("compare")
+    c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory"])
+    c.add_argument("--reps", type=int, default=5, help="SimSo in-process repetitions (headline)")
+    c.add_argument("--runs", type=int, default=10, help="hyperfine runs per command (headline)")
+    c.add_argument("--criterion-filter", action="append", default=None,
+                   help="cargo bench filter(s), one run each (default: gedf_1000s, scaling, policies)")
+    c.add_argument("--no-build", action="store_true")
+    a = ap.parse_args()
+    if a.cmd == "sets":
+        for p in write_sets():
+            print(p.relative_to(ROOT))
+    elif a.cmd == "setup":
+        setup_venv()
+    elif a.cmd == "simso-run":
+        print(json.dumps(simso_run(a.spec, a.horizon_ns, a.scheduler, a.reps, a.jobs_out)))
+    else:
+        if a.criterion_filter is None:
+            a.criterion_filter = ["sim/", "scaling/", "policies/"]
+        compare(a)
+
+
+if __name__ == "__main__":
+    main()
