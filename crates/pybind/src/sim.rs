@@ -96,28 +96,9 @@ pub(crate) struct SimOptions<'a> {
 
 /// The simulator configuration, exactly as `schedlab simulate` builds it.
 pub(crate) fn config(o: &SimOptions<'_>, spec_dir: PathBuf) -> Result<SimConfig, Fail> {
-    let execution = match o.exec {
-        "wcet" => Execution::Wcet,
-        "uniform" => Execution::Uniform,
-        x => return Err(Fail::Value(format!("exec: must be \"wcet\" or \"uniform\", got {x:?}"))),
-    };
-    let sporadic = match o.sporadic.split_once(':') {
-        None if o.sporadic == "none" => Sporadic::None,
-        Some(("uniform", d)) => Sporadic::Uniform { max: duration("sporadic", d)? },
-        Some(("exponential", d)) => Sporadic::Exponential { mean: duration("sporadic", d)? },
-        _ => {
-            return Err(Fail::Value(format!(
-                "sporadic: must be \"none\", \"uniform:MAX\" or \"exponential:MEAN\" (e.g. \"uniform:5ms\"), got {:?}",
-                o.sporadic
-            )))
-        }
-    };
-    let miss = match o.miss {
-        "continue" => MissPolicy::Continue,
-        "abort" => MissPolicy::Abort,
-        "skip" => MissPolicy::Skip,
-        x => return Err(Fail::Value(format!("miss: must be \"continue\", \"abort\" or \"skip\", got {x:?}"))),
-    };
+    let execution: Execution = o.exec.parse().map_err(|e| Fail::Value(format!("exec: {e}")))?;
+    let sporadic: Sporadic = o.sporadic.parse().map_err(|e| Fail::Value(format!("sporadic: {e}")))?;
+    let miss: MissPolicy = o.miss.parse().map_err(|e| Fail::Value(format!("miss: {e}")))?;
     Ok(SimConfig {
         horizon: o.horizon.map(|h| duration("horizon", h)).transpose()?,
         horizon_cap: duration("horizon_cap", o.horizon_cap)?,

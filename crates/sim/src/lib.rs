@@ -20,6 +20,7 @@ mod execution;
 pub mod header;
 pub mod horizon;
 mod kernel;
+mod parse;
 mod queue;
 mod state;
 mod streams;

@@ -68,23 +68,9 @@ pub struct Args {
 }
 
 fn config(a: &Args) -> Result<SimConfig, String> {
-    let execution = match a.exec.as_str() {
-        "wcet" => Execution::Wcet,
-        "uniform" => Execution::Uniform,
-        o => return Err(format!("--exec must be `wcet` or `uniform`, got `{o}`")),
-    };
-    let sporadic = match a.sporadic.split_once(':') {
-        None if a.sporadic == "none" => Sporadic::None,
-        Some(("uniform", d)) => Sporadic::Uniform { max: d.parse::<Duration>().map_err(|e| format!("--sporadic: {e}"))?.0 },
-        Some(("exponential", d)) => Sporadic::Exponential { mean: d.parse::<Duration>().map_err(|e| format!("--sporadic: {e}"))?.0 },
-        _ => return Err(format!("--sporadic must be `none`, `uniform:MAX` or `exponential:MEAN` (e.g. `uniform:5ms`), got `{}`", a.sporadic)),
-    };
-    let miss = match a.miss.as_str() {
-        "continue" => MissPolicy::Continue,
-        "abort" => MissPolicy::Abort,
-        "skip" => MissPolicy::Skip,
-        o => return Err(format!("--miss must be `continue`, `abort` or `skip`, got `{o}`")),
-    };
+    let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
+    let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
+    let miss: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     Ok(SimConfig {
         horizon: a.horizon.map(|d| d.0),
         horizon_cap: a.horizon_cap.0,
