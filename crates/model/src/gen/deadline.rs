@@ -141,12 +141,12 @@ mod tests {
         // C not a multiple of the granularity: D must never round below C.
         for _ in 0..5000 {
             let d = constrained(&mut rng, 2_600_000, 10 * MS, MS).unwrap();
-            assert!(d % MS == 0 && (3 * MS..=10 * MS).contains(&d), "{d}");
+            assert!(d.is_multiple_of(MS) && (3 * MS..=10 * MS).contains(&d), "{d}");
         }
         // T not a multiple: D must never round above T.
         for _ in 0..5000 {
             let d = constrained(&mut rng, MS, 4_400_000, MS).unwrap();
-            assert!(d % MS == 0 && (MS..=4 * MS).contains(&d), "{d}");
+            assert!(d.is_multiple_of(MS) && (MS..=4 * MS).contains(&d), "{d}");
         }
         // No multiple of 1 ms in [1.5 ms, 1.9 ms]: integer-ns fallback.
         for _ in 0..1000 {

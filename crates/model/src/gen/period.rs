@@ -181,7 +181,7 @@ mod tests {
         let xs: Vec<f64> = (0..20_000)
             .map(|_| {
                 let t = uniform(&mut rng, 10 * MS, 100 * MS, MS).unwrap();
-                assert!((10 * MS..=100 * MS).contains(&t) && t % MS == 0);
+                assert!((10 * MS..=100 * MS).contains(&t) && t.is_multiple_of(MS));
                 t as f64 / MS as f64
             })
             .collect();
@@ -230,7 +230,7 @@ mod tests {
         // Granularity is respected.
         for _ in 0..1000 {
             let t = log_uniform(&mut rng, 10 * MS, 1000 * MS, MS).unwrap();
-            assert!(t % MS == 0 && (10 * MS..=1000 * MS).contains(&t));
+            assert!(t.is_multiple_of(MS) && (10 * MS..=1000 * MS).contains(&t));
         }
     }
 
@@ -296,7 +296,7 @@ mod tests {
             let mut max = 0;
             for _ in 0..5000 {
                 let t = r.sample(&mut rng);
-                assert!(t % MS == 0 && (lo * MS..=hi * MS).contains(&t));
+                assert!(t.is_multiple_of(MS) && (lo * MS..=hi * MS).contains(&t));
                 min = min.min(t);
                 max = max.max(t);
             }

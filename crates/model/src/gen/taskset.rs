@@ -50,7 +50,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     let clusters = match p.cluster_size {
         None => None,
         Some(0) => return Err(invalid("--cluster-size must be at least 1")),
-        Some(k) if p.cpus % k != 0 => return Err(invalid(format!("--cluster-size {k} does not divide --cpus {}", p.cpus))),
+        Some(k) if !p.cpus.is_multiple_of(k) => return Err(invalid(format!("--cluster-size {k} does not divide --cpus {}", p.cpus))),
         Some(k) => Some((0..p.cpus / k).map(|c| (c * k..(c + 1) * k).collect()).collect::<Vec<Vec<u32>>>()),
     };
     if p.policy.domains() == Domains::PerCluster && clusters.is_none() {

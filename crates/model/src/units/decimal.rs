@@ -14,6 +14,8 @@ impl std::fmt::Display for QuantityError {
     }
 }
 
+impl std::error::Error for QuantityError {}
+
 /// Longest run of digits accepted on either side of the decimal point. Larger
 /// inputs cannot denote a representable quantity anyway.
 const MAX_DIGITS: usize = 30;
@@ -84,7 +86,7 @@ pub fn format_scaled(value: u64, units: &[(&str, u64)]) -> String {
     let (name, scale) = units
         .iter()
         .rev()
-        .find(|(_, s)| value != 0 && value % s == 0)
+        .find(|(_, s)| value != 0 && value.is_multiple_of(*s))
         .copied()
         .unwrap_or(units[0]);
     format!("{}{}", value / scale, name)
@@ -135,4 +137,3 @@ mod tests {
         assert_eq!(format_scaled(0, U), "0ns");
     }
 }
-impl std::error::Error for QuantityError {}
