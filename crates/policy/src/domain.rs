@@ -38,7 +38,7 @@
 //! [`balance`]: Domain::balance
 
 use crate::heap::IndexedHeap;
-use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Priority, Time, TimerId};
+use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Time, TimerId};
 use crate::order::Order;
 use std::cmp::Reverse;
 
@@ -70,21 +70,34 @@ struct Slot {
 
 /// Order of the CPU heap: idle CPUs first (by index), then linked CPUs from
 /// the lowest-priority linked job.
+/// (The key of an idle CPU is `O::COMMITTED`: any value would do, idle CPUs
+/// are ordered by index.)
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct CpuKey {
+struct CpuKey<K> {
     linked: bool,
-    prio: Reverse<Priority>,
+    prio: Reverse<K>,
     cpu: u32,
 }
 
-impl CpuKey {
-    fn idle(cpu: u32) -> CpuKey {
-        CpuKey { linked: false, prio: Reverse(Priority::new(0, 0, 0)), cpu }
+impl<K: Copy> CpuKey<K> {
+    #[inline]
+    fn idle<O: Order<Key = K>>(cpu: u32) -> CpuKey<K> {
+        CpuKey { linked: false, prio: Reverse(O::COMMITTED), cpu }
+    }
+}
+
+/// The consumed execution of a job, if the order uses it.
+#[inline]
+fn consumed<O: Order>(k: &dyn Kernel, id: JobId) -> Time {
+    if O::USES_CONSUMED {
+        k.consumed(id)
+    } else {
+        0
     }
 }
 
 /// One scheduling domain: its CPUs and its tasks, by local index.
-pub(crate) struct Domain {
+pub(crate) struct Domain<K: Ord + Copy> {
     index: u32,
     /// Local CPU → CPU number.
     cpus: Vec<Cpu>,
@@ -93,19 +106,19 @@ pub(crate) struct Domain {
     slots: Vec<Slot>,
     /// Local CPU → local task linked to it.
     linked: Vec<Option<u32>>,
-    ready: IndexedHeap<Priority>,
-    cpu_heap: IndexedHeap<CpuKey>,
+    ready: IndexedHeap<K>,
+    cpu_heap: IndexedHeap<CpuKey<K>>,
     /// The domain timer and its expiry.
     timer: Option<(TimerId, Time)>,
 }
 
-impl Domain {
-    pub fn new(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain {
+impl<K: Ord + Copy> Domain<K> {
+    pub fn new<O: Order<Key = K>>(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain<K> {
         let n = tasks.len();
         let k = cpus.len();
         let mut cpu_heap = IndexedHeap::new(k);
         for c in 0..k as u32 {
-            cpu_heap.push(c, CpuKey::idle(c));
+            cpu_heap.push(c, CpuKey::idle::<O>(c));
         }
         Domain {
             index,
@@ -123,22 +136,22 @@ impl Domain {
         self.slots[t as usize].job.is_some_and(|j| j.id == id)
     }
 
-    pub fn release<O: Order>(&mut self, t: u32, job: Job, o: &O, k: &mut dyn Kernel) {
+    pub fn release<O: Order<Key = K>>(&mut self, t: u32, job: Job, o: &O, k: &mut dyn Kernel) {
         if self.slots[t as usize].job.is_some() {
             // The driver releases a job only after its predecessor completed;
             // should it not, the predecessor is dropped.
-            self.leave(t, k);
+            self.leave::<O>(t, k);
         }
         self.slots[t as usize].job = Some(job);
         self.enqueue(t, o, k);
         self.balance(o, k);
     }
 
-    pub fn complete<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn complete<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) {
             return;
         }
-        self.leave(t, k);
+        self.leave::<O>(t, k);
         let s = &mut self.slots[t as usize];
         s.job = None;
         s.state = State::Absent;
@@ -146,16 +159,16 @@ impl Domain {
         self.balance(o, k);
     }
 
-    pub fn block<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn block<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) || self.slots[t as usize].state == State::Blocked {
             return;
         }
-        self.leave(t, k);
+        self.leave::<O>(t, k);
         self.slots[t as usize].state = State::Blocked;
         self.balance(o, k);
     }
 
-    pub fn resume<O: Order>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn resume<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) || self.slots[t as usize].state != State::Blocked {
             return;
         }
@@ -164,7 +177,7 @@ impl Domain {
     }
 
     /// A job timer fired: the waiting job's key changed.
-    pub fn job_timer<O: Order>(&mut self, t: u32, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+    pub fn job_timer<O: Order<Key = K>>(&mut self, t: u32, timer: TimerId, o: &O, k: &mut dyn Kernel) {
         let s = &mut self.slots[t as usize];
         if s.timer != Some(timer) {
             return;
@@ -172,7 +185,7 @@ impl Domain {
         s.timer = None;
         if s.state == State::Waiting {
             let job = s.job.expect("waiting job");
-            let key = o.waiting(&job, k.consumed(job.id), k.now());
+            let key = o.waiting(&job, consumed::<O>(k, job.id), k.now());
             self.ready.set(t, key);
             self.arm_rekey(t, o, k);
             self.balance(o, k);
@@ -180,7 +193,7 @@ impl Domain {
     }
 
     /// The domain timer fired.
-    pub fn domain_timer<O: Order>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+    pub fn domain_timer<O: Order<Key = K>>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
         if self.timer.map(|(id, _)| id) != Some(timer) {
             return;
         }
@@ -196,42 +209,41 @@ impl Domain {
     /// (NP-G-EDF picks the most urgent job among all of the instant's
     /// releases). A committed job's CPU gets the most urgent possible key, so
     /// it is never displaced.
-    pub fn schedule<O: Order>(&mut self, c: u32, o: &O) -> Option<JobId> {
+    pub fn schedule<O: Order<Key = K>>(&mut self, c: u32, o: &O) -> Option<JobId> {
         let t = self.linked[c as usize]?;
         let s = &mut self.slots[t as usize];
         s.last_cpu = Some(c);
         if matches!(o.conformance(), Conformance::PriorityDriven { preemptive: false, .. }) {
-            let committed = Priority::new(i128::MIN, i128::MIN, 0);
-            self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(committed), cpu: c });
+            self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(O::COMMITTED), cpu: c });
         }
         s.job.map(|j| j.id)
     }
 
     /// The job makes room: off its CPU or out of the ready queue.
-    fn leave(&mut self, t: u32, k: &mut dyn Kernel) {
+    fn leave<O: Order<Key = K>>(&mut self, t: u32, k: &mut dyn Kernel) {
         match self.slots[t as usize].state {
             State::Waiting => {
                 self.ready.remove(t);
                 self.cancel_rekey(t, k);
             }
-            State::Linked(c) => self.unlink(c, k),
+            State::Linked(c) => self.unlink::<O>(c, k),
             State::Absent | State::Blocked => {}
         }
     }
 
-    fn enqueue<O: Order>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+    fn enqueue<O: Order<Key = K>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("enqueued job");
-        let key = o.waiting(&job, k.consumed(job.id), k.now());
+        let key = o.waiting(&job, consumed::<O>(k, job.id), k.now());
         self.slots[t as usize].state = State::Waiting;
         self.ready.set(t, key);
         self.arm_rekey(t, o, k);
     }
 
-    fn arm_rekey<O: Order>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+    fn arm_rekey<O: Order<Key = K>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("waiting job");
         let now = k.now();
         self.cancel_rekey(t, k);
-        if let Some(at) = o.rekey_at(&job, k.consumed(job.id), now) {
+        if let Some(at) = o.rekey_at(&job, consumed::<O>(k, job.id), now) {
             let id = k.arm(at.max(now), self.tasks[t as usize] as u64);
             self.slots[t as usize].timer = Some(id);
         }
@@ -243,17 +255,17 @@ impl Domain {
         }
     }
 
-    fn unlink(&mut self, c: u32, k: &mut dyn Kernel) {
+    fn unlink<O: Order<Key = K>>(&mut self, c: u32, k: &mut dyn Kernel) {
         if let Some(t) = self.linked[c as usize].take() {
             self.slots[t as usize].state = State::Absent;
         }
-        self.cpu_heap.set(c, CpuKey::idle(c));
+        self.cpu_heap.set(c, CpuKey::idle::<O>(c));
         k.resched(self.cpus[c as usize]);
     }
 
-    fn set_link<O: Order>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+    fn set_link<O: Order<Key = K>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("linked job");
-        let key = o.running(&job, k.consumed(job.id), k.now());
+        let key = o.running(&job, consumed::<O>(k, job.id), k.now());
         self.linked[c as usize] = Some(t);
         self.slots[t as usize].state = State::Linked(c);
         self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(key), cpu: c });
@@ -263,7 +275,7 @@ impl Domain {
     /// Links waiting job `t` (already out of the ready queue) to CPU `c`,
     /// which is idle; if `t` still runs on another CPU of the domain, it goes
     /// there instead and that CPU's linked job (if any) comes to `c`.
-    fn link<O: Order>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+    fn link<O: Order<Key = K>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         self.cancel_rekey(t, k);
         let mut target = c;
         let s = &self.slots[t as usize];
@@ -284,7 +296,7 @@ impl Domain {
 
     /// Gives CPUs to waiting jobs while one should have one (see the module
     /// comment), then re-arms the domain timer.
-    fn balance<O: Order>(&mut self, o: &O, k: &mut dyn Kernel) {
+    fn balance<O: Order<Key = K>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = k.now();
         while let (Some((t, w)), Some((c, ck))) = (self.ready.peek(), self.cpu_heap.peek()) {
             if ck.linked {
@@ -293,7 +305,7 @@ impl Domain {
                 }
                 let victim = self.linked[c as usize].expect("linked CPU");
                 self.ready.pop();
-                self.unlink(c, k);
+                self.unlink::<O>(c, k);
                 self.link(t, c, o, k);
                 self.enqueue(victim, o, k);
             } else {
@@ -304,7 +316,7 @@ impl Domain {
         self.rearm(o, k);
     }
 
-    fn rearm<O: Order>(&mut self, o: &O, k: &mut dyn Kernel) {
+    fn rearm<O: Order<Key = K>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = k.now();
         let want = match (self.ready.peek(), self.cpu_heap.peek()) {
             (Some((_, w)), Some((_, ck))) if ck.linked => o.displaces_at(&w, &ck.prio.0, now).map(|at| at.max(now + 1)),

@@ -19,14 +19,27 @@ fn key(deadline: Time, task: u32) -> Priority {
     Priority::new(deadline as i128, 0, task)
 }
 
+/// The scheduler's key: (deadline + 1, task) packed in a `u128`, ordered as
+/// [`key`]; 0 is below every job's key.
+#[inline]
+fn packed(deadline: Time, task: u32) -> u128 {
+    (deadline as u128 + 1) << 32 | task as u128
+}
+
 impl Order for Edf {
-    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
-        key(job.deadline, job.id.task)
+    type Key = u128;
+    const USES_CONSUMED: bool = false;
+    const COMMITTED: u128 = 0;
+    #[inline]
+    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
+        packed(job.deadline, job.id.task)
     }
-    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
-        key(job.deadline, job.id.task)
+    #[inline]
+    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
+        packed(job.deadline, job.id.task)
     }
-    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+    #[inline]
+    fn displaces(&self, w: &u128, r: &u128, _now: Time) -> bool {
         // Non-preemptive too: a linked job that has not started yet may be
         // displaced; started jobs carry a key nothing beats (see Domain::schedule).
         w < r

@@ -29,14 +29,29 @@ impl Edzl {
     }
 }
 
+impl Edzl {
+    /// The scheduler's key: (zero laxity ? 0 : 1, deadline + 1, task) packed
+    /// in a `u128`, ordered as [`Edzl::key`]; 0 is below every job's key.
+    #[inline]
+    fn packed(&self, deadline: Time, task: u32, consumed: Time, now: Time) -> u128 {
+        let wcet = self.wcet.get(task as usize).copied().unwrap_or(0);
+        let zero = laxity(deadline, now, wcet, consumed) <= 0;
+        (!zero as u128) << 97 | (deadline as u128 + 1) << 32 | task as u128
+    }
+}
+
 impl Order for Edzl {
-    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Priority {
-        self.key(job.deadline, job.id.task, consumed, now)
+    type Key = u128;
+    const USES_CONSUMED: bool = true;
+    const COMMITTED: u128 = 0;
+    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> u128 {
+        self.packed(job.deadline, job.id.task, consumed, now)
     }
-    fn running(&self, job: &Job, consumed: Time, now: Time) -> Priority {
-        self.key(job.deadline, job.id.task, consumed, now)
+    fn running(&self, job: &Job, consumed: Time, now: Time) -> u128 {
+        self.packed(job.deadline, job.id.task, consumed, now)
     }
-    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+    #[inline]
+    fn displaces(&self, w: &u128, r: &u128, _now: Time) -> bool {
         w < r
     }
     fn rekey_at(&self, job: &Job, consumed: Time, now: Time) -> Option<Time> {

@@ -13,7 +13,7 @@ const NONE: (u32, u32) = (u32::MAX, u32::MAX);
 pub(crate) struct Engine<O: Order> {
     info: PolicyInfo,
     order: O,
-    domains: Vec<Domain>,
+    domains: Vec<Domain<O::Key>>,
     /// Task → (domain, local index).
     task_at: Vec<(u32, u32)>,
     /// CPU → (domain, local index).
@@ -35,7 +35,7 @@ impl<O: Order> Engine<O> {
             }
         }
         let domains =
-            layout.domains.iter().zip(members).enumerate().map(|(d, (cpus, tasks))| Domain::new(d as u32, cpus.clone(), tasks)).collect();
+            layout.domains.iter().zip(members).enumerate().map(|(d, (cpus, tasks))| Domain::new::<O>(d as u32, cpus.clone(), tasks)).collect();
         let info = PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };
         Engine { info, order, domains, task_at, cpu_at }
     }

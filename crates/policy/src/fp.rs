@@ -41,16 +41,33 @@ impl Fp {
     fn key(&self, task: u32) -> Priority {
         Priority::new(self.ranks.get(task as usize).copied().unwrap_or(i128::MAX), 0, task)
     }
+    /// The scheduler's key: (rank + 1, task) packed in a `u128`, ordered as
+    /// [`Fp::key`] (ranks are whole numbers below 2⁶⁴; an unknown task ranks
+    /// last); 0 is below every job's key.
+    #[inline]
+    fn packed(&self, task: u32) -> u128 {
+        let rank = match self.ranks.get(task as usize) {
+            Some(&r) => r as u128 + 1,
+            None => 1 << 65,
+        };
+        rank << 32 | task as u128
+    }
 }
 
 impl Order for Fp {
-    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
-        self.key(job.id.task)
+    type Key = u128;
+    const USES_CONSUMED: bool = false;
+    const COMMITTED: u128 = 0;
+    #[inline]
+    fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
+        self.packed(job.id.task)
     }
-    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> Priority {
-        self.key(job.id.task)
+    #[inline]
+    fn running(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
+        self.packed(job.id.task)
     }
-    fn displaces(&self, w: &Priority, r: &Priority, _now: Time) -> bool {
+    #[inline]
+    fn displaces(&self, w: &u128, r: &u128, _now: Time) -> bool {
         w < r
     }
     fn priority(&self, view: &JobView) -> Priority {

@@ -1,44 +1,44 @@
 //! An indexed binary min-heap over the ids 0..n: push, pop, remove and
 //! re-key any id in O(log n), with storage allocated once at construction.
+//! Keys live next to their ids in the heap array (no indirection when
+//! comparing), and sifting moves a hole instead of swapping.
 
 pub(crate) struct IndexedHeap<K: Ord + Copy> {
-    /// Heap order: ids.
-    heap: Vec<u32>,
+    /// Heap order: (key, id).
+    heap: Vec<(K, u32)>,
     /// Position of each id in `heap`, or `ABSENT`.
     pos: Vec<u32>,
-    /// Key of each id (meaningful while present).
-    keys: Vec<Option<K>>,
 }
 
 const ABSENT: u32 = u32::MAX;
 
 impl<K: Ord + Copy> IndexedHeap<K> {
     pub fn new(n: usize) -> Self {
-        IndexedHeap { heap: Vec::with_capacity(n), pos: vec![ABSENT; n], keys: vec![None; n] }
+        IndexedHeap { heap: Vec::with_capacity(n), pos: vec![ABSENT; n] }
     }
     #[cfg(test)]
     pub fn len(&self) -> usize {
         self.heap.len()
     }
+    #[cfg(test)]
     pub fn contains(&self, id: u32) -> bool {
         self.pos[id as usize] != ABSENT
     }
     /// The id with the smallest key, and the key.
+    #[inline]
     pub fn peek(&self) -> Option<(u32, K)> {
-        self.heap.first().map(|&id| (id, self.key(id)))
-    }
-    pub fn key(&self, id: u32) -> K {
-        self.keys[id as usize].expect("heap: key of an absent id")
+        self.heap.first().map(|&(k, id)| (id, k))
     }
     /// Inserts `id` (which must be absent) with `key`.
+    #[inline]
     pub fn push(&mut self, id: u32, key: K) {
-        debug_assert!(!self.contains(id));
-        self.keys[id as usize] = Some(key);
-        self.pos[id as usize] = self.heap.len() as u32;
-        self.heap.push(id);
-        self.up(self.heap.len() - 1);
+        debug_assert!(self.pos[id as usize] == ABSENT);
+        let i = self.heap.len();
+        self.heap.push((key, id));
+        self.up(i);
     }
     /// Removes and returns the smallest.
+    #[inline]
     pub fn pop(&mut self) -> Option<(u32, K)> {
         let top = self.peek()?;
         self.remove(top.0);
@@ -50,14 +50,17 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         if p == ABSENT {
             return;
         }
-        let last = self.heap.len() - 1;
-        self.swap(p as usize, last);
-        self.heap.pop();
         self.pos[id as usize] = ABSENT;
-        self.keys[id as usize] = None;
-        if (p as usize) < self.heap.len() {
-            self.down(p as usize);
-            self.up(p as usize);
+        let last = self.heap.pop().expect("present id in an empty heap");
+        let p = p as usize;
+        if p < self.heap.len() {
+            let old = self.heap[p].0;
+            self.heap[p] = last;
+            if last.0 < old {
+                self.up(p);
+            } else {
+                self.down(p);
+            }
         }
     }
     /// Sets the key of `id`, inserting it if absent.
@@ -67,46 +70,53 @@ impl<K: Ord + Copy> IndexedHeap<K> {
             self.push(id, key);
             return;
         }
-        self.keys[id as usize] = Some(key);
-        self.down(p as usize);
-        self.up(self.pos[id as usize] as usize);
+        let p = p as usize;
+        let old = self.heap[p].0;
+        self.heap[p].0 = key;
+        if key < old {
+            self.up(p);
+        } else if old < key {
+            self.down(p);
+        }
     }
 
-    fn less(&self, a: usize, b: usize) -> bool {
-        self.key(self.heap[a]) < self.key(self.heap[b])
-    }
-    fn swap(&mut self, a: usize, b: usize) {
-        self.heap.swap(a, b);
-        self.pos[self.heap[a] as usize] = a as u32;
-        self.pos[self.heap[b] as usize] = b as u32;
-    }
+    #[inline]
     fn up(&mut self, mut i: usize) {
+        let node = self.heap[i];
         while i > 0 {
             let parent = (i - 1) / 2;
-            if !self.less(i, parent) {
+            let pn = self.heap[parent];
+            if node.0 >= pn.0 {
                 break;
             }
-            self.swap(i, parent);
+            self.heap[i] = pn;
+            self.pos[pn.1 as usize] = i as u32;
             i = parent;
         }
+        self.heap[i] = node;
+        self.pos[node.1 as usize] = i as u32;
     }
+    #[inline]
     fn down(&mut self, mut i: usize) {
         let n = self.heap.len();
+        let node = self.heap[i];
         loop {
-            let (l, r) = (2 * i + 1, 2 * i + 2);
-            let mut m = i;
-            if l < n && self.less(l, m) {
-                m = l;
-            }
-            if r < n && self.less(r, m) {
-                m = r;
-            }
-            if m == i {
+            let l = 2 * i + 1;
+            if l >= n {
                 break;
             }
-            self.swap(i, m);
-            i = m;
+            let r = l + 1;
+            let c = if r < n && self.heap[r].0 < self.heap[l].0 { r } else { l };
+            let cn = self.heap[c];
+            if cn.0 >= node.0 {
+                break;
+            }
+            self.heap[i] = cn;
+            self.pos[cn.1 as usize] = i as u32;
+            i = c;
         }
+        self.heap[i] = node;
+        self.pos[node.1 as usize] = i as u32;
     }
 }
 

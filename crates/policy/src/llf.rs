@@ -51,6 +51,9 @@ impl Llf {
 }
 
 impl Order for Llf {
+    type Key = Priority;
+    const USES_CONSUMED: bool = true;
+    const COMMITTED: Priority = Priority { major: i128::MIN, minor: i128::MIN, tie: 0 };
     /// d − e + c: the laxity plus now, constant while the job waits.
     fn waiting(&self, job: &Job, consumed: Time, _now: Time) -> Priority {
         Priority::new(laxity(job.deadline, 0, self.wcet(job.id.task), consumed), 0, job.id.task)

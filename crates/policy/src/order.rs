@@ -10,18 +10,28 @@ use crate::interface::{Conformance, Job, JobView, Priority, Time};
 /// each must stay constant while the job stays in that state unless the order
 /// announces the instant it changes ([`Order::rekey_at`]).
 pub(crate) trait Order {
+    /// The scheduler's internal key: ordered exactly as the [`Priority`] it
+    /// stands for, but possibly cheaper to store and compare (EDF and FP use
+    /// a packed `u128`).
+    type Key: Copy + Ord;
+    /// Whether the keys depend on the consumed execution time (if not, the
+    /// scheduler does not ask the kernel for it).
+    const USES_CONSUMED: bool;
+    /// A key more urgent than the key of any job (the CPU of a committed
+    /// non-preemptive job).
+    const COMMITTED: Self::Key;
     /// The key of a waiting job (smaller is more urgent).
-    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Priority;
+    fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
     /// The key of a linked (running) job; the lowest-priority linked job is
     /// the one with the largest key.
-    fn running(&self, job: &Job, consumed: Time, now: Time) -> Priority;
+    fn running(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
     /// Whether a waiting job with key `w` takes the CPU of the linked job with
     /// key `r` at `now`.
-    fn displaces(&self, w: &Priority, r: &Priority, now: Time) -> bool;
+    fn displaces(&self, w: &Self::Key, r: &Self::Key, now: Time) -> bool;
     /// With both keys unchanged, the first instant after `now` at which
     /// [`Order::displaces`] becomes true (LLF: laxities of waiting jobs fall
     /// while those of running jobs stay put), or `None` if never.
-    fn displaces_at(&self, _w: &Priority, _r: &Priority, _now: Time) -> Option<Time> {
+    fn displaces_at(&self, _w: &Self::Key, _r: &Self::Key, _now: Time) -> Option<Time> {
         None
     }
     /// The first instant after `now` at which a waiting job's key changes by
