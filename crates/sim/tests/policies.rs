@@ -23,7 +23,7 @@ fn workload(cpus: u32, name: PolicyName) -> Spec {
 
 fn configs() -> Vec<SimConfig> {
     let base = SimConfig { horizon: Some(600_000), seed: 9, ..SimConfig::default() };
-    let mut o = Overheads::constant(Costs { release: 30, schedule: 50, context_switch: 40, ipi: 25, tick: 10, release_latency: 0 });
+    let mut o = Overheads::constant(Costs { release: 30, schedule: 50, context_switch: 40, ipi: 25, tick: 10, release_latency: 15 });
     o.cpmd = schedlab_model::overheads::Cpmd::Bound { line: 64, miss_num: 1, miss_den: 4 };
     vec![
         base.clone(),
@@ -44,25 +44,13 @@ fn every_simulated_schedule_passes_the_validator() {
         (PolicyName::Pedf, 3),
         (PolicyName::Gfp, 2),
         (PolicyName::Pfp, 3),
-        // NP-G-EDF is left out: at a multi-release instant it links the
-        // first released job to an idle CPU before later, more urgent
-        // releases are delivered, which the validator rejects (reported to
-        // the policy's authors; not a simulator matter).
+        (PolicyName::NpGedf, 2),
         (PolicyName::Llf, 2),
         (PolicyName::Edzl, 2),
     ];
     for (name, cpus) in policies {
         let s = workload(cpus, name);
         for (k, config) in configs().into_iter().enumerate() {
-            if name == PolicyName::Edzl && config.overheads.is_some() {
-                // The validator measures a waiting job's consumed time net of
-                // the overhead intervals that *start* during its stints; an
-                // interval begun before a switch-to and still running after it
-                // is counted as the next job's execution. Zero-laxity instants
-                // then differ from the simulator's (exact) ones in this
-                // overloaded set. Reported; not a simulator error.
-                continue;
-            }
             let mut p = match schedlab_policy::build(&s, None) {
                 Ok(p) => p,
                 Err(e) => panic!("{name:?}: {e}"),
@@ -71,12 +59,7 @@ fn every_simulated_schedule_passes_the_validator() {
             let (ev, sum) = simulate_collect(&s, p.as_mut(), &config).unwrap_or_else(|e| panic!("{name:?} config {k}: {e}"));
             assert!(sum.released() > 100);
             check_trace(&ev, cpus as usize);
-            // With overheads, an overhead interval that began before a
-            // switch-to on its CPU and ends after it is counted by the
-            // validator as the new job's execution (it attributes intervals
-            // by their start): allow that much.
-            let options = if config.overheads.is_some() { Options::with_tolerance(1_000) } else { Options::default() };
-            let report = validate(&h, ev, &options).unwrap();
+            let report = validate(&h, ev, &Options::default()).unwrap();
             assert!(report.pass, "{name:?} config {k}: {}", serde_json::to_string_pretty(&report.checks.iter().filter(|c| c.violations > 0).collect::<Vec<_>>()).unwrap());
         }
     }
