@@ -21,7 +21,7 @@ use crate::error::SimError;
 use crate::execution::ExecGen;
 use crate::horizon::horizon;
 use crate::kernel::{Ctx, State};
-use crate::queue::{ord, Kind, CLASS_HORIZON, CLASS_RELEASE, CLASS_TICK};
+use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_TICK};
 use crate::state::{Active, Pending, TaskState};
 use crate::summary::SimSummary;
 use schedlab_model::overheads::{Costs, Overheads, Resume};
@@ -212,7 +212,24 @@ impl Engine {
             st.now = t;
             st.flush_overheads(t);
             let mut tick_now = false;
-            while st.queue.peek_time() == Some(t) {
+            // Arrivals whose entry came up in the deadline class (in task
+            // order), each handled where its own release-class entry would
+            // have been: before the first queued entry that sorts after it.
+            let mut rode = 0;
+            loop {
+                if rode < st.rode.len() {
+                    let ord = release_ord(st.rode[rode], PHASE_ARRIVAL);
+                    if !matches!(st.queue.peek(), Some(e) if e.t == t && e.ord < ord) {
+                        let task = st.rode[rode];
+                        rode += 1;
+                        self.events += 1;
+                        self.arrival(st, policy, task)?;
+                        continue;
+                    }
+                }
+                if st.queue.peek_time() != Some(t) {
+                    break;
+                }
                 let e = st.queue.pop().expect("peeked");
                 entries += 1;
                 if entries > entry_limit {
@@ -234,6 +251,13 @@ impl Engine {
                             self.events += 1;
                             self.deadline(st, policy, e.idx)?;
                         }
+                    }
+                    Kind::DeadlineArrival => {
+                        if st.tasks[e.idx as usize].dl_gen == e.gen {
+                            self.events += 1;
+                            self.deadline(st, policy, e.idx)?;
+                        }
+                        st.rode.push(e.idx);
                     }
                     Kind::Horizon => {
                         self.events += 1;
@@ -281,6 +305,7 @@ impl Engine {
                     }
                 }
             }
+            st.rode.clear();
             // Schedule, switch and charge until no CPU is marked.
             while !st.marked.is_empty() {
                 self.schedule_pass(st, policy)?;
@@ -316,10 +341,9 @@ impl Engine {
         let a = ts.pending_arrival;
         let next_a = ts.arrivals.advance();
         let next_due = next_a.saturating_add(ts.arrivals.draw_jitter()).max(now);
-        self.queue_release(st, task, next_a, next_due);
-        let ts = &mut st.tasks[task as usize];
         if self.miss == MissPolicy::Skip && ts.busy() {
             ts.sum.skipped += 1;
+            self.queue_release(st, task, next_a, next_due);
             return Ok(());
         }
         let seq = ts.next_seq;
@@ -334,9 +358,22 @@ impl Engine {
             ts.queue.push_back(Pending { seq, release: now, deadline, exec });
         }
         let arm = ts.dl_seq == seq;
+        // With an implicit deadline (no release latency), the new job's
+        // deadline check and its successor's arrival fall at the same instant:
+        // one queue entry serves both (`Kind::DeadlineArrival`).
+        let ride = arm && deadline == next_due && next_due > now && st.costs.release_latency == 0;
         st.emit(&Event::Release { t: now, task, job: seq, deadline });
-        if arm {
-            st.arm_deadline(task);
+        if ride {
+            let ts = &mut st.tasks[task as usize];
+            ts.pending_arrival = next_a;
+            ts.dl_gen = ts.dl_gen.wrapping_add(1);
+            let gen = ts.dl_gen;
+            st.queue.push(next_due, ord(CLASS_DEADLINE, task as u64), Kind::DeadlineArrival, task, gen);
+        } else {
+            self.queue_release(st, task, next_a, next_due);
+            if arm {
+                st.arm_deadline(task);
+            }
         }
         let idx = st.releases.len() as u32;
         if st.overheads.is_some() {

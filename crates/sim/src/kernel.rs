@@ -49,6 +49,8 @@ pub(crate) struct State<'a> {
     pub release_cpu: Vec<u32>,
     /// CPUs whose state changed in this pass.
     pub touched: Vec<u32>,
+    /// Tasks whose `DeadlineArrival` entry came up at this instant.
+    pub rode: Vec<u32>,
     pub sink: &'a mut dyn FnMut(&Event),
     pub trace_events: u64,
     pub policy_events: bool,
@@ -110,6 +112,7 @@ impl<'a> State<'a> {
             releases: Vec::with_capacity(n),
             release_cpu: Vec::with_capacity(n),
             touched: Vec::with_capacity(cpus),
+            rode: Vec::with_capacity(n),
             sink,
             trace_events: 0,
             policy_events,

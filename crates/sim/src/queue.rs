@@ -6,8 +6,6 @@
 //! size is bounded by the number of CPUs, tasks and armed timers.
 
 use schedlab_policy::Time;
-use std::cmp::Ordering;
-use std::collections::BinaryHeap;
 
 /// Same-instant classes, in processing order (interface.rs's protocol:
 /// completions, then releases, then timers; deadline checks come after
@@ -27,6 +25,11 @@ pub(crate) enum Kind {
     Completion,
     /// Deadline check of task `idx`'s oldest incomplete job.
     Deadline,
+    /// Deadline check of task `idx`'s oldest incomplete job (if `gen` is
+    /// still current) *and* the arrival of its next job at the same instant
+    /// (an implicit deadline): queued in the deadline class, the arrival is
+    /// then handled in its place in the release class (`Engine::run`).
+    DeadlineArrival,
     /// End of the simulation.
     Horizon,
     /// A queued job of task `idx` is handed to the policy (its predecessor completed).
@@ -42,7 +45,7 @@ pub(crate) enum Kind {
     Tick,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(crate) struct Entry {
     pub t: Time,
     /// class << 56 | sub-order within the class.
@@ -52,42 +55,87 @@ pub(crate) struct Entry {
     pub gen: u32,
 }
 
-impl Ord for Entry {
-    fn cmp(&self, other: &Self) -> Ordering {
-        // Reversed: BinaryHeap is a max-heap.
-        (other.t, other.ord).cmp(&(self.t, self.ord))
-    }
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
-        Some(self.cmp(other))
-    }
-}
-
+#[inline]
 pub(crate) fn ord(class: u64, sub: u64) -> u64 {
     debug_assert!(sub < 1 << 56);
     class << 56 | sub
 }
 
-/// The event queue.
+/// The event queue: a 4-ary min-heap (shallower than a binary one, and its
+/// children of one node share a cache line or two) with hole sifting.
+/// Entries with equal (time, order) are interchangeable (at most one of
+/// them is current), so the order in which such ties pop does not matter.
 #[derive(Debug, Default)]
 pub(crate) struct Queue {
-    heap: BinaryHeap<Entry>,
+    heap: Vec<Entry>,
+}
+
+#[inline(always)]
+fn key(e: &Entry) -> u128 {
+    (e.t as u128) << 64 | e.ord as u128
 }
 
 impl Queue {
     pub fn with_capacity(n: usize) -> Queue {
-        Queue { heap: BinaryHeap::with_capacity(n) }
+        Queue { heap: Vec::with_capacity(n) }
     }
+    #[inline]
     pub fn push(&mut self, t: Time, ord: u64, kind: Kind, idx: u32, gen: u32) {
-        self.heap.push(Entry { t, ord, kind, idx, gen });
+        let e = Entry { t, ord, kind, idx, gen };
+        let k = key(&e);
+        let mut i = self.heap.len();
+        self.heap.push(e);
+        while i > 0 {
+            let parent = (i - 1) / 4;
+            if key(&self.heap[parent]) <= k {
+                break;
+            }
+            self.heap[i] = self.heap[parent];
+            i = parent;
+        }
+        self.heap[i] = e;
     }
+    #[inline]
     pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| e.t)
+        self.heap.first().map(|e| e.t)
     }
+    #[inline]
+    pub fn peek(&self) -> Option<&Entry> {
+        self.heap.first()
+    }
+    #[inline]
     pub fn pop(&mut self) -> Option<Entry> {
-        self.heap.pop()
+        let last = self.heap.pop()?;
+        let n = self.heap.len();
+        if n == 0 {
+            return Some(last);
+        }
+        let top = self.heap[0];
+        let k = key(&last);
+        let mut i = 0;
+        loop {
+            let c0 = 4 * i + 1;
+            if c0 >= n {
+                break;
+            }
+            let end = (c0 + 4).min(n);
+            let mut m = c0;
+            let mut mk = key(&self.heap[c0]);
+            for c in c0 + 1..end {
+                let ck = key(&self.heap[c]);
+                if ck < mk {
+                    m = c;
+                    mk = ck;
+                }
+            }
+            if mk >= k {
+                break;
+            }
+            self.heap[i] = self.heap[m];
+            i = m;
+        }
+        self.heap[i] = last;
+        Some(top)
     }
     pub fn capacity(&self) -> usize {
         self.heap.capacity()
