@@ -124,6 +124,7 @@ impl<'a> State<'a> {
         }
     }
 
+    #[inline]
     pub fn emit(&mut self, e: &Event) {
         self.trace_events += 1;
         (self.sink)(e);
@@ -144,7 +145,14 @@ impl<'a> State<'a> {
     }
 
     /// Emits the held-back overhead intervals that start at or before `upto`.
+    #[inline]
     pub fn flush_overheads(&mut self, upto: Time) {
+        if !self.deferred.is_empty() {
+            self.flush_deferred(upto);
+        }
+    }
+
+    fn flush_deferred(&mut self, upto: Time) {
         while let Some(&Reverse((t, _, cpu, k, dur))) = self.deferred.peek() {
             if t > upto {
                 break;

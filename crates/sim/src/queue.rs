@@ -118,14 +118,21 @@ impl Queue {
             if c0 >= n {
                 break;
             }
-            let end = (c0 + 4).min(n);
             let mut m = c0;
             let mut mk = key(&self.heap[c0]);
-            for c in c0 + 1..end {
-                let ck = key(&self.heap[c]);
-                if ck < mk {
-                    m = c;
-                    mk = ck;
+            if c0 + 3 < n {
+                // All four children (the common case): no loop bounds.
+                let (k1, k2, k3) = (key(&self.heap[c0 + 1]), key(&self.heap[c0 + 2]), key(&self.heap[c0 + 3]));
+                let (m01, k01) = if k1 < mk { (c0 + 1, k1) } else { (c0, mk) };
+                let (m23, k23) = if k3 < k2 { (c0 + 3, k3) } else { (c0 + 2, k2) };
+                (m, mk) = if k23 < k01 { (m23, k23) } else { (m01, k01) };
+            } else {
+                for c in c0 + 1..n {
+                    let ck = key(&self.heap[c]);
+                    if ck < mk {
+                        m = c;
+                        mk = ck;
+                    }
                 }
             }
             if mk >= k {
