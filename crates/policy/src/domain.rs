@@ -40,7 +40,6 @@
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Time, TimerId};
 use crate::order::Order;
-use std::cmp::Reverse;
 
 /// Timer tags: a job timer carries its task index, a domain timer this bit
 /// and the domain index.
@@ -68,24 +67,6 @@ struct Slot {
     last_cpu: Option<u32>,
 }
 
-/// Order of the CPU heap: idle CPUs first (by index), then linked CPUs from
-/// the lowest-priority linked job.
-/// (The key of an idle CPU is `O::COMMITTED`: any value would do, idle CPUs
-/// are ordered by index.)
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct CpuKey<K> {
-    linked: bool,
-    prio: Reverse<K>,
-    cpu: u32,
-}
-
-impl<K: Copy> CpuKey<K> {
-    #[inline]
-    fn idle<O: Order<Key = K>>(cpu: u32) -> CpuKey<K> {
-        CpuKey { linked: false, prio: Reverse(O::COMMITTED), cpu }
-    }
-}
-
 /// The consumed execution of a job, if the order uses it.
 #[inline]
 fn consumed<O: Order>(k: &dyn Kernel, id: JobId) -> Time {
@@ -97,7 +78,7 @@ fn consumed<O: Order>(k: &dyn Kernel, id: JobId) -> Time {
 }
 
 /// One scheduling domain: its CPUs and its tasks, by local index.
-pub(crate) struct Domain<K: Ord + Copy> {
+pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy> {
     index: u32,
     /// Local CPU → CPU number.
     cpus: Vec<Cpu>,
@@ -107,18 +88,24 @@ pub(crate) struct Domain<K: Ord + Copy> {
     /// Local CPU → local task linked to it.
     linked: Vec<Option<u32>>,
     ready: IndexedHeap<K>,
-    cpu_heap: IndexedHeap<CpuKey<K>>,
+    /// The CPU to give work to first on top: idle CPUs (lowest index first),
+    /// then linked CPUs from the lowest-priority linked job up
+    /// ([`Order::rank`]; ties by local CPU index).
+    cpu_heap: IndexedHeap<R>,
+    /// Local CPU → key of its linked job (`O::COMMITTED` once a
+    /// non-preemptive job started; meaningless while idle).
+    cpu_key: Vec<K>,
     /// The domain timer and its expiry.
     timer: Option<(TimerId, Time)>,
 }
 
-impl<K: Ord + Copy> Domain<K> {
-    pub fn new<O: Order<Key = K>>(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain<K> {
+impl<K: Ord + Copy, R: Ord + Copy> Domain<K, R> {
+    pub fn new<O: Order<Key = K, Rank = R>>(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain<K, R> {
         let n = tasks.len();
         let k = cpus.len();
         let mut cpu_heap = IndexedHeap::new(k);
         for c in 0..k as u32 {
-            cpu_heap.push(c, CpuKey::idle::<O>(c));
+            cpu_heap.push(c, O::rank(None));
         }
         Domain {
             index,
@@ -128,6 +115,7 @@ impl<K: Ord + Copy> Domain<K> {
             linked: vec![None; k],
             ready: IndexedHeap::new(n),
             cpu_heap,
+            cpu_key: vec![O::COMMITTED; k],
             timer: None,
         }
     }
@@ -136,7 +124,7 @@ impl<K: Ord + Copy> Domain<K> {
         self.slots[t as usize].job.is_some_and(|j| j.id == id)
     }
 
-    pub fn release<O: Order<Key = K>>(&mut self, t: u32, job: Job, o: &O, k: &mut dyn Kernel) {
+    pub fn release<O: Order<Key = K, Rank = R>>(&mut self, t: u32, job: Job, o: &O, k: &mut dyn Kernel) {
         if self.slots[t as usize].job.is_some() {
             // The driver releases a job only after its predecessor completed;
             // should it not, the predecessor is dropped.
@@ -147,7 +135,7 @@ impl<K: Ord + Copy> Domain<K> {
         self.balance(o, k);
     }
 
-    pub fn complete<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn complete<O: Order<Key = K, Rank = R>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) {
             return;
         }
@@ -159,7 +147,7 @@ impl<K: Ord + Copy> Domain<K> {
         self.balance(o, k);
     }
 
-    pub fn block<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn block<O: Order<Key = K, Rank = R>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) || self.slots[t as usize].state == State::Blocked {
             return;
         }
@@ -168,7 +156,7 @@ impl<K: Ord + Copy> Domain<K> {
         self.balance(o, k);
     }
 
-    pub fn resume<O: Order<Key = K>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    pub fn resume<O: Order<Key = K, Rank = R>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
         if !self.holds(t, id) || self.slots[t as usize].state != State::Blocked {
             return;
         }
@@ -177,7 +165,7 @@ impl<K: Ord + Copy> Domain<K> {
     }
 
     /// A job timer fired: the waiting job's key changed.
-    pub fn job_timer<O: Order<Key = K>>(&mut self, t: u32, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+    pub fn job_timer<O: Order<Key = K, Rank = R>>(&mut self, t: u32, timer: TimerId, o: &O, k: &mut dyn Kernel) {
         let s = &mut self.slots[t as usize];
         if s.timer != Some(timer) {
             return;
@@ -193,7 +181,7 @@ impl<K: Ord + Copy> Domain<K> {
     }
 
     /// The domain timer fired.
-    pub fn domain_timer<O: Order<Key = K>>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
+    pub fn domain_timer<O: Order<Key = K, Rank = R>>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
         if self.timer.map(|(id, _)| id) != Some(timer) {
             return;
         }
@@ -209,18 +197,19 @@ impl<K: Ord + Copy> Domain<K> {
     /// (NP-G-EDF picks the most urgent job among all of the instant's
     /// releases). A committed job's CPU gets the most urgent possible key, so
     /// it is never displaced.
-    pub fn schedule<O: Order<Key = K>>(&mut self, c: u32, o: &O) -> Option<JobId> {
+    pub fn schedule<O: Order<Key = K, Rank = R>>(&mut self, c: u32, o: &O) -> Option<JobId> {
         let t = self.linked[c as usize]?;
         let s = &mut self.slots[t as usize];
         s.last_cpu = Some(c);
         if matches!(o.conformance(), Conformance::PriorityDriven { preemptive: false, .. }) {
-            self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(O::COMMITTED), cpu: c });
+            self.cpu_key[c as usize] = O::COMMITTED;
+            self.cpu_heap.set(c, O::rank(Some(O::COMMITTED)));
         }
         s.job.map(|j| j.id)
     }
 
     /// The job makes room: off its CPU or out of the ready queue.
-    fn leave<O: Order<Key = K>>(&mut self, t: u32, k: &mut dyn Kernel) {
+    fn leave<O: Order<Key = K, Rank = R>>(&mut self, t: u32, k: &mut dyn Kernel) {
         match self.slots[t as usize].state {
             State::Waiting => {
                 self.ready.remove(t);
@@ -231,7 +220,7 @@ impl<K: Ord + Copy> Domain<K> {
         }
     }
 
-    fn enqueue<O: Order<Key = K>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+    fn enqueue<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("enqueued job");
         let key = o.waiting(&job, consumed::<O>(k, job.id), k.now());
         self.slots[t as usize].state = State::Waiting;
@@ -239,7 +228,7 @@ impl<K: Ord + Copy> Domain<K> {
         self.arm_rekey(t, o, k);
     }
 
-    fn arm_rekey<O: Order<Key = K>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+    fn arm_rekey<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("waiting job");
         let now = k.now();
         self.cancel_rekey(t, k);
@@ -255,27 +244,28 @@ impl<K: Ord + Copy> Domain<K> {
         }
     }
 
-    fn unlink<O: Order<Key = K>>(&mut self, c: u32, k: &mut dyn Kernel) {
+    fn unlink<O: Order<Key = K, Rank = R>>(&mut self, c: u32, k: &mut dyn Kernel) {
         if let Some(t) = self.linked[c as usize].take() {
             self.slots[t as usize].state = State::Absent;
         }
-        self.cpu_heap.set(c, CpuKey::idle::<O>(c));
+        self.cpu_heap.set(c, O::rank(None));
         k.resched(self.cpus[c as usize]);
     }
 
-    fn set_link<O: Order<Key = K>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+    fn set_link<O: Order<Key = K, Rank = R>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("linked job");
         let key = o.running(&job, consumed::<O>(k, job.id), k.now());
         self.linked[c as usize] = Some(t);
         self.slots[t as usize].state = State::Linked(c);
-        self.cpu_heap.set(c, CpuKey { linked: true, prio: Reverse(key), cpu: c });
+        self.cpu_key[c as usize] = key;
+        self.cpu_heap.set(c, O::rank(Some(key)));
         k.resched(self.cpus[c as usize]);
     }
 
     /// Links waiting job `t` (already out of the ready queue) to CPU `c`,
     /// which is idle; if `t` still runs on another CPU of the domain, it goes
     /// there instead and that CPU's linked job (if any) comes to `c`.
-    fn link<O: Order<Key = K>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
+    fn link<O: Order<Key = K, Rank = R>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         self.cancel_rekey(t, k);
         let mut target = c;
         let s = &self.slots[t as usize];
@@ -296,11 +286,11 @@ impl<K: Ord + Copy> Domain<K> {
 
     /// Gives CPUs to waiting jobs while one should have one (see the module
     /// comment), then re-arms the domain timer.
-    fn balance<O: Order<Key = K>>(&mut self, o: &O, k: &mut dyn Kernel) {
+    fn balance<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = k.now();
-        while let (Some((t, w)), Some((c, ck))) = (self.ready.peek(), self.cpu_heap.peek()) {
-            if ck.linked {
-                if !o.displaces(&w, &ck.prio.0, now) {
+        while let (Some((t, w)), Some((c, _))) = (self.ready.peek(), self.cpu_heap.peek()) {
+            if self.linked[c as usize].is_some() {
+                if !o.displaces(&w, &self.cpu_key[c as usize], now) {
                     break;
                 }
                 let victim = self.linked[c as usize].expect("linked CPU");
@@ -316,10 +306,12 @@ impl<K: Ord + Copy> Domain<K> {
         self.rearm(o, k);
     }
 
-    fn rearm<O: Order<Key = K>>(&mut self, o: &O, k: &mut dyn Kernel) {
+    fn rearm<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = k.now();
         let want = match (self.ready.peek(), self.cpu_heap.peek()) {
-            (Some((_, w)), Some((_, ck))) if ck.linked => o.displaces_at(&w, &ck.prio.0, now).map(|at| at.max(now + 1)),
+            (Some((_, w)), Some((c, _))) if self.linked[c as usize].is_some() => {
+                o.displaces_at(&w, &self.cpu_key[c as usize], now).map(|at| at.max(now + 1))
+            }
             _ => None,
         };
         match (self.timer, want) {

@@ -7,7 +7,7 @@
 //! release never needs to break a tie.)
 
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
-use crate::order::Order;
+use crate::order::{rank_u128, Order};
 
 /// The EDF order, preemptive or not (NP-G-EDF: a started job runs to
 /// completion; only CPUs that fall idle take the most urgent waiting job).
@@ -30,6 +30,11 @@ impl Order for Edf {
     type Key = u128;
     const USES_CONSUMED: bool = false;
     const COMMITTED: u128 = 0;
+    type Rank = u128;
+    #[inline]
+    fn rank(key: Option<u128>) -> u128 {
+        rank_u128(key)
+    }
     #[inline]
     fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
         packed(job.deadline, job.id.task)

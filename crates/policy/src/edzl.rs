@@ -15,7 +15,7 @@
 //! uses) and the scheduler agree exactly.
 
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
-use crate::order::{laxity, Order};
+use crate::order::{laxity, rank_u128, Order};
 
 pub(crate) struct Edzl {
     pub wcet: Vec<Time>,
@@ -44,6 +44,11 @@ impl Order for Edzl {
     type Key = u128;
     const USES_CONSUMED: bool = true;
     const COMMITTED: u128 = 0;
+    type Rank = u128;
+    #[inline]
+    fn rank(key: Option<u128>) -> u128 {
+        rank_u128(key)
+    }
     fn waiting(&self, job: &Job, consumed: Time, now: Time) -> u128 {
         self.packed(job.deadline, job.id.task, consumed, now)
     }

@@ -13,7 +13,7 @@ const NONE: (u32, u32) = (u32::MAX, u32::MAX);
 pub(crate) struct Engine<O: Order> {
     info: PolicyInfo,
     order: O,
-    domains: Vec<Domain<O::Key>>,
+    domains: Vec<Domain<O::Key, O::Rank>>,
     /// Task → (domain, local index).
     task_at: Vec<(u32, u32)>,
     /// CPU → (domain, local index).

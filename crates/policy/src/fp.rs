@@ -5,7 +5,7 @@
 
 use crate::build::AdmissionError;
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
-use crate::order::Order;
+use crate::order::{rank_u128, Order};
 use schedlab_model::{Priorities, Spec};
 
 /// The FP order: each task's rank (smaller is more urgent).
@@ -58,6 +58,11 @@ impl Order for Fp {
     type Key = u128;
     const USES_CONSUMED: bool = false;
     const COMMITTED: u128 = 0;
+    type Rank = u128;
+    #[inline]
+    fn rank(key: Option<u128>) -> u128 {
+        rank_u128(key)
+    }
     #[inline]
     fn waiting(&self, job: &Job, _consumed: Time, _now: Time) -> u128 {
         self.packed(job.id.task)

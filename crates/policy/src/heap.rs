@@ -1,7 +1,8 @@
 //! An indexed binary min-heap over the ids 0..n: push, pop, remove and
 //! re-key any id in O(log n), with storage allocated once at construction.
 //! Keys live next to their ids in the heap array (no indirection when
-//! comparing), and sifting moves a hole instead of swapping.
+//! comparing), and sifting moves a hole instead of swapping. Equal keys are
+//! ordered by id.
 
 pub(crate) struct IndexedHeap<K: Ord + Copy> {
     /// Heap order: (key, id).
@@ -56,7 +57,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         if p < self.heap.len() {
             let old = self.heap[p].0;
             self.heap[p] = last;
-            if last.0 < old {
+            if (last.0, last.1) < (old, id) {
                 self.up(p);
             } else {
                 self.down(p);
@@ -86,7 +87,7 @@ impl<K: Ord + Copy> IndexedHeap<K> {
         while i > 0 {
             let parent = (i - 1) / 2;
             let pn = self.heap[parent];
-            if node.0 >= pn.0 {
+            if (node.0, node.1) >= (pn.0, pn.1) {
                 break;
             }
             self.heap[i] = pn;
@@ -106,9 +107,9 @@ impl<K: Ord + Copy> IndexedHeap<K> {
                 break;
             }
             let r = l + 1;
-            let c = if r < n && self.heap[r].0 < self.heap[l].0 { r } else { l };
+            let c = if r < n && (self.heap[r].0, self.heap[r].1) < (self.heap[l].0, self.heap[l].1) { r } else { l };
             let cn = self.heap[c];
-            if cn.0 >= node.0 {
+            if (cn.0, cn.1) >= (node.0, node.1) {
                 break;
             }
             self.heap[i] = cn;

@@ -54,6 +54,10 @@ impl Order for Llf {
     type Key = Priority;
     const USES_CONSUMED: bool = true;
     const COMMITTED: Priority = Priority { major: i128::MIN, minor: i128::MIN, tie: 0 };
+    type Rank = (bool, std::cmp::Reverse<Priority>);
+    fn rank(key: Option<Priority>) -> Self::Rank {
+        (key.is_some(), std::cmp::Reverse(key.unwrap_or(Self::COMMITTED)))
+    }
     /// d − e + c: the laxity plus now, constant while the job waits.
     fn waiting(&self, job: &Job, consumed: Time, _now: Time) -> Priority {
         Priority::new(laxity(job.deadline, 0, self.wcet(job.id.task), consumed), 0, job.id.task)

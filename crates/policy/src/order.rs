@@ -20,6 +20,10 @@ pub(crate) trait Order {
     /// A key more urgent than the key of any job (the CPU of a committed
     /// non-preemptive job).
     const COMMITTED: Self::Key;
+    /// The CPU heap's key: `rank(None)` (an idle CPU) below every other,
+    /// then linked CPUs from the largest job key to the smallest.
+    type Rank: Copy + Ord;
+    fn rank(key: Option<Self::Key>) -> Self::Rank;
     /// The key of a waiting job (smaller is more urgent).
     fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
     /// The key of a linked (running) job; the lowest-priority linked job is
@@ -48,4 +52,13 @@ pub(crate) trait Order {
 /// deadline − now − (wcet − consumed), exactly (negative when late).
 pub(crate) fn laxity(deadline: Time, now: Time, wcet: Time, consumed: Time) -> i128 {
     deadline as i128 - now as i128 - (wcet as i128 - consumed as i128)
+}
+
+/// [`Order::rank`] for `u128` keys below 2¹²⁷.
+#[inline]
+pub(crate) fn rank_u128(key: Option<u128>) -> u128 {
+    match key {
+        None => 0,
+        Some(k) => u128::MAX - k,
+    }
 }
