@@ -5,11 +5,18 @@
 //! CPMD), and passes the schedule's trace events to a sink. Semantics are
 //! documented in `docs/simulator.md`.
 //!
-//! ```ignore
+//! ```
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! use schedlab_sim::{simulate, SimConfig};
+//! let text = "platform: {cpus: 2}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 1ms, period: 4ms}\n  - {name: b, wcet: 3ms, period: 8ms}\n";
+//! let spec = schedlab_model::load_str(text, None, "example.yaml")?.spec;
 //! let mut policy = schedlab_policy::build(&spec, None)?;
 //! let config = SimConfig { seed: 7, ..SimConfig::default() };
 //! let mut events = Vec::new();
 //! let summary = simulate(&spec, policy.as_mut(), &config, &mut |e| events.push(e.clone()))?;
+//! // Over the 8 ms hyperperiod: two jobs of `a`, one of `b`, no miss.
+//! assert_eq!((summary.completed(), summary.missed()), (3, 0));
+//! # Ok(()) }
 //! ```
 
 mod arrivals;

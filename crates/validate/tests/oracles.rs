@@ -445,14 +445,8 @@ fn same_spec_and_seed_give_the_same_trace() {
     }
 }
 
-// ---------------------------------------------------------------------------
-// 5. Analysis soundness.
-
-/// A set that an analysis accepts never misses in simulation (DESIGN.md,
-/// "Quality"). Added with the schedulability analyses.
-#[test]
-#[ignore = "the analyses are not there yet"]
-fn accepted_sets_never_miss() {}
+// 5. Analysis soundness (a set an analysis accepts never misses in
+// simulation) comes with the schedulability analyses.
 
 // ---------------------------------------------------------------------------
 
