@@ -208,6 +208,23 @@ impl Event {
             | Event::Policy { t, .. } => t,
         }
     }
+
+    /// The event's time, to change it (e.g. when a trace is mutated).
+    pub fn t_mut(&mut self) -> &mut Time {
+        match self {
+            Event::SysRelease { t }
+            | Event::Release { t, .. }
+            | Event::SwitchTo { t, .. }
+            | Event::SwitchAway { t, .. }
+            | Event::Completion { t, .. }
+            | Event::Block { t, .. }
+            | Event::Resume { t, .. }
+            | Event::DeadlineMiss { t, .. }
+            | Event::BudgetExhausted { t, .. }
+            | Event::Overhead { t, .. }
+            | Event::Policy { t, .. } => t,
+        }
+    }
     /// The job the event is about, if any.
     pub fn job(&self) -> Option<JobRef> {
         match *self {

@@ -123,19 +123,7 @@ fn stints(events: &[Event]) -> Vec<Stint> {
 }
 
 fn set_time(e: &mut Event, nt: Time) {
-    match e {
-        Event::SysRelease { t }
-        | Event::Release { t, .. }
-        | Event::SwitchTo { t, .. }
-        | Event::SwitchAway { t, .. }
-        | Event::Completion { t, .. }
-        | Event::Block { t, .. }
-        | Event::Resume { t, .. }
-        | Event::DeadlineMiss { t, .. }
-        | Event::BudgetExhausted { t, .. }
-        | Event::Overhead { t, .. }
-        | Event::Policy { t, .. } => *t = nt,
-    }
+    *e.t_mut() = nt;
 }
 
 fn set_cpu(e: &mut Event, c: u32) {
