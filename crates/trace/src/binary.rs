@@ -546,17 +546,8 @@ impl<R: BufRead> Iterator for BinaryReader<R> {
         if self.done {
             return None;
         }
-        match self.read_event() {
-            Ok(Some(ev)) => Some(Ok(ev)),
-            Ok(None) => {
-                self.done = true;
-                None
-            }
-            Err(e) => {
-                self.done = true;
-                Some(Err(e))
-            }
-        }
+        let next = self.read_event();
+        crate::event::fuse(&mut self.done, next)
     }
 }
 

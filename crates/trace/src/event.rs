@@ -248,3 +248,19 @@ impl Event {
         }
     }
 }
+
+/// One step of a reader's event iterator: the event, or the end, or the
+/// first error — after which the iterator is done.
+pub(crate) fn fuse(done: &mut bool, next: Result<Option<Event>, crate::TraceError>) -> Option<Result<Event, crate::TraceError>> {
+    match next {
+        Ok(Some(ev)) => Some(Ok(ev)),
+        Ok(None) => {
+            *done = true;
+            None
+        }
+        Err(e) => {
+            *done = true;
+            Some(Err(e))
+        }
+    }
+}
