@@ -154,12 +154,19 @@ class Policy:
         priorities: ``"rm"``, ``"dm"`` or ``"explicit"`` for fixed-priority
             policies, or None for the default (``"rm"``).
         quantum: Scheduling quantum in nanoseconds (PD^2), or None for the default.
+        stagger: PD^2: stagger the CPUs' quantum boundaries (default False).
+        early_release: PD^2: early release, ER-PD^2 (default False).
+        slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
+            capacity, or None for the default (``"greedy"``).
     """
 
     name: str
     partitioning: str | None = None
     priorities: str | None = None
     quantum: int | None = None
+    stagger: bool | None = None
+    early_release: bool | None = None
+    slack: str | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -169,6 +176,9 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
+        for key in ("stagger", "early_release", "slack"):
+            if getattr(self, key) is not None:
+                d[key] = getattr(self, key)
         return d
 
 

@@ -2,7 +2,7 @@
 //! a spec unusable; warnings describe legal but notable input (an infeasible
 //! task set is legal: such sets are studied).
 
-use crate::spec::{Domains, PolicyName, Priorities, Spec};
+use crate::spec::{Domains, Packing, PolicyName, Priorities, Spec};
 use std::collections::HashMap;
 
 /// Largest platform accepted.
@@ -182,8 +182,22 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
     if let Some(pol) = &spec.policy {
         let name = pol.name.name();
         let domains = pol.name.domains();
-        if pol.partitioning.is_some() && domains == Domains::Global {
-            f.error("policy.partitioning", format!("`{name}` is a global policy and does not partition; remove the key or use a partitioned/clustered policy"));
+        if pol.partitioning.is_some() && domains == Domains::Global && pol.name != PolicyName::Run {
+            f.error("policy.partitioning", format!("`{name}` is a global policy and does not partition; remove the key or use a partitioned/clustered policy (or `run`, which packs servers)"));
+        }
+        if pol.name == PolicyName::Run && matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs)) {
+            f.error("policy.partitioning", "`run` packs servers by utilisation; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd (default wfd)");
+        }
+        if pol.name != PolicyName::Pd2 {
+            if pol.stagger.is_some() {
+                f.error("policy.stagger", format!("`{name}` has no quanta to stagger (it applies to pd2); remove the key"));
+            }
+            if pol.early_release.is_some() {
+                f.error("policy.early_release", format!("`{name}` has no early release option (it applies to pd2); remove the key"));
+            }
+        }
+        if pol.slack.is_some() && pol.name != PolicyName::Run {
+            f.error("policy.slack", format!("`{name}` has no slack distribution (it applies to run); remove the key"));
         }
         if pol.priorities.is_some() && !pol.name.is_fixed_priority() {
             f.error("policy.priorities", format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds)"));

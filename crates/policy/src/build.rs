@@ -76,7 +76,7 @@ pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildO
             return Err(AdmissionError::at("policy.priorities", format!("`{}` does not use fixed priorities; remove the key", name.name())));
         }
     }
-    if kind == Domains::Global && pol.partitioning.is_some() {
+    if kind == Domains::Global && name != PolicyName::Run && pol.partitioning.is_some() {
         return Err(AdmissionError::at("policy.partitioning", format!("`{}` is a global policy and does not partition; remove the key", name.name())));
     }
     let wcet = || spec.tasks.iter().map(|t| t.wcet.0).collect::<Vec<_>>();

@@ -61,6 +61,9 @@ fn values(spec: &Spec) -> Value {
             "partitioning": pol.partitioning,
             "priorities": pol.priorities,
             "quantum": pol.quantum.map(|q| q.ns()),
+            "stagger": pol.stagger,
+            "early_release": pol.early_release,
+            "slack": pol.slack,
         })
     });
     let tasks: Vec<Value> = spec

@@ -8,7 +8,7 @@ mod task;
 
 pub use placement::Placement;
 pub use platform::{Cache, Platform, DEFAULT_PAGE};
-pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities};
+pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack};
 pub use task::{Class, Task};
 
 use schemars::JsonSchema;

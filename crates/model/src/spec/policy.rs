@@ -146,10 +146,37 @@ pub struct PolicySpec {
     /// Scheduling quantum for quantum-based policies (PD^2); default `1ms`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub quantum: Option<Duration>,
+    /// PD^2: stagger the quantum boundaries of the CPUs (CPU k's boundaries
+    /// are shifted by k·quantum/m) instead of aligning them; default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stagger: Option<bool>,
+    /// PD^2: early release (ER-PD^2): a subtask becomes eligible as soon as
+    /// its predecessor ran and its job is released, not at its window's
+    /// start, so no CPU idles while work is pending; default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub early_release: Option<bool>,
+    /// RUN: where the spare capacity goes when total utilisation is below
+    /// the CPU count; default `greedy`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack: Option<Slack>,
+}
+
+/// How RUN distributes spare capacity (m − U) over its level-0 servers.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Slack {
+    /// Fill the largest servers up to rate 1 first, in decreasing order of
+    /// rate (what the RUN tools do); maximises unit servers, so RUN behaves
+    /// like P-EDF as often as possible.
+    #[default]
+    Greedy,
+    /// Give every level-0 server a share of the slack proportional to its
+    /// rate, capped at 1, the remainder passed on (what the RUN thesis text says).
+    Proportional,
 }
 
 impl PolicySpec {
     pub fn named(name: PolicyName) -> PolicySpec {
-        PolicySpec { name, partitioning: None, priorities: None, quantum: None }
+        PolicySpec { name, partitioning: None, priorities: None, quantum: None, stagger: None, early_release: None, slack: None }
     }
 }
