@@ -2,3 +2,4 @@
 //! accounting as they land.
 
 pub mod partition;
+pub mod schedulability;

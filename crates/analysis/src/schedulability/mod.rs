@@ -1,0 +1,15 @@
+//! Schedulability tests: a registry of named tests, each declaring what it
+//! applies to and returning an [`Outcome`] that explains itself (verdict,
+//! the deciding task, the bound and the value compared, the slack), or "not
+//! applicable" with the reason — never a silent false.
+//!
+//! Tests are pure functions of the spec: exact arithmetic (integer
+//! nanoseconds, rationals) wherever a rounding could flip a verdict.
+
+mod outcome;
+mod pfair;
+mod registry;
+mod run;
+
+pub use outcome::{Exactness, Outcome, Verdict};
+pub use registry::{find, registry, run_all, Test, TestInfo};

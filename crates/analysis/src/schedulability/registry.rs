@@ -1,0 +1,52 @@
+//! The registry: every test by its stable ID.
+
+use super::outcome::{Exactness, Outcome};
+use super::{pfair, run};
+use schedlab_model::{PolicyName, Spec};
+
+/// What a test is and what it applies to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TestInfo {
+    /// Stable ID, e.g. `pfair.pd2`.
+    pub id: &'static str,
+    /// Short title.
+    pub title: &'static str,
+    /// The policies whose schedules the verdict is about.
+    pub policies: &'static [PolicyName],
+    /// The task model it needs, in words (deadlines, arrivals, limits).
+    pub assumes: &'static str,
+    pub exactness: Exactness,
+    /// Where the test comes from.
+    pub source: &'static str,
+}
+
+/// A registered test.
+#[derive(Debug, Clone, Copy)]
+pub struct Test {
+    pub info: TestInfo,
+    pub run: fn(&Spec) -> Outcome,
+}
+
+static REGISTRY: &[Test] = &[
+    Test { info: pfair::INFO, run: pfair::check },
+    Test { info: run::INFO, run: run::check },
+];
+
+/// Every test, in a stable order.
+pub fn registry() -> &'static [Test] {
+    REGISTRY
+}
+
+/// The test with this ID.
+pub fn find(id: &str) -> Option<&'static Test> {
+    REGISTRY.iter().find(|t| t.info.id == id)
+}
+
+/// Runs every test that is about `policy` (all tests with `None`).
+pub fn run_all(spec: &Spec, policy: Option<PolicyName>) -> Vec<Outcome> {
+    REGISTRY
+        .iter()
+        .filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p)))
+        .map(|t| (t.run)(spec))
+        .collect()
+}
