@@ -137,6 +137,31 @@ fn svg_window_and_width() {
 }
 
 #[test]
+fn svg_draws_a_server_lane_per_cpu_from_server_events() {
+    use schedlab_trace::Event;
+    let h = common::header();
+    let mut events = common::events();
+    let server = |t, cpu, s: Option<&str>| Event::Policy { t, cpu: Some(cpu), name: "server".into(), data: serde_json::json!({ "server": s }) };
+    // CPU 0: S1 from 0 to 4 ms, then S2 to the end; CPU 1: S3 from 0 to 6 ms, then none.
+    let at = events.iter().position(|e| e.t() > 0).unwrap();
+    events.insert(at, server(0, 1, Some("S3")));
+    events.insert(at, server(0, 0, Some("S1")));
+    let at = events.iter().position(|e| e.t() > 4 * MS).unwrap();
+    events.insert(at, server(4 * MS, 0, Some("S2")));
+    let at = events.iter().position(|e| e.t() > 6 * MS).unwrap();
+    events.insert(at, server(6 * MS, 1, None));
+    let svg = render_svg(&h, events.iter(), &SvgOptions::default());
+    check_balanced(&svg);
+    assert!(svg.contains(">CPU 0 server</text>") && svg.contains(">CPU 1 server</text>"), "one lane per CPU");
+    assert!(svg.contains("<title>S1 on CPU 0: 0ns to 4ms</title>"), "{svg}");
+    assert!(svg.contains("<title>S3 on CPU 1: 0ns to 6ms</title>"), "{svg}");
+    assert_eq!(svg.matches(" on CPU 0: 4ms to ").count(), 1, "S2 holds CPU 0 from 4 ms to the end");
+    assert_eq!(svg.matches(" on CPU 1: 6ms").count(), 0, "CPU 1 has no server after 6 ms");
+    // Without server events there are no lanes.
+    assert!(!render_svg(&h, common::events(), &SvgOptions::default()).contains(" server</text>"));
+}
+
+#[test]
 fn csv_has_one_row_per_job() {
     let csv = jobs_csv(&common::header(), common::events());
     let lines: Vec<&str> = csv.lines().collect();

@@ -3,8 +3,10 @@
 //! the box is wide enough, release arrows (up), deadline marks (down), the
 //! boxes and deadline marks of jobs that missed in red, a small triangle
 //! where a job was preempted, a time axis with 1/2/5 × 10^k ticks, and a
-//! legend of the CPU colours. Pure string building: the same input gives
-//! the same bytes. Readable up to about 50 tasks; use a time window for long
+//! legend of the CPU colours. When the trace carries `server` policy events
+//! (RUN's placement of level-0 servers on CPUs), one more row per CPU below
+//! the tasks shows which server held the CPU when, so the reduction tree can
+//! be seen at work. Pure string building: the same input gives the same bytes. Readable up to about 50 tasks; use a time window for long
 //! traces.
 
 use super::{collect, Collected};
@@ -129,7 +131,8 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     let left = (longest as f64 * 7.0 + 16.0).clamp(60.0, 260.0);
     let width = opts.width.max(200) as f64;
     let g = Geometry { start, end, left, plot: (width - left - RIGHT).max(50.0), row: opts.row_height.max(12) as f64 };
-    let rows = r.tasks.len();
+    let lanes = server_lanes(c, r.horizon.max(end));
+    let rows = r.tasks.len() + lanes.len();
     let height = TOP + rows as f64 * g.row + AXIS;
     let row_of: std::collections::HashMap<u32, usize> = r.tasks.iter().enumerate().map(|(i, t)| (t.task, i)).collect();
     let box_h = (g.row * 0.6).round();
@@ -188,6 +191,33 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         let full = &r.tasks[i].name;
         let tip = if name != full { format!("<title>{}</title>", escape(full)) } else { String::new() };
         let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">{tip}{}</text>", g.left - 8.0, y + g.row / 2.0 + 4.0, escape(name));
+    }
+
+    // Server lanes: which server held each CPU.
+    for (k, (cpu, spans)) in lanes.iter().enumerate() {
+        let i = r.tasks.len() + k;
+        let y = g.row_top(i);
+        let _ = writeln!(s, "<rect x=\"0\" y=\"{y:.2}\" width=\"{width:.0}\" height=\"{:.2}\" fill=\"#e8eef7\"/>", g.row);
+        let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\" font-style=\"italic\">CPU {cpu} server</text>", g.left - 8.0, y + g.row / 2.0 + 4.0);
+        for sp in spans {
+            if sp.end <= start || sp.start >= end || sp.end == sp.start {
+                continue;
+            }
+            let (x0, x1) = (g.x(sp.start), g.x(sp.end));
+            let w = (x1 - x0).max(0.5);
+            let _ = writeln!(
+                s,
+                "<rect x=\"{x0:.2}\" y=\"{:.2}\" width=\"{w:.2}\" height=\"{box_h:.2}\" fill=\"{}\" stroke=\"#333\" stroke-width=\"0.5\"><title>{} on CPU {cpu}: {} to {}</title></rect>",
+                y + box_off,
+                CPU_COLORS[sp.color % CPU_COLORS.len()],
+                escape(&sp.name),
+                Duration(sp.start),
+                Duration(sp.end)
+            );
+            if w >= sp.name.len() as f64 * 7.0 + 4.0 {
+                let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\" font-size=\"10\">{}</text>", x0 + w / 2.0, y + box_off + box_h / 2.0 + 3.5, escape(&sp.name));
+            }
+        }
     }
 
     // Time axis and grid.
@@ -264,6 +294,54 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     }
     s.push_str("</svg>\n");
     s
+}
+
+/// A span during which a server held a CPU.
+struct ServerSpan {
+    start: Time,
+    end: Time,
+    name: String,
+    /// Index of the server in order of first appearance (its colour).
+    color: usize,
+}
+
+/// Per CPU (in CPU order), the spans of the `server` policy events: each
+/// event `{"server": name}` on a CPU starts a span that the CPU's next
+/// `server` event (or the end) closes; `{"server": null}` leaves the CPU
+/// without a server. Empty when the trace has no such events.
+fn server_lanes(c: &Collected, end: Time) -> Vec<(u32, Vec<ServerSpan>)> {
+    let mut lanes: std::collections::BTreeMap<u32, Vec<ServerSpan>> = std::collections::BTreeMap::new();
+    let mut colors: Vec<String> = Vec::new();
+    for ev in &c.others {
+        let Event::Policy { t, cpu: Some(cpu), name, data } = ev else { continue };
+        if name != "server" {
+            continue;
+        }
+        let lane = lanes.entry(*cpu).or_default();
+        if let Some(last) = lane.last_mut() {
+            if last.end == Time::MAX {
+                last.end = *t;
+            }
+        }
+        if let Some(server) = data.get("server").and_then(|v| v.as_str()) {
+            let color = match colors.iter().position(|n| n == server) {
+                Some(i) => i,
+                None => {
+                    colors.push(server.to_string());
+                    colors.len() - 1
+                }
+            };
+            lane.push(ServerSpan { start: *t, end: Time::MAX, name: server.to_string(), color });
+        }
+    }
+    for lane in lanes.values_mut() {
+        for sp in lane.iter_mut() {
+            if sp.end == Time::MAX {
+                sp.end = end.max(sp.start);
+            }
+        }
+    }
+    lanes.into_iter().collect()
 }
 
 fn cpu_color(cpu: u32) -> &'static str {
