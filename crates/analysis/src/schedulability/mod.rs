@@ -6,10 +6,12 @@
 //! Tests are pure functions of the spec: exact arithmetic (integer
 //! nanoseconds, rationals) wherever a rounding could flip a verdict.
 
+mod input;
 mod outcome;
 mod pfair;
 mod registry;
 mod run;
 
+pub use input::{Input, TaskParams};
 pub use outcome::{Exactness, Outcome, Verdict};
 pub use registry::{find, registry, run_all, Test, TestInfo};

@@ -5,7 +5,8 @@
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
 use schedlab_model::exact::Ratio;
-use schedlab_model::{PolicyName, Spec};
+use super::input::Input;
+use schedlab_model::{Duration, PolicyName};
 
 pub const ID: &str = "pfair.pd2";
 /// The quantum when the spec does not set one (as the PD^2 policy).
@@ -20,32 +21,32 @@ pub const INFO: TestInfo = TestInfo {
     source: "Baruah, Cohen, Plaxton, Varvel 1996; Anderson, Srinivasan 2004 (PD^2)",
 };
 
-pub fn check(spec: &Spec) -> Outcome {
-    let q = spec.policy.as_ref().and_then(|p| p.quantum).map_or(DEFAULT_QUANTUM, |d| d.0);
-    let m = spec.platform.cpus as u128;
-    let mut weights = Vec::with_capacity(spec.tasks.len());
-    for (i, t) in spec.tasks.iter().enumerate() {
-        let name = &t.name;
-        if t.deadline() != t.period {
-            return Outcome::not_applicable(ID, format!("task {name} (tasks[{i}]) has deadline {} ≠ period {}: Pfair needs implicit deadlines", t.deadline(), t.period)).task(i);
+pub fn check(input: &Input) -> Outcome {
+    let q = input.policy.as_ref().and_then(|p| p.quantum).map_or(DEFAULT_QUANTUM, |d| d.0);
+    let m = input.cpus as u128;
+    let mut weights = Vec::with_capacity(input.tasks.len());
+    for (i, t) in input.tasks.iter().enumerate() {
+        let name = input.task_label(i);
+        if t.deadline != t.period {
+            return Outcome::not_applicable(ID, format!("{name} has deadline {} ≠ period {}: Pfair needs implicit deadlines", Duration(t.deadline), Duration(t.period))).task(i);
         }
-        if t.period.0 % q != 0 {
-            return Outcome::not_applicable(ID, format!("task {name} (tasks[{i}]) has period {} that is not a multiple of the quantum {}; change the period or `policy.quantum`", t.period, schedlab_model::Duration(q))).task(i);
+        if t.period % q != 0 {
+            return Outcome::not_applicable(ID, format!("{name} has period {} that is not a multiple of the quantum {}; change the period or `policy.quantum`", Duration(t.period), Duration(q))).task(i);
         }
-        if t.offset.0 % q != 0 {
-            return Outcome::not_applicable(ID, format!("task {name} (tasks[{i}]) has an offset that is not a multiple of the quantum {}", schedlab_model::Duration(q))).task(i);
+        if t.offset % q != 0 {
+            return Outcome::not_applicable(ID, format!("{name} has an offset that is not a multiple of the quantum {}", Duration(q))).task(i);
         }
-        let e = t.wcet.0.div_ceil(q);
-        let p = t.period.0 / q;
+        let e = t.wcet.div_ceil(q);
+        let p = t.period / q;
         if e > p {
-            return Outcome::new(ID, Verdict::Unschedulable, format!("task {name} (tasks[{i}]) needs {e} quanta every {p}: weight above 1"))
+            return Outcome::new(ID, Verdict::Unschedulable, format!("{name} needs {e} quanta every {p}: weight above 1"))
                 .task(i)
                 .compare(Ratio::new(e as u128, p as u128), Ratio::new(1, 1));
         }
         weights.push((e as u128, p as u128));
     }
     let total = Ratio::sum(weights.iter().copied());
-    let rounded = weights.iter().zip(&spec.tasks).filter(|((e, _), t)| (*e as u64) * q != t.wcet.0).count();
+    let rounded = weights.iter().zip(&input.tasks).filter(|((e, _), t)| (*e as u64) * q != t.wcet).count();
     let mut out = if total.gt_int(m) {
         Outcome::new(ID, Verdict::Unschedulable, format!("total weight {:.4} exceeds the {m} CPUs", total.to_f64()))
     } else {
@@ -53,7 +54,7 @@ pub fn check(spec: &Spec) -> Outcome {
     };
     out = out.compare(total, Ratio::new(m, 1));
     if rounded > 0 {
-        out = out.detail(format!("{rounded} task(s) have a WCET that is not a whole number of quanta ({}); rounded up", schedlab_model::Duration(q)));
+        out = out.detail(format!("{rounded} task(s) have a WCET that is not a whole number of quanta ({}); rounded up", Duration(q)));
     }
     out
 }
@@ -62,8 +63,8 @@ pub fn check(spec: &Spec) -> Outcome {
 mod tests {
     use super::*;
 
-    fn spec(yaml: &str) -> Spec {
-        schedlab_model::load_str(yaml, None, "t.yaml").expect("spec").spec
+    fn spec(yaml: &str) -> Input {
+        Input::from_spec(&schedlab_model::load_str(yaml, None, "t.yaml").expect("spec").spec)
     }
 
     #[test]

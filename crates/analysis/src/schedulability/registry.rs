@@ -2,7 +2,8 @@
 
 use super::outcome::{Exactness, Outcome};
 use super::{pfair, run};
-use schedlab_model::{PolicyName, Spec};
+use super::input::Input;
+use schedlab_model::PolicyName;
 
 /// What a test is and what it applies to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -24,7 +25,7 @@ pub struct TestInfo {
 #[derive(Debug, Clone, Copy)]
 pub struct Test {
     pub info: TestInfo,
-    pub run: fn(&Spec) -> Outcome,
+    pub run: fn(&Input) -> Outcome,
 }
 
 static REGISTRY: &[Test] = &[
@@ -43,10 +44,10 @@ pub fn find(id: &str) -> Option<&'static Test> {
 }
 
 /// Runs every test that is about `policy` (all tests with `None`).
-pub fn run_all(spec: &Spec, policy: Option<PolicyName>) -> Vec<Outcome> {
+pub fn run_all(input: &Input, policy: Option<PolicyName>) -> Vec<Outcome> {
     REGISTRY
         .iter()
         .filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p)))
-        .map(|t| (t.run)(spec))
+        .map(|t| (t.run)(input))
         .collect()
 }

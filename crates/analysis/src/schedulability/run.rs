@@ -5,7 +5,8 @@
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
 use schedlab_model::exact::Ratio;
-use schedlab_model::{PolicyName, Spec};
+use super::input::Input;
+use schedlab_model::{Duration, PolicyName};
 
 pub const ID: &str = "run.feasibility";
 
@@ -18,23 +19,23 @@ pub const INFO: TestInfo = TestInfo {
     source: "Regnier, Lima, Massa, Levin, Brandt 2011 (RUN); Horn 1974",
 };
 
-pub fn check(spec: &Spec) -> Outcome {
-    let m = spec.platform.cpus as u128;
-    for (i, t) in spec.tasks.iter().enumerate() {
-        let name = &t.name;
-        if t.deadline() != t.period {
-            return Outcome::not_applicable(ID, format!("task {name} (tasks[{i}]) has deadline {} ≠ period {}: RUN needs implicit deadlines", t.deadline(), t.period)).task(i);
+pub fn check(input: &Input) -> Outcome {
+    let m = input.cpus as u128;
+    for (i, t) in input.tasks.iter().enumerate() {
+        let name = input.task_label(i);
+        if t.deadline != t.period {
+            return Outcome::not_applicable(ID, format!("{name} has deadline {} ≠ period {}: RUN needs implicit deadlines", Duration(t.deadline), Duration(t.period))).task(i);
         }
-        if t.offset.0 != 0 {
-            return Outcome::not_applicable(ID, format!("task {name} (tasks[{i}]) has an offset: RUN needs a synchronous release")).task(i);
+        if t.offset != 0 {
+            return Outcome::not_applicable(ID, format!("{name} has an offset: RUN needs a synchronous release")).task(i);
         }
         if t.wcet > t.period {
-            return Outcome::new(ID, Verdict::Unschedulable, format!("task {name} (tasks[{i}]) has utilisation above 1"))
+            return Outcome::new(ID, Verdict::Unschedulable, format!("{name} has utilisation above 1"))
                 .task(i)
-                .compare(Ratio::new(t.wcet.0 as u128, t.period.0 as u128), Ratio::new(1, 1));
+                .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1));
         }
     }
-    let total = Ratio::sum(spec.tasks.iter().map(|t| (t.wcet.0 as u128, t.period.0 as u128)));
+    let total = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     let out = if total.gt_int(m) {
         Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs: no schedule exists", total.to_f64()))
     } else {
@@ -47,8 +48,8 @@ pub fn check(spec: &Spec) -> Outcome {
 mod tests {
     use super::*;
 
-    fn spec(yaml: &str) -> Spec {
-        schedlab_model::load_str(yaml, None, "t.yaml").expect("spec").spec
+    fn spec(yaml: &str) -> Input {
+        Input::from_spec(&schedlab_model::load_str(yaml, None, "t.yaml").expect("spec").spec)
     }
 
     #[test]

@@ -1,0 +1,73 @@
+//! What the tests read: the task parameters in integer nanoseconds, the
+//! CPUs and the policy, built once from a spec (or directly, for batches).
+
+use schedlab_model::{PolicySpec, Spec};
+
+/// One task's parameters, in nanoseconds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct TaskParams {
+    pub wcet: u64,
+    /// Relative deadline.
+    pub deadline: u64,
+    /// Period or minimum inter-arrival time.
+    pub period: u64,
+    /// Release of the first job.
+    pub offset: u64,
+    /// Maximum release jitter.
+    pub jitter: u64,
+}
+
+impl TaskParams {
+    /// An implicit-deadline task.
+    pub fn implicit(wcet: u64, period: u64) -> TaskParams {
+        TaskParams { wcet, deadline: period, period, offset: 0, jitter: 0 }
+    }
+    /// A task with its own relative deadline.
+    pub fn constrained(wcet: u64, deadline: u64, period: u64) -> TaskParams {
+        TaskParams { wcet, deadline, period, offset: 0, jitter: 0 }
+    }
+}
+
+/// A task set as the tests see it.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Input {
+    pub cpus: u32,
+    pub tasks: Vec<TaskParams>,
+    /// Task names for explanations; empty means `tasks[i]`.
+    pub names: Vec<String>,
+    /// Explicit fixed priorities (1 is the highest), when the spec gives them.
+    pub priorities: Vec<Option<u32>>,
+    /// CPU clusters, when the platform defines them.
+    pub clusters: Option<Vec<Vec<u32>>>,
+    pub policy: Option<PolicySpec>,
+}
+
+impl Input {
+    /// A bare task set on `cpus` CPUs (no names, policy or clusters).
+    pub fn new(cpus: u32, tasks: Vec<TaskParams>) -> Input {
+        Input { cpus, tasks, ..Input::default() }
+    }
+
+    pub fn from_spec(spec: &Spec) -> Input {
+        Input {
+            cpus: spec.platform.cpus,
+            tasks: spec
+                .tasks
+                .iter()
+                .map(|t| TaskParams { wcet: t.wcet.0, deadline: t.deadline().0, period: t.period.0, offset: t.offset.0, jitter: t.jitter.0 })
+                .collect(),
+            names: spec.tasks.iter().map(|t| t.name.clone()).collect(),
+            priorities: spec.tasks.iter().map(|t| t.priority).collect(),
+            clusters: spec.platform.clusters.clone(),
+            policy: spec.policy.clone(),
+        }
+    }
+
+    /// How a task is named in explanations: `name (tasks[i])`, or `tasks[i]`.
+    pub fn task_label(&self, i: usize) -> String {
+        match self.names.get(i) {
+            Some(n) => format!("task {n} (tasks[{i}])"),
+            None => format!("tasks[{i}]"),
+        }
+    }
+}
