@@ -37,6 +37,8 @@ pub struct Input {
     pub names: Vec<String>,
     /// Explicit fixed priorities (1 is the highest), when the spec gives them.
     pub priorities: Vec<Option<u32>>,
+    /// Working-set sizes in bytes (0: unknown), for cache-related delays.
+    pub wss: Vec<u64>,
     /// CPU clusters, when the platform defines them.
     pub clusters: Option<Vec<Vec<u32>>>,
     pub policy: Option<PolicySpec>,
@@ -58,6 +60,7 @@ impl Input {
                 .collect(),
             names: spec.tasks.iter().map(|t| t.name.clone()).collect(),
             priorities: spec.tasks.iter().map(|t| t.priority).collect(),
+            wss: spec.tasks.iter().map(|t| t.wss.map_or(0, |w| w.0)).collect(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
         }
