@@ -70,6 +70,11 @@ pub enum Lookup {
     /// Piece-wise linear interpolation between neighbouring rows (rounded
     /// up), clamped to the first row below it; beyond the last row as `Step`.
     Linear,
+    /// The value of the largest row whose key is ≤ the query (below the
+    /// first row: the first row; beyond the last as `Step`): the EPOS
+    /// thesis' literal rule, "a task set with 20 tasks uses the 15-task
+    /// value". Optimistic between rows; `Step` is the safe default.
+    Floor,
 }
 
 /// Why a job resumes with a cold cache.
@@ -296,6 +301,9 @@ fn lookup_value(keys: &[u64], vals: &[u64], x: u64, lookup: Lookup, scale_beyond
     let i = keys.partition_point(|&k| k < x); // smallest row with key >= x
     if lookup == Lookup::Step || i == 0 || keys[i] == x {
         return vals[i];
+    }
+    if lookup == Lookup::Floor {
+        return vals[i - 1];
     }
     let (x0, x1, y0, y1) = (keys[i - 1] as u128, keys[i] as u128, vals[i - 1] as u128, vals[i] as u128);
     let v = y0 + ((y1 - y0) * (x as u128 - x0)).div_ceil(x1 - x0);
@@ -625,6 +633,19 @@ TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY
         assert_eq!(o.get(Overhead::Release, 99), 2001);
         // 1000 + ceil(500 * 1 / 10)
         assert_eq!(o.get(Overhead::Release, 6), 1050);
+    }
+
+    #[test]
+    fn floor_lookup_is_the_thesis_rule() {
+        let mut o = Overheads::parse(FILE, "oh.csv", 64).unwrap();
+        o.lookup = Lookup::Floor;
+        // 20 tasks use the 15-task row; below the first row, the first row.
+        assert_eq!(o.get(Overhead::Release, 20), 1500);
+        assert_eq!(o.get(Overhead::Release, 15), 1500);
+        assert_eq!(o.get(Overhead::Release, 2), 1000);
+        assert_eq!(o.get(Overhead::Release, 99), 2001);
+        // Still non-decreasing: the SCHEDULE dip at 15 is lifted.
+        assert_eq!(o.get(Overhead::Schedule, 20), 2000);
     }
 
     #[test]
