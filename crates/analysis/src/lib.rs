@@ -1,6 +1,9 @@
-//! Schedulability analysis: partitioning heuristics now; tests and overhead
-//! accounting as they land.
+//! Schedulability analysis: a registry of explained tests
+//! ([`schedulability`]), partitioning heuristics ([`partition`]), overhead
+//! accounting ([`accounting`]), and the analysis run the CLI and Python
+//! present ([`report`]).
 
 pub mod accounting;
 pub mod partition;
+pub mod report;
 pub mod schedulability;
