@@ -1,6 +1,7 @@
 //! What the tests read: the task parameters in integer nanoseconds, the
 //! CPUs and the policy, built once from a spec (or directly, for batches).
 
+use super::options::Options;
 use schedlab_model::{PolicySpec, Spec};
 
 /// One task's parameters, in nanoseconds.
@@ -42,6 +43,9 @@ pub struct Input {
     /// CPU clusters, when the platform defines them.
     pub clusters: Option<Vec<Vec<u32>>>,
     pub policy: Option<PolicySpec>,
+    /// Test parameters the spec has no field for (blocking, FPDS regions,
+    /// packing heuristics, admission and cluster tests).
+    pub options: Options,
 }
 
 impl Input {
@@ -63,6 +67,7 @@ impl Input {
             wss: spec.tasks.iter().map(|t| t.wss.map_or(0, |w| w.0)).collect(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
+            options: Options::default(),
         }
     }
 

@@ -6,12 +6,16 @@
 //! Tests are pure functions of the spec: exact arithmetic (integer
 //! nanoseconds, rationals) wherever a rounding could flip a verdict.
 
+mod data;
 mod input;
+mod options;
 mod outcome;
 mod pfair;
 mod registry;
 mod run;
 
+pub use data::{Data, Partition};
 pub use input::{Input, TaskParams};
+pub use options::{ClusterFit, Options};
 pub use outcome::{Exactness, Outcome, Verdict};
 pub use registry::{find, registry, run_all, Test, TestInfo};

@@ -1,5 +1,6 @@
 //! What a schedulability test answers.
 
+use super::data::Data;
 use schedlab_model::exact::Ratio;
 use std::fmt;
 
@@ -59,11 +60,14 @@ pub struct Outcome {
     pub bound: Option<Ratio>,
     /// Supporting lines (per-task terms, intermediate results).
     pub details: Vec<String>,
+    /// Structured results beyond one compared value (response times, a
+    /// partition with per-bin outcomes, tardiness bounds), when the test has them.
+    pub data: Option<Data>,
 }
 
 impl Outcome {
     pub fn new(test: &'static str, verdict: Verdict, reason: impl Into<String>) -> Outcome {
-        Outcome { test, verdict, reason: reason.into(), task: None, value: None, bound: None, details: Vec::new() }
+        Outcome { test, verdict, reason: reason.into(), task: None, value: None, bound: None, details: Vec::new(), data: None }
     }
     pub fn not_applicable(test: &'static str, reason: impl Into<String>) -> Outcome {
         Outcome::new(test, Verdict::NotApplicable, reason)
@@ -76,6 +80,10 @@ impl Outcome {
     }
     pub fn task(mut self, task: usize) -> Outcome {
         self.task = Some(task);
+        self
+    }
+    pub fn with_data(mut self, data: Data) -> Outcome {
+        self.data = Some(data);
         self
     }
     pub fn detail(mut self, line: impl Into<String>) -> Outcome {

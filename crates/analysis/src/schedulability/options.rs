@@ -1,0 +1,66 @@
+//! Test parameters the spec has no field for: blocking terms, FPDS final
+//! non-preemptive regions, the packing heuristics and admission test of
+//! partitioned analysis, the global tests and fit reading of clustered
+//! analysis. Every field defaults to "what the spec implies".
+
+use crate::partition::Heuristic;
+
+/// How clustered analysis decides that a task fits a cluster (the two
+/// readings of the EPOS thesis, §5.1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum ClusterFit {
+    /// The literal reading: pack by utilisation with capacity = the
+    /// cluster's CPU count, then run the global tests on each cluster.
+    Capacity,
+    /// Bastoni/Brandenburg style: a task joins a cluster only if the
+    /// cluster stays schedulable under the global tests (test-driven).
+    #[default]
+    Schedulable,
+}
+
+impl ClusterFit {
+    pub fn name(self) -> &'static str {
+        match self {
+            ClusterFit::Capacity => "capacity",
+            ClusterFit::Schedulable => "schedulable",
+        }
+    }
+}
+
+/// Parameters of tests beyond the task model (see each field).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Options {
+    /// Per-task blocking term Bᵢ in ns (the longest time a job can wait for
+    /// a lower-priority task's critical section under PCP/SRP), used by the
+    /// fixed-priority response-time analyses. Empty: no blocking.
+    pub blocking: Vec<u64>,
+    /// Per-task length in ns of the final non-preemptive region (FPDS: the
+    /// final subjob; the job is preemptive before it). `None` or an empty
+    /// list: the whole job (one subjob, i.e. non-preemptive FP).
+    pub npr: Vec<Option<u64>>,
+    /// Packing heuristics of partitioned and clustered analysis, tried in
+    /// turn (the first that succeeds gives the partition). Empty: the spec's
+    /// `policy.partitioning`, or else FFD, BFD, WFD (the EPOS thesis, §5.1).
+    pub heuristics: Vec<Heuristic>,
+    /// The uniprocessor test that admits a task onto a CPU in test-driven
+    /// partitioned packing, by registry ID; `None`: the test's own default.
+    pub admission: Option<String>,
+    /// The global tests that check a cluster, by registry ID (a cluster
+    /// passes if any of them accepts it); empty: every registered global
+    /// test of the policy family.
+    pub cluster_tests: Vec<String>,
+    /// How clustered packing decides a fit.
+    pub cluster_fit: ClusterFit,
+}
+
+impl Options {
+    /// Task `i`'s blocking term (0 when not given).
+    pub fn blocking(&self, i: usize) -> u64 {
+        self.blocking.get(i).copied().unwrap_or(0)
+    }
+    /// Task `i`'s final non-preemptive region, given its WCET (the whole job
+    /// when not given; at most the WCET).
+    pub fn npr(&self, i: usize, wcet: u64) -> u64 {
+        self.npr.get(i).copied().flatten().map_or(wcet, |f| f.min(wcet))
+    }
+}
