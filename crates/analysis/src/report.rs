@@ -3,11 +3,13 @@
 //! accounting, the outcomes, as text and as JSON — one implementation for
 //! both.
 
-use crate::accounting::{inflate, Accounting, AccountingError, Inflated};
+use crate::accounting::{inflate, Accounting, AccountingError, Inflated, Method};
 use crate::schedulability::{find, registry, Exactness, Input, Outcome, Test, Verdict};
 use schedlab_model::exact::Ratio;
-use schedlab_model::overheads::Overheads;
-use schedlab_model::{Duration, PolicyName};
+use schedlab_model::overheads::{line_size, Lookup, Overheads};
+use schedlab_model::spec::Domains;
+use schedlab_model::{Duration, PolicyName, Spec};
+use std::path::Path;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 
@@ -55,6 +57,35 @@ impl std::fmt::Display for AnalyzeError {
 }
 
 impl std::error::Error for AnalyzeError {}
+
+/// The overhead accounting of a run: the model (`file`, else the spec's
+/// `overheads` resolved from `spec_dir`, unless `ignore`), with the look-up,
+/// method and tick period given. `None` when there is no model. Errors are
+/// messages naming the option or file.
+pub fn overheads_for(
+    spec: &Spec,
+    spec_dir: &Path,
+    file: Option<&Path>,
+    ignore: bool,
+    method: &str,
+    tick: u64,
+    lookup: &str,
+) -> Result<Option<(Overheads, Accounting)>, String> {
+    let method: Method = method.parse().map_err(|e| format!("accounting: {e}"))?;
+    let lookup: Lookup = lookup.parse().map_err(|e| format!("lookup: {e}"))?;
+    let model = if ignore {
+        None
+    } else if let Some(p) = file {
+        Some(Overheads::load(p, line_size(spec)).map_err(|e| e.to_string())?)
+    } else {
+        Overheads::for_spec(spec, spec_dir).map_err(|e| e.to_string())?
+    };
+    let domains = spec.policy.as_ref().map_or(Domains::Global, |p| p.name.domains());
+    Ok(model.map(|mut o| {
+        o.lookup = lookup;
+        (o, Accounting::new(method, tick, domains))
+    }))
+}
 
 /// The result of [`analyze`].
 #[derive(Debug, Clone)]
@@ -206,7 +237,6 @@ mod tests {
     use super::*;
     use crate::schedulability::TaskParams;
     use schedlab_model::overheads::Costs;
-    use schedlab_model::spec::Domains;
     use schedlab_model::PolicySpec;
 
     fn run_input(cpus: u32, tasks: Vec<TaskParams>) -> Input {

@@ -77,6 +77,18 @@ pub enum Lookup {
     Floor,
 }
 
+impl std::str::FromStr for Lookup {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Lookup, String> {
+        match s {
+            "step" => Ok(Lookup::Step),
+            "linear" => Ok(Lookup::Linear),
+            "floor" => Ok(Lookup::Floor),
+            _ => Err(format!("unknown look-up {s:?}; expected `step`, `linear` or `floor`")),
+        }
+    }
+}
+
 /// Why a job resumes with a cold cache.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Resume {

@@ -1,9 +1,11 @@
 //! One file per verb.
 
+pub mod analyze;
 pub mod check;
 pub mod export;
 pub mod gen;
 pub mod schema;
 pub mod simulate;
 pub mod stats;
+pub mod tests;
 pub mod validate;
