@@ -5,7 +5,10 @@ Subcommands (all paths are relative to the repository root):
 
   sets                 write the task sets bench/sets/gedf_m{4,8,16,32,64}.json
                        (seeded UUniFast-discard, n = 2.5·m, U = 0.6·m, implicit
-                       deadlines, periods in whole ms; deterministic)
+                       deadlines, periods in whole ms; deterministic) and
+                       bench/sets/optimal_{pd2,run}_m4{,_u4}.json (m = 4, 10
+                       tasks, U = 3.8 and 4 exactly, periods and WCETs in whole
+                       ms; the same tasks under pd2 and under run)
   setup                create bench/.venv-simso and install SimSo 0.8.5 from PyPI
   simso-run SPEC       run one spec in SimSo (the venv's Python runs this file);
                        prints jobs, misses and the in-process wall times as JSON
@@ -18,6 +21,10 @@ Subcommands (all paths are relative to the repository root):
       --part scaling     SimSo at m = 4, 16, 64 on the same sets
       --part memory      peak RSS of `schedlab simulate` at 100 s vs 1000 s
                          (and 10000 s), /usr/bin/time -v
+      --part optimal     (not in the default) PD^2 and RUN against SimSo's PD2
+                         and RUN, m = 4, 10 s: jobs and misses in both tools,
+                         SimSo in-process, criterion optimal/, one hyperfine
+                         run of the four whole commands
 
 The SimSo side never imports schedlab and the schedlab side never imports
 SimSo; the spec files are the only thing they share. SimSo is called, not
@@ -104,12 +111,97 @@ def make_set(m: int, seed: int = SEED) -> dict:
     }
 
 
+# The optimal policies' sets (part `optimal`): m = 4, 10 tasks, periods and
+# WCETs in whole ms. Periods come from a menu with lcm 240 ms, so that the
+# total utilisation can be hit exactly in integers (Σ Cᵢ·240/Tᵢ = U·240) and
+# the harmonic mean period is about 15 ms (≈ 6,500 jobs in 10 s).
+OPTIMAL_PERIODS_MS = [8, 10, 12, 15, 16, 20, 24, 30]
+OPTIMAL_LCM_MS = 240
+# name suffix -> total utilisation (exact, in 1/240ths: 3.8 = 912/240)
+OPTIMAL_UTIL = {"": (912, "3.8"), "_u4": (960, "4")}
+OPTIMAL_N = 10
+OPTIMAL_M = 4
+OPTIMAL_SEED = 2025
+# SimSo's PD2 fixes its quantum at cycles_per_ms // 10 cycles = 0.1 ms in its
+# init() (simso/schedulers/PD2.py), whatever cycles_per_ms is; schedlab's
+# PD^2 is given the same quantum (its default is 1 ms).
+PD2_QUANTUM = "100us"
+# SimSo's RUN packs servers first-fit in task order (simso/schedulers/RUN.py,
+# pack()); schedlab's RUN is told to do the same (its default is wfd).
+RUN_PACKING = "ff"
+
+
+def _exact_wcets(periods: list[int], costs: list[int], target: int, umax_num: int = 9, umax_den: int = 10) -> list[int]:
+    """The fewest changes of ±1..3 ms to `costs` (each 1 ≤ C ≤ 0.9·T) so that
+    Σ Cᵢ·(240/Tᵢ) == target exactly (a small DP over the sum)."""
+    w = [OPTIMAL_LCM_MS // t for t in periods]
+    # state: sum -> (changes, deltas) ; deterministic: tasks in order, deltas in a fixed order
+    states = {0: (0, ())}
+    for i, t in enumerate(periods):
+        nxt = {}
+        for s, (cost, ds) in states.items():
+            for d in (0, 1, -1, 2, -2, 3, -3):
+                c = costs[i] + d
+                if c < 1 or c * umax_den > t * umax_num:
+                    continue
+                key = s + c * w[i]
+                val = (cost + abs(d), ds + (d,))
+                if key not in nxt or val[0] < nxt[key][0]:
+                    nxt[key] = val
+        states = nxt
+    if target not in states:
+        raise ValueError("no exact WCETs near the rounded ones")
+    return [c + d for c, d in zip(costs, states[target][1])]
+
+
+def make_optimal_sets(suffix: str, seed: int = OPTIMAL_SEED) -> dict[str, dict]:
+    """One task set, twice: policy `pd2` (quantum = SimSo's) and `run`
+    (first-fit packing = SimSo's). Periods from OPTIMAL_PERIODS_MS (seeded,
+    redrawn until 10 s hold 6,560 ± 200 jobs), utilisations by
+    UUniFast-discard (each ≤ 0.9), WCET = round(u·T) in whole ms, then
+    nudged so that U is exactly the target."""
+    target, label = OPTIMAL_UTIL[suffix]
+    rng = random.Random(seed * 1000 + target)
+    n, m = OPTIMAL_N, OPTIMAL_M
+    while True:  # about 6,560 jobs in 10 s, the issue's workload
+        periods = [rng.choice(OPTIMAL_PERIODS_MS) for _ in range(n)]
+        if abs(sum(-(-10_000 // t) for t in periods) - 6560) <= 200:
+            break
+    us = uunifast_discard(rng, n, target / OPTIMAL_LCM_MS, cap=0.9)
+    costs = [min(max(1, round(u * t)), (9 * t) // 10) for u, t in zip(us, periods)]
+    costs = _exact_wcets(periods, costs, target)
+    tasks = [{"name": f"t{i}", "wcet": f"{c}ms", "period": f"{t}ms"} for i, (c, t) in enumerate(zip(costs, periods))]
+    assert sum(c * (OPTIMAL_LCM_MS // t) for c, t in zip(costs, periods)) == target
+    jobs10 = sum(-(-10_000 // t) for t in periods)
+    out = {}
+    for pol, extra, what in (("pd2", {"quantum": PD2_QUANTUM}, f"quantum {PD2_QUANTUM} = SimSo PD2's"),
+                             ("run", {"partitioning": RUN_PACKING}, f"partitioning {RUN_PACKING} = SimSo RUN's first-fit packing")):
+        out[pol] = {
+            "meta": {
+                "description": f"bench/simso_compare.py: {pol}, m={m}, n={n}, U={label} exactly, periods from "
+                f"{OPTIMAL_PERIODS_MS} ms, WCETs in whole ms, implicit deadlines, {jobs10} jobs in 10 s; {what}",
+                "seed": seed,
+            },
+            "platform": {"cpus": m},
+            "policy": {"name": pol} | extra,
+            "tasks": tasks,
+        }
+    return out
+
+
+def optimal_set_path(policy: str, suffix: str = "") -> Path:
+    return SETS / f"optimal_{policy}_m{OPTIMAL_M}{suffix}.json"
+
+
 def write_sets() -> list[Path]:
     SETS.mkdir(parents=True, exist_ok=True)
+    todo = [(SETS / f"gedf_m{m}.json", make_set(m)) for m in SCALING_M]
+    for suffix in OPTIMAL_UTIL:
+        for pol, spec in make_optimal_sets(suffix).items():
+            todo.append((optimal_set_path(pol, suffix), spec))
     out = []
-    for m in SCALING_M:
-        p = SETS / f"gedf_m{m}.json"
-        text = json.dumps(make_set(m), indent=1) + "\n"
+    for p, spec in todo:
+        text = json.dumps(spec, indent=1) + "\n"
         if not p.exists() or p.read_text() != text:
             p.write_text(text)
         out.append(p)
@@ -211,6 +303,14 @@ def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_
     finished = [[i, k, round(jb.activation_date * CYCLES_PER_MS), jb.end_date]
                 for i, t in enumerate(model.task_list) for k, jb in enumerate(t.jobs)
                 if jb.end_date is not None and not jb.aborted]
+    # SimSo's miss count (Results.total_exceeded_count) counts jobs that
+    # ended late or were aborted (add_task's abort_on_miss is True by
+    # default: a job is aborted at its deadline). Per task, and the jobs
+    # still unfinished at the end whose deadline had passed, for the record.
+    misses_by_task = {t.name: model.results.tasks[t].exceeded_count for t in model.task_list}
+    aborted = sum(1 for t in model.task_list for jb in t.jobs if jb.aborted)
+    late_unfinished = sum(1 for t in model.task_list for jb in t.jobs
+                          if jb.end_date is None and jb.absolute_deadline * CYCLES_PER_MS < horizon_ns)
     if jobs_out is not None:
         Path(jobs_out).write_text("".join(f"{i},{k},{a},{e}\n" for i, k, a, e in finished))
     from importlib.metadata import version
@@ -223,6 +323,9 @@ def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_
         "jobs": jobs,
         "misses": misses,
         "completed": len(finished),
+        "aborted": aborted,
+        "late_unfinished_at_end": late_unfinished,
+        "misses_by_task": {k: v for k, v in misses_by_task.items() if v},
         "times_s": times,
         "python": platform.python_version(),
         "simso_version": version("simso"),
@@ -409,11 +512,124 @@ def part_memory(res: dict, horizons: list[str]) -> None:
     res["memory"] = rows
 
 
+OPTIMAL_SIMSO = {"pd2": "PD2", "run": "RUN"}  # schedlab policy -> simso.schedulers.<name>
+OPTIMAL_CRITERION = {  # (policy, set suffix) -> criterion id (crates/sim/benches/sim.rs)
+    ("pd2", ""): "optimal/pd2_m4_10s",
+    ("run", ""): "optimal/run_m4_10s",
+    ("pd2", "_u4"): "optimal/pd2_m4_u4_10s",
+    ("run", "_u4"): "optimal/run_m4_u4_10s",
+}
+
+
+def _schedlab_jobs(spec: Path, horizon: str, csv_path: Path) -> tuple[dict, dict]:
+    import csv as _csv
+
+    sl = json.loads(sh([rel(SCHEDLAB), "--json", "simulate", rel(spec), "--horizon", horizon, "--csv", csv_path],
+                       capture_output=True, text=True).stdout)
+    finished = {(int(r["task_index"]), int(r["job"])): (int(r["release"]), int(r["finish"]))
+                for r in _csv.DictReader(csv_path.open()) if r["status"] == "completed"}
+    return sl, finished
+
+
+def _same_jobs(simso_csv: Path, sl_finished: dict) -> dict:
+    """How many of SimSo's completed jobs have the same release and finish
+    time in schedlab (informative: ties and SimSo's own choices may differ)."""
+    ss = {}
+    for line in simso_csv.read_text().splitlines():
+        i, k, a, e = map(int, line.split(","))
+        ss[(i, k)] = (a, e)
+    diff = sorted((v[1], key) for key, v in ss.items() if sl_finished.get(key) != v)
+    out = {"jobs_identical_to_schedlab": len(ss) - len(diff), "jobs_differing_from_schedlab": len(diff)}
+    if diff:
+        key = diff[0][1]
+        out["first_difference"] = {"task": f"t{key[0]}", "job": key[1], "release_ns": ss[key][0],
+                                   "simso_finish_ns": ss[key][1], "schedlab_finish_ns": sl_finished.get(key, (None, None))[1]}
+    return out
+
+
+def part_optimal(res: dict, reps: int, runs: int, horizon_s: int = 10) -> None:
+    """PD^2 and RUN against SimSo's PD2 and RUN, m = 4, 10 tasks, 10 s: the
+    set at U = 3.8 (hyperfine, in process) and the one at U = 4 (in process)."""
+    horizon_ns = horizon_s * 1_000_000_000
+    horizon = f"{horizon_s}s"
+    out = {"horizon": horizon, "reps": reps, "sets": {}, "pd2_quantum": PD2_QUANTUM, "run_partitioning": RUN_PACKING}
+    with tempfile.TemporaryDirectory() as tmp:
+        for suffix in OPTIMAL_UTIL:
+            rows = {}
+            for pol, sched in OPTIMAL_SIMSO.items():
+                spec = optimal_set_path(pol, suffix)
+                exp = expected_jobs(spec, horizon_ns)
+                sl, sl_finished = _schedlab_jobs(spec, horizon, Path(tmp) / f"schedlab_{pol}{suffix}.csv")
+                jobs_out = Path(tmp) / f"simso_{sched}{suffix}.csv"
+                r = simso_subprocess(spec, horizon_ns, sched, reps, jobs_out)
+                r["stats"] = stats(r["times_s"])
+                r |= _same_jobs(jobs_out, sl_finished)
+                row = {"spec": rel(spec), "expected_jobs": exp,
+                       "schedlab": {"jobs": sl["totals"]["jobs"], "completed": len(sl_finished),
+                                    "misses": sl["totals"]["misses"], "trace_events": sl["totals"]["events"]},
+                       "simso": r}
+                rows[pol] = row
+                for who, j in (("schedlab", row["schedlab"]["jobs"]), (f"SimSo {sched}", r["jobs"])):
+                    if j != exp:
+                        raise SystemExit(f"{rel(spec)}: {who} released {j} jobs, expected Σ⌈H/T⌉ = {exp}")
+            out["sets"][OPTIMAL_UTIL[suffix][1]] = rows | {"suffix": suffix}
+    # Whole commands, side by side in one hyperfine run (the U = 3.8 set).
+    pd2, run = optimal_set_path("pd2"), optimal_set_path("run")
+    cmds = [
+        (f"schedlab simulate pd2 --horizon {horizon}", f"{rel(SCHEDLAB)} simulate {rel(pd2)} --horizon {horizon}"),
+        (f"schedlab simulate run --horizon {horizon}", f"{rel(SCHEDLAB)} simulate {rel(run)} --horizon {horizon}"),
+        ("SimSo PD2 (python, whole command)",
+         f"{rel(VPY)} {rel(Path(__file__))} simso-run {rel(pd2)} --horizon-ns {horizon_ns} --scheduler PD2 --reps 1"),
+        ("SimSo RUN (python, whole command)",
+         f"{rel(VPY)} {rel(Path(__file__))} simso-run {rel(run)} --horizon-ns {horizon_ns} --scheduler RUN --reps 1"),
+        ("schedlab simulate pd2 --horizon 1ms (fixed cost)", f"{rel(SCHEDLAB)} simulate {rel(pd2)} --horizon 1ms"),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        export = Path(tmp) / "hf.json"
+        names = [a for n, _ in cmds for a in ("--command-name", n)]
+        sh(["hyperfine", "--style", "basic", "-N", "--warmup", "1", "--runs", str(runs), "--export-json", export,
+            *names, *(c for _, c in cmds)], stdout=subprocess.DEVNULL)
+        hf = json.loads(export.read_text())
+    out["hyperfine"] = {"commands": [c for _, c in cmds], "results": [
+        {k: r[k] for k in ("command", "mean", "stddev", "median", "min", "max")} | {"runs": len(r["times"])}
+        for r in hf["results"]]}
+    res["optimal"] = out
+    # schedlab in process: the criterion benches on the same files.
+    part_criterion(res, "optimal/")
+
+
 def fmt_rate(x: float) -> str:
     for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if x >= div:
             return f"{x / div:.3g}{unit}"
     return f"{x:.3g}"
+
+
+def optimal_ratios(res: dict) -> list[str]:
+    """Part `optimal`: schedlab / SimSo for PD^2 and RUN, against the
+    issue's target of 1000× SimSo's jobs per second."""
+    o, cr = res.get("optimal"), res.get("criterion", {})
+    if not o:
+        return []
+    L = ["## ratios, PD^2 and RUN (target ≥ 1000× SimSo's jobs/s)", ""]
+    for label, rows in o["sets"].items():
+        for pol, sched in OPTIMAL_SIMSO.items():
+            bid = OPTIMAL_CRITERION[(pol, rows["suffix"])]
+            r = rows[pol]["simso"]
+            sj = r["jobs"] / r["stats"]["mean"]
+            if bid in cr:
+                x = cr[bid]["jobs_per_s"] / sj
+                L.append(f"- U = {label}, in-process jobs/s, criterion `{bid}` / SimSo `{sched}` `run_model()`: "
+                         f"{fmt_rate(cr[bid]['jobs_per_s'])} / {fmt_rate(sj)} = **{x:.0f}×** "
+                         f"({'met' if x >= 1000 else 'NOT met'})")
+            else:
+                L.append(f"- U = {label}, {pol}: no criterion estimate for `{bid}` in this run")
+    hf = {r["command"]: r["mean"] for r in o["hyperfine"]["results"]}
+    for pol, sched in OPTIMAL_SIMSO.items():
+        a, b = hf[f"schedlab simulate {pol} --horizon {o['horizon']}"], hf[f"SimSo {sched} (python, whole command)"]
+        L.append(f"- U = {OPTIMAL_UTIL[''][1]}, whole command (hyperfine, same jobs), {pol}: SimSo {b * 1e3:.0f} ms / schedlab "
+                 f"{a * 1e3:.2f} ms = **{b / a:.0f}×** ({'met' if b / a >= 1000 else 'NOT met'})")
+    return L + [""]
 
 
 def ratios(res: dict) -> list[str]:
@@ -431,6 +647,7 @@ def ratios(res: dict) -> list[str]:
         hf = {r["command"]: r["mean"] for r in h["hyperfine"]["results"]}
         a, b = (hf[k] for k in ("schedlab simulate --horizon 10s", "SimSo EDF (python, whole command)"))
         L.append(f"- whole command (hyperfine, same jobs): SimSo {b * 1e3:.0f} ms / schedlab {a * 1e3:.2f} ms = **{b / a:.0f}×**")
+    L += optimal_ratios(res)
     sc = res.get("simso_scaling")
     if sc and cr:
         if not L:
@@ -481,6 +698,47 @@ def markdown(res: dict) -> str:
             L.append(f"| {r['command']} | hyperfine, {r['runs']} runs | {r['mean'] * 1e3:.2f} ms ± {r['stddev'] * 1e3:.2f} "
                      f"| {rate} |")
         L.append("")
+    if "optimal" in res:
+        o = res["optimal"]
+        for label, rows in o["sets"].items():
+            L += [f"## PD^2 and RUN, m = 4, 10 tasks, U = {label}, {o['horizon']} simulated", "",
+                  f"Both PD^2s use a {o['pd2_quantum']} quantum (SimSo's PD2 fixes 0.1 ms); schedlab's RUN packs "
+                  f"`{o['run_partitioning']}` (SimSo's RUN packs first-fit). SimSo aborts a job at a missed deadline "
+                  "(its default), schedlab continues it (its default).", ""]
+            for pol, sched in OPTIMAL_SIMSO.items():
+                row, r = rows[pol], rows[pol]["simso"]
+                sl = row["schedlab"]
+                L.append(f"- `{row['spec']}`: jobs expected Σ⌈H/T⌉ = {row['expected_jobs']}, schedlab `{pol}` {sl['jobs']} "
+                         f"(completed {sl['completed']}, misses **{sl['misses']}**), SimSo `{sched}` {r['jobs']} "
+                         f"(completed {r['completed']}, misses **{r['misses']}**, of which aborted {r['aborted']}"
+                         + (f"; by task {r['misses_by_task']}" if r["misses_by_task"] else "")
+                         + f"; unfinished past their deadline at the end {r['late_unfinished_at_end']})")
+                line = (f"  - SimSo `{sched}` vs schedlab, completed jobs with the same release and finish time: "
+                        f"{r['jobs_identical_to_schedlab']} of {r['completed']}")
+                if r.get("first_difference"):
+                    line += f"; first difference: {r['first_difference']}"
+                L.append(line)
+            L += ["", "| tool | how timed | wall time | jobs/s |", "|---|---|---|---|"]
+            for pol, sched in OPTIMAL_SIMSO.items():
+                r = rows[pol]["simso"]
+                st = r["stats"]
+                L.append(f"| SimSo `{sched}` | in-process `run_model()`, {st['n']} reps | {st['mean']:.3f} s ± {st['sd']:.3f} "
+                         f"| {fmt_rate(r['jobs'] / st['mean'])} |")
+            for pol in OPTIMAL_SIMSO:
+                c = res.get("criterion", {}).get(OPTIMAL_CRITERION[(pol, rows["suffix"])])
+                if c:
+                    L.append(f"| schedlab `{pol}` | criterion `{c['id']}`, in process | {c['mean_ns'] / 1e6:.3f} ms "
+                             f"| {fmt_rate(c['jobs_per_s'])} |")
+            if not rows["suffix"]:
+                for r in o["hyperfine"]["results"]:
+                    if "fixed cost" in r["command"]:
+                        rate = "—"
+                    else:
+                        pol = "pd2" if ("pd2" in r["command"] or "PD2" in r["command"]) else "run"
+                        rate = fmt_rate(rows[pol]["expected_jobs"] / r["mean"])
+                    L.append(f"| {r['command']} | hyperfine, {r['runs']} runs | {r['mean'] * 1e3:.2f} ms ± {(r['stddev'] or 0) * 1e3:.2f} "
+                             f"| {rate} |")
+            L.append("")
     if res.get("criterion"):
         L += ["## criterion (in-process schedlab)", "",
               "| id | m | tasks | horizon | jobs | events | mean time | jobs/s | ns/event |", "|---|---|---|---|---|---|---|---|---|"]
@@ -508,8 +766,9 @@ def markdown(res: dict) -> str:
 
 def compare(args) -> None:
     parts = args.part or ["headline", "criterion", "scaling", "memory"]
-    need = [("hyperfine", shutil.which("hyperfine"), "headline"), ("time", os.path.exists("/usr/bin/time"), "memory")]
-    missing = [pkg for pkg, ok, part in need if part in parts and not ok]
+    need = [("hyperfine", shutil.which("hyperfine"), "headline"), ("hyperfine", shutil.which("hyperfine"), "optimal"),
+            ("time", os.path.exists("/usr/bin/time"), "memory")]
+    missing = sorted({pkg for pkg, ok, part in need if part in parts and not ok})
     if missing:
         raise SystemExit(f"missing: {' '.join(missing)} (Debian: apt-get install -y {' '.join(missing)})")
     setup_venv()
@@ -527,6 +786,8 @@ def compare(args) -> None:
         part_scaling(res, plan)
     if "memory" in parts:
         part_memory(res, ["100s", "1000s", "10000s"])
+    if "optimal" in parts:
+        part_optimal(res, args.optimal_reps, args.optimal_runs)
     res["machine"]["loadavg_after"] = open("/proc/loadavg").read().strip()
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -545,15 +806,18 @@ def main() -> None:
     r = sub.add_parser("simso-run")
     r.add_argument("spec", type=Path)
     r.add_argument("--horizon-ns", type=int, default=10_000_000_000)
-    r.add_argument("--scheduler", default="EDF", choices=["EDF", "EDF2"])
+    r.add_argument("--scheduler", default="EDF", choices=["EDF", "EDF2", "PD2", "RUN"])
     r.add_argument("--reps", type=int, default=1)
     r.add_argument("--jobs-out", type=Path, help="write task,job,release_ns,finish_ns of every completed job")
     c = sub.add_parser("compare")
-    c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory"])
+    c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory", "optimal"],
+                   help="default: headline, criterion, scaling, memory (optimal takes ~6 min more: SimSo's PD2)")
     c.add_argument("--reps", type=int, default=5, help="SimSo in-process repetitions (headline)")
     c.add_argument("--runs", type=int, default=10, help="hyperfine runs per command (headline)")
     c.add_argument("--criterion-filter", action="append", default=None,
                    help="cargo bench filter(s), one run each (default: gedf_1000s, scaling, policies)")
+    c.add_argument("--optimal-reps", type=int, default=3, help="SimSo in-process repetitions (optimal)")
+    c.add_argument("--optimal-runs", type=int, default=3, help="hyperfine runs per command (optimal)")
     c.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     if a.cmd == "sets":

@@ -10,7 +10,13 @@
 //!   metrics accumulator as the sink (what `schedlab simulate` does per event);
 //! - `scaling/`: G-EDF from m = 4 to m = 64 (horizon 4000/m s, so every run
 //!   has about the same number of events): ns per event;
-//! - `policies/`: G-EDF, P-EDF, G-FP, LLF, EDZL, NP-G-EDF on the 10-task set, 1000 s.
+//! - `policies/`: G-EDF, P-EDF, G-FP, LLF, EDZL, NP-G-EDF on the 10-task set, 1000 s;
+//! - `optimal/`: PD^2 and RUN for 10 s on `bench/sets/optimal_{pd2,run}_m4.json`
+//!   (10 tasks, m = 4, U = 3.8, the run compared with SimSo's PD2 and RUN) and
+//!   `…_m4_u4.json` (the same at U = 4), as the files say (PD^2 with SimSo's
+//!   0.1 ms quantum, RUN with first-fit packing); `pd2_m4_10s_q1ms` is the
+//!   U = 3.8 set with PD^2's default 1 ms quantum, for scale. A policy that
+//!   does not build (not implemented yet) is skipped with a note on stderr.
 //!
 //! Before each benchmark one line `bench-counts {json}` goes to stdout with
 //! the jobs released and the simulator's events (`SimSummary::events`, queue
@@ -29,7 +35,11 @@ use std::time::Duration;
 const S: u64 = 1_000_000_000;
 
 fn set(m: usize) -> Spec {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../bench/sets/gedf_m{m}.json"));
+    named_set(&format!("gedf_m{m}"))
+}
+
+fn named_set(name: &str) -> Spec {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join(format!("../../bench/sets/{name}.json"));
     load_path(&p).unwrap_or_else(|e| panic!("{}: {e} (run `python3 bench/simso_compare.py sets`)", p.display())).spec
 }
 
@@ -131,5 +141,30 @@ fn policies(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sim, scaling, policies);
+fn optimal(c: &mut Criterion) {
+    let mut g = c.benchmark_group("optimal");
+    configure(&mut g);
+    let pd2_q1ms = {
+        let mut s = named_set("optimal_pd2_m4");
+        s.policy.as_mut().expect("the set names its policy").quantum = None;
+        s
+    };
+    for (id, spec) in [
+        ("pd2_m4_10s", named_set("optimal_pd2_m4")),
+        ("run_m4_10s", named_set("optimal_run_m4")),
+        ("pd2_m4_u4_10s", named_set("optimal_pd2_m4_u4")),
+        ("run_m4_u4_10s", named_set("optimal_run_m4_u4")),
+        ("pd2_m4_10s_q1ms", pd2_q1ms),
+    ] {
+        // Until PD^2 and RUN exist, the other groups must still run.
+        if let Err(e) = schedlab_policy::build(&spec, None) {
+            eprintln!("optimal/{id}: skipped, the policy does not build: {e}");
+            continue;
+        }
+        bench_one(&mut g, "optimal", id, &spec, 10 * S);
+    }
+    g.finish();
+}
+
+criterion_group!(benches, sim, scaling, policies, optimal);
 criterion_main!(benches);
