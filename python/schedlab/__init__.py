@@ -20,6 +20,10 @@ validates, generates and writes specs through the same Rust core as the
     r.validate().passed        # the schedule obeys the policy
     r.gantt("demo.svg")        # SVG Gantt chart (shown inline by Jupyter)
 
+    a = schedlab.analyze("examples/run.yaml")
+    a.schedulable              # some test proves every deadline is met
+    a["run.feasibility"].slack # Fraction: m − U
+
 Durations are integer nanoseconds and sizes integer bytes everywhere (see
 :mod:`schedlab._types` for the helpers ``MS``, ``US``, ``KIB``, ``MIB``).
 A spec that cannot be used raises :class:`SpecError`, which carries the file,
@@ -40,6 +44,7 @@ import os
 from typing import Any
 
 from . import _native
+from ._analysis import Analysis, Outcome, analyze
 from ._errors import Diagnostic, SpecError
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
 from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Task, TaskSet
@@ -52,6 +57,9 @@ __all__ = [
     "schema",
     "simulate",
     "SimResult",
+    "analyze",
+    "Analysis",
+    "Outcome",
     "GanttChart",
     "validate",
     "ValidationReport",

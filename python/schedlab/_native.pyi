@@ -102,6 +102,21 @@ def simulate(
 ) -> SimRun:
     """Simulate the spec file ``path`` or the spec JSON ``spec_json`` as ``schedlab simulate`` does."""
 
+def analyze(
+    path: str | os.PathLike[str] | None = None,
+    spec_json: str | None = None,
+    spec_dir: str | os.PathLike[str] | None = None,
+    *,
+    tests: list[str] | None = None,
+    all: bool = False,
+    overheads: str | os.PathLike[str] | None = None,
+    use_overheads: bool = True,
+    accounting: str = "epos",
+    tick: str = "1ms",
+    lookup: str = "step",
+) -> str:
+    """Run schedulability tests as ``schedlab analyze --json`` does; returns its JSON."""
+
 def validate_trace(path: str | os.PathLike[str], tolerance: str = "0", mode: str = "auto") -> str:
     """Validate a trace file (streamed); JSON ``{"report", "first_violation", "text"}``."""
 

@@ -342,6 +342,55 @@ mod _native {
         py.detach(move || sim::read_file(&path)).map_err(PyErr::from)
     }
 
+    /// analyze(path=None, spec_json=None, spec_dir=None, *, tests=None, all=False,
+    ///         overheads=None, use_overheads=True, accounting="epos", tick="1ms", lookup="step") -> str
+    ///
+    /// Runs schedulability tests as `schedlab analyze --json` does and returns
+    /// its JSON. Raises SpecError for a spec that cannot be used, ValueError
+    /// for a bad option, an unknown test ID, or overheads that cannot be charged.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, spec_dir=None, *, tests=None, all=false,
+                        overheads=None, use_overheads=true, accounting="epos", tick="1ms", lookup="step"))]
+    #[allow(clippy::too_many_arguments)]
+    fn analyze(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        spec_json: Option<&str>,
+        spec_dir: Option<PathBuf>,
+        tests: Option<Vec<String>>,
+        all: bool,
+        overheads: Option<PathBuf>,
+        use_overheads: bool,
+        accounting: &str,
+        tick: &str,
+        lookup: &str,
+    ) -> PyResult<String> {
+        let tick_ns = tick.parse::<schedlab_model::Duration>().map_err(|e| PyValueError::new_err(format!("tick: {e}")))?.0;
+        use schedlab_analysis::report::{analyze, overheads_for, Request, Selection};
+        let (spec, dir) = match (&path, spec_json) {
+            (Some(p), None) => {
+                let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
+                (loaded.spec, p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from))
+            }
+            (None, Some(j)) => (spec_from_json(j)?, None),
+            _ => return Err(PyValueError::new_err("analyze() takes either a spec path or spec JSON")),
+        };
+        let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
+        let (accounting, lookup) = (accounting.to_owned(), lookup.to_owned());
+        py.detach(move || {
+            let oh = overheads_for(&spec, &dir, overheads.as_deref(), !use_overheads, &accounting, tick_ns, &lookup).map_err(PyValueError::new_err)?;
+            let selection = match (all, tests) {
+                (true, Some(_)) => return Err(PyValueError::new_err("tests and all=True exclude each other")),
+                (true, None) => Selection::All,
+                (false, Some(ids)) => Selection::Ids(ids),
+                (false, None) => Selection::Policy,
+            };
+            let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
+            let report = analyze(&input, &Request { selection, overheads: oh }).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            Ok(report.to_json().to_string())
+        })
+    }
+
     /// cli_main(argv) -> int
     ///
     /// Runs the `schedlab` command with `argv` (argv[0] is the program name)
