@@ -154,7 +154,7 @@ impl PolicyInfo {
 }
 
 /// A scheduling policy.
-pub trait Policy {
+pub trait Policy: Send {
     /// What the policy declares about itself.
     fn info(&self) -> &PolicyInfo;
     /// A job is released (it becomes eligible once its predecessor completed;

@@ -9,11 +9,11 @@ use crate::interface::{Conformance, Job, JobView, Priority, Time};
 /// A job has a key while it waits and a key while it is linked to a CPU;
 /// each must stay constant while the job stays in that state unless the order
 /// announces the instant it changes ([`Order::rekey_at`]).
-pub(crate) trait Order {
+pub(crate) trait Order: Send {
     /// The scheduler's internal key: ordered exactly as the [`Priority`] it
     /// stands for, but possibly cheaper to store and compare (EDF and FP use
     /// a packed `u128`).
-    type Key: Copy + Ord;
+    type Key: Copy + Ord + Send;
     /// Whether the keys depend on the consumed execution time (if not, the
     /// scheduler does not ask the kernel for it).
     const USES_CONSUMED: bool;
@@ -22,7 +22,7 @@ pub(crate) trait Order {
     const COMMITTED: Self::Key;
     /// The CPU heap's key: `rank(None)` (an idle CPU) below every other,
     /// then linked CPUs from the largest job key to the smallest.
-    type Rank: Copy + Ord;
+    type Rank: Copy + Ord + Send;
     fn rank(key: Option<Self::Key>) -> Self::Rank;
     /// The key of a waiting job (smaller is more urgent).
     fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
