@@ -94,7 +94,11 @@ pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildO
             Box::new(Engine::new(name.name(), Llf { wcet: wcet(), hysteresis: options.llf_hysteresis }, lay()?, m))
         }
         PolicyName::Edzl => Box::new(Engine::new(name.name(), Edzl { wcet: wcet() }, lay()?, m)),
-        PolicyName::Fpds | PolicyName::Pd2 | PolicyName::Run => {
+        PolicyName::Pd2 => {
+            lay()?; // refuses pinned tasks and a non-global recorded placement
+            Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
+        }
+        PolicyName::Fpds | PolicyName::Run => {
             return Err(AdmissionError::at("policy.name", format!("`{}` is not yet implemented", name.name())));
         }
     };

@@ -16,6 +16,7 @@ mod heap;
 pub mod interface;
 mod llf;
 mod order;
+mod pd2;
 mod placement;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};

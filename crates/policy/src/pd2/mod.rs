@@ -1,0 +1,409 @@
+//! PD^2 (Pfair), global, quantum-based (Calandrino 2009 §2.2, after
+//! Anderson & Srinivasan). See `docs/policies.md`, "PD^2".
+//!
+//! Time is cut into quanta of Q ns. Task i needs e = ⌈wcet/Q⌉ quanta every
+//! p = period/Q; its subtasks (one quantum each) have windows
+//! ([`window`]), and at every quantum boundary the m highest-priority
+//! eligible subtasks ([`key`]) run, one per CPU. A task's subtasks run in
+//! order, one per quantum at most.
+//!
+//! Mechanism: each task with a released, unblocked job waits in one of two
+//! indexed heaps: `waiting`, keyed by the instant its next subtask becomes
+//! eligible, or `ready`, keyed by the subtask's priority. At a boundary the
+//! due part of `waiting` moves to `ready`, the top of `ready` is taken, and
+//! each task taken goes back to `waiting` with its next subtask. The cost
+//! is O(log n) per subtask scheduled or made eligible, and O(m) per
+//! boundary for the CPU assignment; nothing is allocated after `new`.
+//!
+//! One timer chain drives the boundaries. It runs while some CPU holds a
+//! subtask or some subtask is eligible; otherwise it sleeps until the first
+//! boundary at which a waiting subtask becomes eligible, and stops when no
+//! task waits (a release or resume restarts it).
+
+mod admit;
+mod key;
+mod window;
+
+pub(crate) use admit::params;
+
+use crate::heap::IndexedHeap;
+use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
+use key::{key, Key};
+use schedlab_model::Placement;
+use window::Weight;
+
+/// "No task" / "no CPU".
+const NONE: u32 = u32::MAX;
+
+/// PD^2's parameters, in nanoseconds and quanta.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Params {
+    /// The quantum Q (ns), > 0.
+    pub quantum: Time,
+    /// Each task's weight e/p in quanta (1 ≤ e ≤ p).
+    pub weights: Vec<(u64, u64)>,
+    pub cpus: u32,
+    pub stagger: bool,
+    pub early_release: bool,
+}
+
+struct TaskState {
+    w: Weight,
+    /// The task's released, incomplete job (the driver hands over at most one).
+    job: Option<JobId>,
+    release: Time,
+    blocked: bool,
+    /// The intra-sporadic shift θ of the current job's windows, in quanta.
+    theta: u64,
+    /// The index (from 1) of the task's next subtask.
+    next: u64,
+    /// End of the quantum that holds the task's last scheduled subtask: its
+    /// next subtask may not run earlier (no parallelism, one per quantum).
+    slot_end: Time,
+    /// CPU of the task's last scheduled subtask, `NONE` before any.
+    cpu: u32,
+}
+
+pub(crate) struct Pd2 {
+    info: PolicyInfo,
+    q: Time,
+    m: u32,
+    stagger: bool,
+    early_release: bool,
+    /// Per CPU: the offset of its quantum boundaries in [0, Q), nondecreasing
+    /// in the CPU number (all 0 with aligned quanta).
+    offset: Vec<Time>,
+    tasks: Vec<TaskState>,
+    /// Tasks whose next subtask is eligible, by priority.
+    ready: IndexedHeap<Key>,
+    /// Tasks whose next subtask becomes eligible later, by that instant.
+    waiting: IndexedHeap<Time>,
+    /// Per CPU: the task whose subtask holds the CPU's current quantum.
+    slot: Vec<u32>,
+    /// Per CPU: the job `schedule` answers.
+    assigned: Vec<Option<JobId>>,
+    /// Scratch for an aligned boundary: the tasks taken, in priority order,
+    /// and the CPU each goes to.
+    picked: Vec<u32>,
+    placed: Vec<u32>,
+    /// The boundary timer and its instant.
+    timer: Option<(TimerId, Time)>,
+    /// The last boundary processed (a boundary is never processed twice).
+    done_until: Option<Time>,
+}
+
+impl Pd2 {
+    pub fn new(p: Params) -> Pd2 {
+        let (n, m) = (p.weights.len(), p.cpus);
+        let q = p.quantum.max(1);
+        let offset =
+            (0..m as u64).map(|k| if p.stagger { (k as u128 * q as u128 / m as u128) as Time } else { 0 }).collect();
+        let tasks = p
+            .weights
+            .iter()
+            .map(|&(e, per)| TaskState {
+                w: Weight::new(e, per),
+                job: None,
+                release: 0,
+                blocked: false,
+                theta: 0,
+                next: 1,
+                slot_end: 0,
+                cpu: NONE,
+            })
+            .collect();
+        Pd2 {
+            info: PolicyInfo {
+                name: "pd2",
+                domains: vec![(0..m).collect()],
+                placement: vec![Placement::Global; n],
+                conformance: Conformance::Replay,
+            },
+            q,
+            m,
+            stagger: p.stagger,
+            early_release: p.early_release,
+            offset,
+            tasks,
+            ready: IndexedHeap::new(n),
+            waiting: IndexedHeap::new(n),
+            slot: vec![NONE; m as usize],
+            assigned: vec![None; m as usize],
+            picked: Vec::with_capacity(m as usize),
+            placed: vec![NONE; m as usize],
+            timer: None,
+            done_until: None,
+        }
+    }
+
+    /// The first quantum boundary of any CPU at or after `t`, and after the
+    /// last boundary processed.
+    fn boundary_from(&self, t: Time) -> Time {
+        let t = match self.done_until {
+            Some(d) if t <= d => d + 1,
+            _ => t,
+        };
+        let base = t - t % self.q;
+        let rem = t - base;
+        let k = self.offset.partition_point(|&o| o < rem);
+        match self.offset.get(k) {
+            Some(&o) => base + o,
+            None => base + self.q + self.offset[0],
+        }
+    }
+
+    /// The instant the task's next subtask becomes eligible: its job is
+    /// released, its previous subtask's quantum is over and (unless early
+    /// release) its window has started.
+    fn eligible_at(&self, ts: &TaskState) -> Time {
+        let at = ts.slot_end.max(ts.release);
+        if self.early_release {
+            return at;
+        }
+        let r = ts.w.release(ts.next).saturating_add(ts.theta);
+        at.max(r.saturating_mul(self.q))
+    }
+
+    /// Puts a task with a runnable job in `waiting` (or `ready` if its next
+    /// subtask is already eligible) and makes sure a boundary timer covers it.
+    fn enqueue(&mut self, task: u32, k: &mut dyn Kernel) {
+        let ts = &self.tasks[task as usize];
+        if ts.job.is_none() || ts.blocked {
+            return;
+        }
+        let at = self.eligible_at(ts);
+        if at <= k.now() {
+            let key = key(ts.w, ts.next, ts.theta);
+            self.ready.push(task, key);
+        } else {
+            self.waiting.push(task, at);
+        }
+        self.wake(at.max(k.now()), k);
+    }
+
+    fn dequeue(&mut self, task: u32) {
+        self.ready.remove(task);
+        self.waiting.remove(task);
+    }
+
+    /// Makes sure a boundary is processed at the first boundary at or after `t`.
+    fn wake(&mut self, t: Time, k: &mut dyn Kernel) {
+        let b = self.boundary_from(t);
+        match self.timer {
+            Some((_, at)) if at <= b => {}
+            Some((id, _)) => {
+                k.cancel(id);
+                self.timer = Some((k.arm(b, 0), b));
+            }
+            None => self.timer = Some((k.arm(b, 0), b)),
+        }
+    }
+
+    /// The job leaves every CPU it was assigned to (they idle for the rest
+    /// of their quantum).
+    fn unassign(&mut self, job: JobId, k: &mut dyn Kernel) {
+        for c in 0..self.m {
+            if self.assigned[c as usize] == Some(job) {
+                self.assigned[c as usize] = None;
+                k.resched(c);
+            }
+        }
+    }
+
+    /// Moves the tasks whose next subtask is eligible at `t` to `ready`.
+    fn promote(&mut self, t: Time) {
+        while let Some((task, at)) = self.waiting.peek() {
+            if at > t {
+                break;
+            }
+            self.waiting.pop();
+            let ts = &self.tasks[task as usize];
+            self.ready.push(task, key(ts.w, ts.next, ts.theta));
+        }
+    }
+
+    /// The task's next subtask runs on `cpu` in the quantum starting at `t`.
+    fn take(&mut self, task: u32, cpu: u32, t: Time) {
+        let ts = &mut self.tasks[task as usize];
+        ts.next += 1;
+        ts.slot_end = t + self.q;
+        ts.cpu = cpu;
+        let at = self.eligible_at(&self.tasks[task as usize]);
+        self.waiting.push(task, at);
+    }
+
+    /// Sets what `cpu` runs for its quantum starting now.
+    fn set_slot(&mut self, cpu: u32, task: u32, k: &mut dyn Kernel) {
+        self.slot[cpu as usize] = task;
+        let job = if task == NONE { None } else { self.tasks[task as usize].job };
+        if self.assigned[cpu as usize] != job {
+            self.assigned[cpu as usize] = job;
+            k.resched(cpu);
+        }
+    }
+
+    /// Aligned quanta: the m highest-priority eligible subtasks run. A task
+    /// that held a CPU in the previous quantum keeps it; the others go, in
+    /// priority order, to the CPU of their last subtask if it is free, else
+    /// to the lowest-numbered free CPU.
+    fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
+        self.promote(t);
+        self.picked.clear();
+        while self.picked.len() < self.m as usize {
+            match self.ready.pop() {
+                Some((task, _)) => self.picked.push(task),
+                None => break,
+            }
+        }
+        self.placed.fill(NONE);
+        let mut rest = 0;
+        for i in 0..self.picked.len() {
+            let task = self.picked[i];
+            let c = self.tasks[task as usize].cpu;
+            if c != NONE && self.slot[c as usize] == task {
+                self.placed[c as usize] = task;
+            } else {
+                self.picked[rest] = task;
+                rest += 1;
+            }
+        }
+        let mut unplaced = 0;
+        for i in 0..rest {
+            let task = self.picked[i];
+            let c = self.tasks[task as usize].cpu;
+            if c != NONE && self.placed[c as usize] == NONE {
+                self.placed[c as usize] = task;
+            } else {
+                self.picked[unplaced] = task;
+                unplaced += 1;
+            }
+        }
+        let mut free = 0;
+        for i in 0..unplaced {
+            while self.placed[free] != NONE {
+                free += 1;
+            }
+            self.placed[free] = self.picked[i];
+        }
+        for c in 0..self.m {
+            let task = self.placed[c as usize];
+            if task != NONE {
+                self.take(task, c, t);
+            }
+            self.set_slot(c, task, k);
+        }
+    }
+
+    /// Staggered quanta: each CPU whose boundary is `t` (in CPU order) takes
+    /// the highest-priority eligible subtask; tasks holding another CPU's
+    /// quantum are not eligible.
+    fn staggered_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
+        let rem = t % self.q;
+        let from = self.offset.partition_point(|&o| o < rem);
+        let to = self.offset.partition_point(|&o| o <= rem);
+        for c in from as u32..to as u32 {
+            self.promote(t);
+            let task = match self.ready.pop() {
+                Some((task, _)) => {
+                    self.take(task, c, t);
+                    task
+                }
+                None => NONE,
+            };
+            self.set_slot(c, task, k);
+        }
+    }
+
+    fn boundary(&mut self, t: Time, k: &mut dyn Kernel) {
+        self.done_until = Some(t);
+        if self.stagger {
+            self.staggered_boundary(t, k);
+        } else {
+            self.aligned_boundary(t, k);
+        }
+        let busy = self.slot.iter().any(|&s| s != NONE) || self.ready.peek().is_some();
+        let next = if busy { Some(t + 1) } else { self.waiting.peek().map(|(_, at)| at) };
+        if let Some(at) = next {
+            let b = self.boundary_from(at);
+            self.timer = Some((k.arm(b, 0), b));
+        }
+    }
+}
+
+impl Policy for Pd2 {
+    fn info(&self) -> &PolicyInfo {
+        &self.info
+    }
+
+    fn release(&mut self, job: Job, k: &mut dyn Kernel) {
+        let task = job.id.task;
+        let Some(ts) = self.tasks.get_mut(task as usize) else { return };
+        let (e, p) = (ts.w.e as u128, ts.w.p as u128);
+        let seq = job.id.seq as u128;
+        // θ_k = max(θ_{k−1}, ⌈release/Q⌉ − k·p): a late release shifts this
+        // job's windows (and, since θ never decreases, the later jobs').
+        let rq = job.release.div_ceil(self.q) as u128;
+        let theta = rq.saturating_sub(seq * p);
+        ts.theta = ts.theta.max(u64::try_from(theta).unwrap_or(u64::MAX));
+        // The job's first subtask, or further on if its predecessor overran.
+        let first = u64::try_from(seq * e + 1).unwrap_or(u64::MAX);
+        ts.next = ts.next.max(first);
+        ts.job = Some(job.id);
+        ts.release = job.release;
+        ts.blocked = false;
+        self.dequeue(task);
+        self.enqueue(task, k);
+    }
+
+    fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
+        let Some(ts) = self.tasks.get_mut(job.task as usize) else { return };
+        if ts.job != Some(job) {
+            return;
+        }
+        // The job's remaining subtasks are dropped: the next job starts at
+        // its own first subtask (see `release`).
+        ts.job = None;
+        ts.blocked = false;
+        self.dequeue(job.task);
+        self.unassign(job, k);
+    }
+
+    fn block(&mut self, job: JobId, k: &mut dyn Kernel) {
+        let Some(ts) = self.tasks.get_mut(job.task as usize) else { return };
+        if ts.job != Some(job) {
+            return;
+        }
+        ts.blocked = true;
+        self.dequeue(job.task);
+        self.unassign(job, k);
+    }
+
+    fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
+        let Some(ts) = self.tasks.get_mut(job.task as usize) else { return };
+        if ts.job != Some(job) || !ts.blocked {
+            return;
+        }
+        ts.blocked = false;
+        self.enqueue(job.task, k);
+    }
+
+    fn timer(&mut self, timer: TimerId, _tag: u64, k: &mut dyn Kernel) {
+        match self.timer {
+            Some((id, _)) if id == timer => self.timer = None,
+            _ => return,
+        }
+        let now = k.now();
+        if self.done_until.is_some_and(|d| d >= now) {
+            return;
+        }
+        self.boundary(now, k);
+    }
+
+    fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
+        self.assigned.get(cpu as usize).copied().flatten()
+    }
+
+    fn priority(&self, _job: &JobView) -> Option<Priority> {
+        None
+    }
+}
