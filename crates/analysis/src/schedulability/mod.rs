@@ -13,6 +13,7 @@ mod outcome;
 mod pfair;
 mod registry;
 mod run;
+pub mod uni;
 
 pub use data::{Data, Partition};
 pub use input::{Input, TaskParams};

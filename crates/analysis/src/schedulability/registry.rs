@@ -1,7 +1,7 @@
 //! The registry: every test by its stable ID.
 
 use super::outcome::{Exactness, Outcome};
-use super::{pfair, run};
+use super::{pfair, run, uni};
 use super::input::Input;
 use schedlab_model::PolicyName;
 
@@ -31,6 +31,13 @@ pub struct Test {
 static REGISTRY: &[Test] = &[
     Test { info: pfair::INFO, run: pfair::check },
     Test { info: run::INFO, run: run::check },
+    Test { info: uni::edf_util::INFO, run: uni::edf_util::check },
+    Test { info: uni::edf_density::INFO, run: uni::edf_density::check },
+    Test { info: uni::qpa::INFO, run: uni::qpa::check },
+    Test { info: uni::fp_ll::INFO, run: uni::fp_ll::check },
+    Test { info: uni::fp_hyperbolic::INFO, run: uni::fp_hyperbolic::check },
+    Test { info: uni::fp_rta::INFO, run: uni::fp_rta::check },
+    Test { info: uni::fpds_rta::INFO, run: uni::fpds_rta::check },
 ];
 
 /// Every test, in a stable order.
