@@ -10,6 +10,7 @@ mod data;
 mod input;
 mod options;
 mod outcome;
+pub mod partitioned;
 mod pfair;
 mod registry;
 mod run;

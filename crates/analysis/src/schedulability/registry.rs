@@ -1,7 +1,7 @@
 //! The registry: every test by its stable ID.
 
 use super::outcome::{Exactness, Outcome};
-use super::{pfair, run, uni};
+use super::{partitioned, pfair, run, uni};
 use super::input::Input;
 use schedlab_model::PolicyName;
 
@@ -38,6 +38,17 @@ static REGISTRY: &[Test] = &[
     Test { info: uni::fp_hyperbolic::INFO, run: uni::fp_hyperbolic::check },
     Test { info: uni::fp_rta::INFO, run: uni::fp_rta::check },
     Test { info: uni::fpds_rta::INFO, run: uni::fpds_rta::check },
+    Test { info: partitioned::INFOS[0], run: partitioned::pedf_util },
+    Test { info: partitioned::INFOS[1], run: partitioned::pedf_density },
+    Test { info: partitioned::INFOS[2], run: partitioned::pedf_qpa },
+    Test { info: partitioned::INFOS[3], run: partitioned::pedf_admit },
+    Test { info: partitioned::INFOS[4], run: partitioned::pfp_ll },
+    Test { info: partitioned::INFOS[5], run: partitioned::pfp_hyperbolic },
+    Test { info: partitioned::INFOS[6], run: partitioned::pfp_rta },
+    Test { info: partitioned::INFOS[7], run: partitioned::pfp_util_rta },
+    Test { info: partitioned::INFOS[8], run: partitioned::pfp_admit },
+    Test { info: partitioned::INFOS[9], run: partitioned::pfpds_rta },
+    Test { info: partitioned::INFOS[10], run: partitioned::pllf_util },
 ];
 
 /// Every test, in a stable order.

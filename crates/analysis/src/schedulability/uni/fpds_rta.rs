@@ -133,13 +133,15 @@ pub fn check(input: &Input) -> Outcome {
     };
     let mut resp = vec![None; input.tasks.len()];
     let out = match core(&tasks, 0, |pos, r| resp[tasks[pos].index] = u64::try_from(r).ok()) {
-        Ok(()) => {
-            let tight = tasks.iter().min_by_key(|t| t.p.deadline as i128 - resp[t.index].unwrap_or(0) as i128).expect("checked non-empty below");
-            let r = resp[tight.index].unwrap_or(0);
-            Outcome::new(ID, Verdict::Schedulable, format!("every response time is within its deadline; the tightest is {}: {} ≤ {}", input.task_label(tight.index), Duration(r), Duration(tight.p.deadline)))
-                .task(tight.index)
-                .compare(Ratio::new(r as u128, 1), Ratio::new(tight.p.deadline as u128, 1))
-        }
+        Ok(()) => match tasks.iter().min_by_key(|t| t.p.deadline as i128 - resp[t.index].unwrap_or(0) as i128) {
+            None => Outcome::new(ID, Verdict::Schedulable, "no tasks"),
+            Some(tight) => {
+                let r = resp[tight.index].unwrap_or(0);
+                Outcome::new(ID, Verdict::Schedulable, format!("every response time is within its deadline; the tightest is {}: {} ≤ {}", input.task_label(tight.index), Duration(r), Duration(tight.p.deadline)))
+                    .task(tight.index)
+                    .compare(Ratio::new(r as u128, 1), Ratio::new(tight.p.deadline as u128, 1))
+            }
+        },
         Err((pos, fail)) => {
             let b = blocking(&tasks, pos);
             failure(ID, input, &tasks, pos, fail, &format!("blocking Bᵢ = {} by a lower-priority final region, final region Fᵢ = {}", Duration(b), Duration(tasks[pos].npr)))
