@@ -6,7 +6,10 @@
 //! Tests are pure functions of the spec: exact arithmetic (integer
 //! nanoseconds, rationals) wherever a rounding could flip a verdict.
 
+pub mod clustered;
 mod data;
+pub mod gedf;
+pub mod gfp;
 mod input;
 mod options;
 mod outcome;
@@ -14,6 +17,7 @@ pub mod partitioned;
 mod pfair;
 mod registry;
 mod run;
+pub mod tardiness;
 pub mod uni;
 
 pub use data::{Data, Partition};

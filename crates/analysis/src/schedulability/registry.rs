@@ -1,7 +1,7 @@
 //! The registry: every test by its stable ID.
 
 use super::outcome::{Exactness, Outcome};
-use super::{partitioned, pfair, run, uni};
+use super::{gedf, gfp, partitioned, pfair, run, uni};
 use super::input::Input;
 use schedlab_model::PolicyName;
 
@@ -49,6 +49,21 @@ static REGISTRY: &[Test] = &[
     Test { info: partitioned::INFOS[8], run: partitioned::pfp_admit },
     Test { info: partitioned::INFOS[9], run: partitioned::pfpds_rta },
     Test { info: partitioned::INFOS[10], run: partitioned::pllf_util },
+    Test { info: clustered::CEDF_INFO, run: clustered::cedf },
+    Test { info: clustered::CFP_INFO, run: clustered::cfp },
+    Test { info: tardiness::GEDF_INFO, run: tardiness::gedf },
+    Test { info: tardiness::NPGEDF_INFO, run: tardiness::npgedf },
+    Test { info: gedf::gfb::INFO, run: gedf::gfb::check_input },
+    Test { info: gedf::bak::INFO, run: gedf::bak::check_input },
+    Test { info: gedf::bar::INFO, run: gedf::bar::check_input },
+    Test { info: gedf::bcl::INFO, run: gedf::bcl::check_input },
+    Test { info: gedf::bcl_iterative::INFO, run: gedf::bcl_iterative::check_input },
+    Test { info: gedf::rta::INFO, run: gedf::rta::check_input },
+    Test { info: gedf::ffdbf::INFO, run: gedf::ffdbf::check_input },
+    Test { info: gedf::load::INFO, run: gedf::load::check_input },
+    Test { info: gedf::combined::INFO, run: gedf::combined::check_input },
+    Test { info: gfp::bertogna::INFO, run: gfp::bertogna::check_input },
+    Test { info: gfp::guan::INFO, run: gfp::guan::check_input },
 ];
 
 /// Every test, in a stable order.

@@ -1,0 +1,227 @@
+//! BAR (Baruah 2007), in integer time. A miss of τₖ's job at t_d, released
+//! at t_a = t_d − Dₖ, is preceded by an interval [t_a − Aₖ, t_a) during
+//! which all m CPUs are busy; over [t_a − Aₖ, t_d] τₖ's job waits at least
+//! Aₖ + Dₖ − Cₖ + 1 time units (it runs at most Cₖ − 1), so with
+//! t = Aₖ + Dₖ and x = Aₖ + Dₖ − Cₖ + 1:
+//!
+//!   I1ᵢ = min(dbf(τᵢ, t), x),   I2ᵢ = min(dbf′(τᵢ, t), x)          (i ≠ k)
+//!   I1ₖ = min(dbf(τₖ, t) − Cₖ, Aₖ),  I2ₖ = min(dbf′(τₖ, t) − Cₖ, Aₖ)
+//!   dbf′(τᵢ, t) = ⌊t/Tᵢ⌋·Cᵢ + min(Cᵢ, t mod Tᵢ)                      (carry-in)
+//!
+//! and a miss needs Σ I1 + Σ_{m−1 largest} (I2 − I1) ≥ m·x. The set is
+//! schedulable if for every k and every Aₖ checked the left side is below
+//! m·x. The paper's form waits "more than Dₖ − Cₖ" and caps at
+//! Aₖ + Dₖ − Cₖ; in integer time "at least Dₖ − Cₖ + 1" is the same
+//! statement, and the cap and bound move by one accordingly.
+//!
+//! Aₖ ranges over the paper's bound
+//! (Aₖ + Dₖ)·(m − U) ≤ C_Σ + Σᵢ (Tᵢ − Dᵢ)·uᵢ + m·Cₖ (C_Σ the m − 1 largest
+//! WCETs), decided exactly per point. Test points: Aₖ = 0 and every Aₖ with
+//! Aₖ + Dₖ = Dᵢ + j·Tᵢ (a step of some dbf), as in the paper. At most
+//! [`MAX_POINTS`] evaluations per set: beyond that (U close to m makes the
+//! range pseudo-polynomially long) the test answers inconclusive and says
+//! it was skipped.
+
+use super::super::input::{Input, TaskParams};
+use super::super::outcome::{Exactness, Outcome, Verdict};
+use super::super::registry::TestInfo;
+use super::exact::{cmp_sum, int};
+use super::explain::{explained, ns, Explain, Quiet};
+use super::load::dbf;
+use super::model::{precheck, Needs};
+use schedlab_model::PolicyName;
+use std::cmp::Ordering;
+
+pub const ID: &str = "gedf.bar";
+
+/// Test points evaluated per set at most.
+pub const MAX_POINTS: usize = 50_000;
+
+pub const INFO: TestInfo = TestInfo {
+    id: ID,
+    title: "G-EDF, Baruah's busy-interval test (BAR), integer time",
+    policies: &[PolicyName::Gedf],
+    assumes: "sporadic tasks without jitter, constrained deadlines (D ≤ T), U < m, integer time (ns)",
+    exactness: Exactness::Sufficient,
+    source: "Baruah 2007 (RTSS), Techniques for multiprocessor global schedulability analysis",
+};
+
+/// dbf′(τᵢ, t): demand with a carried-in job.
+#[inline]
+fn dbf_carry(ti: &TaskParams, t: u128) -> u128 {
+    let (c, p) = (ti.wcet as u128, ti.period as u128);
+    (t / p) * c + c.min(t % p)
+}
+
+/// The left side Σ I1 + Σ_{m−1 largest} (I2 − I1) at Aₖ = a; `diffs` is scratch.
+pub(crate) fn lhs(tasks: &[TaskParams], m: u32, k: usize, a: u128, diffs: &mut Vec<u128>) -> u128 {
+    let tk = &tasks[k];
+    let t = a + tk.deadline as u128;
+    let x = t - tk.wcet as u128 + 1;
+    let mut s1: u128 = 0;
+    diffs.clear();
+    for (i, ti) in tasks.iter().enumerate() {
+        let (i1, i2) = if i == k {
+            let c = ti.wcet as u128;
+            ((dbf(ti, t) - c).min(a), (dbf_carry(ti, t) - c).min(a))
+        } else {
+            (dbf(ti, t).min(x), dbf_carry(ti, t).min(x))
+        };
+        s1 += i1;
+        if i2 > i1 {
+            diffs.push(i2 - i1);
+        }
+    }
+    let top = (m as usize).saturating_sub(1);
+    if diffs.len() > top {
+        if top == 0 {
+            diffs.clear();
+        } else {
+            let cut = diffs.len() - top;
+            diffs.select_nth_unstable(cut);
+            diffs.drain(..cut);
+        }
+    }
+    s1 + diffs.iter().sum::<u128>()
+}
+
+/// Is Aₖ = a within the paper's range (exactly)?
+fn in_range(tasks: &[TaskParams], m: u32, k: usize, a: u128, c_sigma: u128) -> bool {
+    // Σᵢ Cᵢ·(a + Dₖ + Tᵢ − Dᵢ)/Tᵢ ≥ m·(a + Dₖ) − C_Σ − m·Cₖ.
+    let tk = &tasks[k];
+    let w = a + tk.deadline as u128;
+    let rhs = (m as i128) * (w as i128) - c_sigma as i128 - m as i128 * tk.wcet as i128;
+    let n = tasks.len();
+    cmp_sum(n, |i| (tasks[i].wcet as i128 * (w + tasks[i].period as u128 - tasks[i].deadline as u128) as i128, tasks[i].period as u128), (rhs, 1)) != Ordering::Less
+}
+
+enum Found {
+    Pass { points: usize },
+    Miss { k: usize, a: u128, value: u128, bound: u128 },
+    Skipped { points: usize },
+}
+
+fn search(tasks: &[TaskParams], m: u32) -> Found {
+    let n = tasks.len();
+    let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();
+    wcets.sort_unstable_by(|a, b| b.cmp(a));
+    let c_sigma: u128 = wcets.iter().take(m as usize - 1).sum();
+    // The range as a float first (only to size the loops; membership is exact).
+    let u: f64 = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
+    let v: f64 = tasks.iter().map(|t| (t.period - t.deadline) as f64 * t.wcet as f64 / t.period as f64).sum();
+    let gap = m as f64 - u;
+    let mut points = 0usize;
+    let mut diffs = Vec::with_capacity(n);
+    let mut cand: Vec<u128> = Vec::new();
+    for k in 0..n {
+        let tk = &tasks[k];
+        let dk = tk.deadline as u128;
+        let hi_f = (c_sigma as f64 + v + m as f64 * tk.wcet as f64) / gap - dk as f64;
+        if hi_f > 1e30 {
+            return Found::Skipped { points };
+        }
+        // Generous upper end; points near it are checked exactly.
+        let hi = if hi_f < 0.0 { 0 } else { (hi_f * (1.0 + 1e-9)).ceil() as u128 + 1 };
+        let count: u128 = 1 + tasks.iter().map(|ti| (hi + dk).saturating_sub(ti.deadline as u128) / ti.period as u128 + 1).sum::<u128>();
+        if count + points as u128 > MAX_POINTS as u128 {
+            return Found::Skipped { points };
+        }
+        cand.clear();
+        cand.push(0);
+        for ti in tasks {
+            // A = Dᵢ + j·Tᵢ − Dₖ ≥ 0.
+            let (di, p) = (ti.deadline as u128, ti.period as u128);
+            let mut t = if di >= dk { di } else { di + (dk - di).div_ceil(p) * p };
+            while t - dk <= hi {
+                cand.push(t - dk);
+                t += p;
+            }
+        }
+        cand.sort_unstable();
+        cand.dedup();
+        let near = hi_f * (1.0 - 1e-9) - 2.0;
+        for &a in &cand {
+            if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
+                break;
+            }
+            points += 1;
+            let value = lhs(tasks, m, k, a, &mut diffs);
+            let bound = m as u128 * (a + dk - tk.wcet as u128 + 1);
+            if value >= bound {
+                return Found::Miss { k, a, value, bound };
+            }
+        }
+    }
+    Found::Pass { points }
+}
+
+pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
+    let needs = Needs { constrained: true, u_below_m: true, ..Needs::default() };
+    if let Err(v) = precheck(tasks, m, needs, ex) {
+        return v;
+    }
+    let found = search(tasks, m);
+    if let Some((o, names)) = ex.out() {
+        match &found {
+            Found::Pass { points } => {
+                o.reason = format!("no busy interval can make a task miss: {points} test points (k, Aₖ) checked");
+            }
+            Found::Miss { k, a, value, bound } => {
+                o.reason = format!(
+                    "for {} with Aₖ = {}: the interference Σ I1 + Σ_(m−1 largest) (I2 − I1) = {} reaches m·(Aₖ + Dₖ − Cₖ + 1) = {}; the test cannot prove it",
+                    names.label(*k),
+                    ns(*a as i128),
+                    ns(*value as i128),
+                    ns(*bound as i128)
+                );
+                o.task = Some(*k);
+                o.value = Some(int(*value as i128));
+                o.bound = Some(int(*bound as i128));
+            }
+            Found::Skipped { points } => {
+                o.reason = format!(
+                    "skipped: the range of Aₖ needs more than {MAX_POINTS} test points (U close to m makes it pseudo-polynomially long); {points} were checked without a violation"
+                );
+            }
+        }
+    }
+    match found {
+        Found::Pass { .. } => Verdict::Schedulable,
+        _ => Verdict::Inconclusive,
+    }
+}
+
+pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
+    core(tasks, m, &mut Quiet)
+}
+
+pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
+    explained(ID, &[], |ex| core(tasks, m, ex))
+}
+
+pub fn check_input(input: &Input) -> Outcome {
+    explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, ex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_light_set_passes_and_an_overloaded_window_fails() {
+        let t = vec![TaskParams::implicit(2, 10); 3];
+        let o = check(&t, 2);
+        assert_eq!(o.verdict, Verdict::Schedulable, "{o:?}");
+        let t = vec![TaskParams::implicit(6, 10); 3];
+        let o = check(&t, 2);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{o:?}");
+        assert_eq!(o.task, Some(0));
+        assert!(o.value >= o.bound);
+    }
+
+    #[test]
+    fn utilisation_equal_to_m_is_not_applicable() {
+        let t = vec![TaskParams::implicit(5, 10); 4];
+        assert_eq!(decide(&t, 2), Verdict::NotApplicable);
+    }
+}

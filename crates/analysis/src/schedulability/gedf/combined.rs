@@ -1,0 +1,153 @@
+//! `gedf.any`: the G-EDF tests in order of cost, stopping at the first that
+//! accepts and naming it. A set is accepted iff one of the G-EDF tests
+//! accepts it: BCL-iterative is not run because RTA accepts every set it
+//! accepts (same slack rounds, never smaller slacks; see `rta`), and BCL
+//! runs before RTA only because it is cheaper.
+//!
+//! Order: GFB, BCL, BAK, LOAD, RTA, BAR, FF-DBF (the pseudo-polynomial
+//! ones last). Necessary conditions (C > min(D, T), U > m) answer
+//! unschedulable before any test runs.
+
+use super::super::input::{Input, TaskParams};
+use super::super::outcome::{Exactness, Outcome, Verdict};
+use super::super::registry::TestInfo;
+use super::explain::{explained, Explain, Quiet};
+use super::model::{precheck, Needs};
+use super::{bak, bar, bcl, ffdbf, gfb, load, rta};
+use schedlab_model::PolicyName;
+
+pub const ID: &str = "gedf.any";
+
+pub const INFO: TestInfo = TestInfo {
+    id: ID,
+    title: "G-EDF: the first of GFB, BCL, BAK, LOAD, RTA, BAR, FF-DBF that accepts",
+    policies: &[PolicyName::Gedf],
+    assumes: "sporadic tasks without jitter; each test's own assumptions (arbitrary deadlines: GFB, BAK, LOAD only)",
+    exactness: Exactness::Sufficient,
+    source: "the tests it combines (SchedCAT's combined G-EDF test, reordered by cost)",
+};
+
+/// The tests tried, in order.
+pub const ORDER: &[&str] = &[gfb::ID, bcl::ID, bak::ID, load::ID, rta::ID, bar::ID, ffdbf::ID];
+
+fn quiet(i: usize, tasks: &[TaskParams], m: u32) -> Verdict {
+    let q = &mut Quiet;
+    match i {
+        0 => gfb::core(tasks, m, q),
+        1 => bcl::core(tasks, m, q),
+        2 => bak::core(tasks, m, q),
+        3 => load::core(tasks, m, q),
+        4 => rta::core(tasks, m, q),
+        5 => bar::core(tasks, m, q),
+        _ => ffdbf::core(tasks, m, q),
+    }
+}
+
+fn full(i: usize, tasks: &[TaskParams], m: u32, names: &[String]) -> Outcome {
+    match i {
+        0 => explained(gfb::ID, names, |e| gfb::core(tasks, m, e)),
+        1 => explained(bcl::ID, names, |e| bcl::core(tasks, m, e)),
+        2 => explained(bak::ID, names, |e| bak::core(tasks, m, e)),
+        3 => explained(load::ID, names, |e| load::core(tasks, m, e)),
+        4 => explained(rta::ID, names, |e| rta::core(tasks, m, e)),
+        5 => explained(bar::ID, names, |e| bar::core(tasks, m, e)),
+        _ => explained(ffdbf::ID, names, |e| ffdbf::core(tasks, m, e)),
+    }
+}
+
+pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
+    if let Err(v) = precheck(tasks, m, Needs::default(), ex) {
+        return v;
+    }
+    let mut applied = 0;
+    for i in 0..ORDER.len() {
+        if let Some((o, names)) = ex.out() {
+            let sub = full(i, tasks, m, names.0);
+            o.details.push(format!("{}: {} — {}", sub.test, sub.verdict, sub.reason));
+            match sub.verdict {
+                Verdict::Schedulable => {
+                    o.reason = format!("accepted by {}: {}", sub.test, sub.reason);
+                    o.task = sub.task;
+                    o.value = sub.value;
+                    o.bound = sub.bound;
+                    o.data = sub.data;
+                    return Verdict::Schedulable;
+                }
+                Verdict::NotApplicable => {}
+                _ => applied += 1,
+            }
+        } else {
+            match quiet(i, tasks, m) {
+                Verdict::Schedulable => return Verdict::Schedulable,
+                Verdict::NotApplicable => {}
+                _ => applied += 1,
+            }
+        }
+    }
+    let v = if applied == 0 { Verdict::NotApplicable } else { Verdict::Inconclusive };
+    if let Some((o, _)) = ex.out() {
+        o.reason = if applied == 0 {
+            "none of the G-EDF tests applies (see details)".into()
+        } else {
+            format!("none of the {applied} applicable G-EDF tests accepts the set (see details)")
+        };
+    }
+    v
+}
+
+/// The verdict alone, and the test that accepted (batches).
+pub fn decide_which(tasks: &[TaskParams], m: u32) -> (Verdict, Option<&'static str>) {
+    if let Err(v) = precheck(tasks, m, Needs::default(), &mut Quiet) {
+        return (v, None);
+    }
+    let mut applied = false;
+    for (i, id) in ORDER.iter().enumerate() {
+        match quiet(i, tasks, m) {
+            Verdict::Schedulable => return (Verdict::Schedulable, Some(id)),
+            Verdict::NotApplicable => {}
+            _ => applied = true,
+        }
+    }
+    (if applied { Verdict::Inconclusive } else { Verdict::NotApplicable }, None)
+}
+
+pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
+    core(tasks, m, &mut Quiet)
+}
+
+pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
+    explained(ID, &[], |ex| core(tasks, m, ex))
+}
+
+pub fn check_input(input: &Input) -> Outcome {
+    explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, ex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_the_accepting_test() {
+        let t = vec![TaskParams::implicit(1, 10); 3];
+        let o = check(&t, 2);
+        assert_eq!(o.verdict, Verdict::Schedulable);
+        assert!(o.reason.starts_with("accepted by gedf.gfb"), "{}", o.reason);
+        assert_eq!(decide_which(&t, 2), (Verdict::Schedulable, Some("gedf.gfb")));
+        // A zero-laxity task defeats GFB, BCL, BAK and LOAD, not RTA.
+        let t = vec![TaskParams::implicit(2, 2), TaskParams::implicit(1, 4)];
+        assert_eq!(decide_which(&t, 2), (Verdict::Schedulable, Some("gedf.rta")));
+        let o = check(&t, 2);
+        assert!(o.reason.starts_with("accepted by gedf.rta"), "{}", o.reason);
+        assert_eq!(o.details.len(), 5, "{:?}", o.details);
+        assert!(o.details[0].starts_with("gedf.gfb: inconclusive"), "{:?}", o.details);
+    }
+
+    #[test]
+    fn jitter_is_not_applicable_and_overload_unschedulable() {
+        let mut t = TaskParams::implicit(1, 10);
+        t.jitter = 2;
+        assert_eq!(decide(&[t], 2), Verdict::NotApplicable);
+        assert_eq!(decide(&vec![TaskParams::implicit(9, 10); 3], 2), Verdict::Unschedulable);
+    }
+}

@@ -1,0 +1,225 @@
+//! RTA for G-EDF (Bertogna & Cirinei 2007), discrete time, with slack
+//! feedback. The response time of τₖ is bounded by the least fixed point of
+//!
+//!   R ← Cₖ + ⌊(1/m)·Σ_{i≠k} min(Wᵢ(R), Jᵢ(Dₖ), R − Cₖ + 1)⌋,
+//!   Wᵢ(L) = Nᵢ·Cᵢ + min(Cᵢ, L + Dᵢ − Cᵢ − Sᵢ − Nᵢ·Tᵢ),  Nᵢ = ⌊(L + Dᵢ − Cᵢ − Sᵢ)/Tᵢ⌋,
+//!   Jᵢ(Dₖ) = ⌊Dₖ/Tᵢ⌋·Cᵢ + min(Cᵢ, max(0, Dₖ mod Tᵢ − Sᵢ))   (the EDF bound),
+//!
+//! and a bound R ≤ Dₖ gives the slack Sₖ = Dₖ − R used by the other tasks
+//! in the next evaluation. Rounds over all tasks repeat until no bound
+//! changes, every bound is ≤ its deadline, or [`MAX_ROUNDS`] (the same cap
+//! as BCL-iterative). The set is schedulable when every Rₖ ≤ Dₖ.
+//!
+//! Any R with f(R) ≤ R bounds the response time (if the job were still
+//! running at R, the interference would make f(R) > R), so when the upward
+//! iteration has not converged after [`MAX_STEPS`] steps the test falls back
+//! to f(Dₖ) (valid when f(Dₖ) ≤ Dₖ) and iterates downward from there. This
+//! keeps the cost bounded in nanosecond time and keeps every bound at most
+//! BCL-iterative's Dₖ − Sₖ, so RTA accepts every set BCL-iterative accepts.
+
+use super::super::data::Data;
+use super::super::input::{Input, TaskParams};
+use super::super::outcome::{Exactness, Outcome, Verdict};
+use super::super::registry::TestInfo;
+use super::bcl_iterative::{edf_interference, MAX_ROUNDS};
+use super::exact::int;
+use super::explain::{explained, ns, Explain, Quiet};
+use super::model::{precheck, Needs};
+use schedlab_model::PolicyName;
+
+pub const ID: &str = "gedf.rta";
+
+/// Steps of one fixed-point iteration before the fallback.
+pub const MAX_STEPS: usize = 256;
+
+pub const INFO: TestInfo = TestInfo {
+    id: ID,
+    title: "G-EDF response-time analysis with slack feedback (Bertogna–Cirinei)",
+    policies: &[PolicyName::Gedf],
+    assumes: "sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns), m ≥ 1",
+    exactness: Exactness::Sufficient,
+    source: "Bertogna & Cirinei 2007 (RTSS)",
+};
+
+/// The workload of τᵢ in a window of length L (carry-in ending Sᵢ before
+/// its deadline).
+#[inline]
+pub(crate) fn workload(ti: &TaskParams, l: i128, s: i128) -> i128 {
+    let (c, t) = (ti.wcet as i128, ti.period as i128);
+    let a = l + ti.deadline as i128 - c - s;
+    let n = a.div_euclid(t);
+    n * c + c.min(a - n * t)
+}
+
+/// f(R) for task k.
+#[inline]
+fn step(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128], r: i128) -> i128 {
+    let tk = &tasks[k];
+    let (ck, dk) = (tk.wcet as i128, tk.deadline as i128);
+    let cap = r - ck + 1;
+    let mut s = 0i128;
+    for (i, ti) in tasks.iter().enumerate() {
+        if i != k {
+            s += workload(ti, r, slack[i]).min(edf_interference(ti, dk, slack[i])).min(cap);
+        }
+    }
+    ck + s / m as i128
+}
+
+/// A response-time bound ≤ Dₖ for task k, or `Err(last iterate above Dₖ)`.
+pub(crate) fn bound_k(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128]) -> Result<i128, i128> {
+    let dk = tasks[k].deadline as i128;
+    let mut r = tasks[k].wcet as i128;
+    for _ in 0..MAX_STEPS {
+        let next = step(tasks, m, k, slack, r);
+        if next > dk {
+            return Err(next);
+        }
+        if next == r {
+            return Ok(r);
+        }
+        r = next;
+    }
+    // Slow convergence: any R with f(R) ≤ R is a bound; walk down from Dₖ.
+    let mut r = step(tasks, m, k, slack, dk);
+    if r > dk {
+        return Err(r);
+    }
+    for _ in 0..MAX_STEPS {
+        let next = step(tasks, m, k, slack, r);
+        if next >= r {
+            break;
+        }
+        r = next;
+    }
+    Ok(r)
+}
+
+pub(crate) struct Bounds {
+    /// Proven response-time bounds (None: not proven).
+    pub r: Vec<Option<i128>>,
+    pub failed: Option<(usize, i128)>,
+    pub rounds: usize,
+}
+
+pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
+    let n = tasks.len();
+    let mut slack = vec![0i128; n];
+    let mut r: Vec<Option<i128>> = vec![None; n];
+    let mut rounds = 0;
+    loop {
+        rounds += 1;
+        let (mut changed, mut failed) = (false, None);
+        for k in 0..n {
+            match bound_k(tasks, m, k, &slack) {
+                Ok(b) => {
+                    if r[k].is_none_or(|old| b < old) {
+                        r[k] = Some(b);
+                        let s = tasks[k].deadline as i128 - b;
+                        if s > slack[k] {
+                            slack[k] = s;
+                            changed = true;
+                        }
+                    }
+                }
+                Err(above) => {
+                    failed.get_or_insert((k, above));
+                }
+            }
+        }
+        if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
+            return Bounds { r, failed, rounds };
+        }
+    }
+}
+
+pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
+    let needs = Needs { constrained: true, ..Needs::default() };
+    if let Err(v) = precheck(tasks, m, needs, ex) {
+        return v;
+    }
+    let b = iterate(tasks, m);
+    if let Some((o, names)) = ex.out() {
+        match b.failed {
+            Some((k, above)) => {
+                o.reason = format!(
+                    "for {}: the response-time iteration exceeds the deadline ({} > {}){}; the test cannot prove it",
+                    names.label(k),
+                    ns(above),
+                    ns(tasks[k].deadline as i128),
+                    if b.rounds >= MAX_ROUNDS { format!(" after the maximum of {MAX_ROUNDS} rounds") } else { format!(" after {} round(s) of slack feedback", b.rounds) }
+                );
+                o.task = Some(k);
+                o.value = Some(int(above));
+                o.bound = Some(int(tasks[k].deadline as i128));
+            }
+            None => {
+                let slack = |k: usize| tasks[k].deadline as i128 - b.r[k].unwrap_or(0);
+                let k = (0..tasks.len()).min_by_key(|&k| slack(k)).unwrap_or(0);
+                let rk = b.r[k].unwrap_or(0);
+                o.reason = format!(
+                    "every response-time bound is within its deadline ({} round(s)); tightest {}: R = {} ≤ D = {}",
+                    b.rounds,
+                    names.label(k),
+                    ns(rk),
+                    ns(tasks[k].deadline as i128)
+                );
+                o.task = Some(k);
+                o.value = Some(int(rk));
+                o.bound = Some(int(tasks[k].deadline as i128));
+            }
+        }
+        o.details.push(format!(
+            "response-time bounds: {}",
+            b.r.iter()
+                .enumerate()
+                .map(|(i, r)| format!("{} {}", names.label(i), r.map_or("not proven".to_string(), ns)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+        o.data = Some(Data::ResponseTimes(b.r.iter().map(|r| r.and_then(|x| u64::try_from(x).ok())).collect()));
+    }
+    if b.failed.is_none() {
+        Verdict::Schedulable
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
+    core(tasks, m, &mut Quiet)
+}
+
+pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
+    explained(ID, &[], |ex| core(tasks, m, ex))
+}
+
+pub fn check_input(input: &Input) -> Outcome {
+    explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, ex))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn response_times_of_a_light_set() {
+        // Two CPUs, three tasks: the third sees at most ⌊(2 + 2)/2⌋ = 2 of interference.
+        let t = vec![TaskParams::implicit(2, 10), TaskParams::implicit(2, 10), TaskParams::implicit(3, 10)];
+        let o = check(&t, 2);
+        assert_eq!(o.verdict, Verdict::Schedulable, "{o:?}");
+        let Some(Data::ResponseTimes(r)) = &o.data else { panic!("{o:?}") };
+        assert!(r.iter().all(|x| x.is_some()));
+        assert_eq!(r[2], Some(5));
+        assert!(o.slack().expect("slack").0 >= int(0).0);
+    }
+
+    #[test]
+    fn workload_bound_with_slack() {
+        let ti = TaskParams::implicit(2, 10);
+        // a = L + D − C − S = 5 + 10 − 2 − 0 = 13: one job + min(2, 3).
+        assert_eq!(workload(&ti, 5, 0), 4);
+        // With slack 8 (R = 2): a = 5, 0 jobs + min(2, 5).
+        assert_eq!(workload(&ti, 5, 8), 2);
+    }
+}

@@ -1,0 +1,166 @@
+//! G-FP response-time analysis with limited carry-in (Guan, Stigge, Yi &
+//! Yu 2009), constrained deadlines, discrete time. At most m − 1 tasks
+//! above τₖ carry work into its busy window, so for a window of length x:
+//!
+//!   W_NC,ᵢ(x) = ⌊x/Tᵢ⌋·Cᵢ + min(Cᵢ, x mod Tᵢ)
+//!   W_CI,ᵢ(x) = ⌊[x − Cᵢ]₀/Tᵢ⌋·Cᵢ + Cᵢ + α,  α = [[x − Cᵢ]₀ mod Tᵢ − (Tᵢ − Rᵢ)]₀^{Cᵢ−1}
+//!   I_NC,ᵢ = min(W_NC,ᵢ(x), x − Cₖ + 1),  I_CI,ᵢ = min(W_CI,ᵢ(x), x − Cₖ + 1)
+//!   Ω(x) = Σ_{i∈hp(k)} I_NC,ᵢ + Σ_{m−1 largest} (I_CI,ᵢ − I_NC,ᵢ)
+//!   R ← Cₖ + ⌊Ω(R)/m⌋
+//!
+//! ([a]₀ = max(0, a), [a]₀^b = min(b, max(0, a)); Rᵢ the bound of the
+//! higher-priority τᵢ.) The paper proves this dominates Bertogna–Cirinei's
+//! RTA: W_CI never exceeds their workload bound and W_NC ≤ W_CI, so every
+//! set `gfp.bertogna` accepts is accepted here (checked on random sets).
+
+use super::super::gedf::exact::int;
+use super::super::gedf::explain::{explained, ns, Explain, Quiet};
+use super::super::gedf::model::{precheck, Needs};
+use super::super::input::{Input, TaskParams};
+use super::super::outcome::{Exactness, Outcome, Verdict};
+use super::super::registry::TestInfo;
+use super::{bounds_line, fixed_point, order_line, priority_order, valid_order};
+use schedlab_model::PolicyName;
+use std::cell::RefCell;
+
+pub const ID: &str = "gfp.guan";
+
+pub const INFO: TestInfo = TestInfo {
+    id: ID,
+    title: "G-FP response-time analysis with limited carry-in (Guan et al.)",
+    policies: &[PolicyName::Gfp],
+    assumes: "sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns); RM, DM or explicit priorities, ties to the lower task index",
+    exactness: Exactness::Sufficient,
+    source: "Guan, Stigge, Yi & Yu 2009 (RTSS)",
+};
+
+#[inline]
+pub(crate) fn w_nc(ti: &TaskParams, x: i128) -> i128 {
+    let (c, t) = (ti.wcet as i128, ti.period as i128);
+    (x / t) * c + c.min(x % t)
+}
+
+#[inline]
+pub(crate) fn w_ci(ti: &TaskParams, x: i128, ri: i128) -> i128 {
+    let (c, t) = (ti.wcet as i128, ti.period as i128);
+    let y = (x - c).max(0);
+    let alpha = ((y % t) - (t - ri)).max(0).min(c - 1);
+    (y / t) * c + c + alpha
+}
+
+/// Ω(x) for task k with higher-priority tasks `hp` and their bounds `rb`.
+#[inline]
+fn omega(tasks: &[TaskParams], m: u32, hp: &[usize], rb: &[i128], ck: i128, x: i128, diffs: &mut Vec<i128>) -> i128 {
+    let cap = x - ck + 1;
+    let mut s = 0i128;
+    diffs.clear();
+    for &i in hp {
+        let nc = w_nc(&tasks[i], x).min(cap);
+        let ci = w_ci(&tasks[i], x, rb[i]).min(cap);
+        s += nc;
+        if ci > nc {
+            diffs.push(ci - nc);
+        }
+    }
+    let top = m as usize - 1;
+    if diffs.len() > top {
+        if top == 0 {
+            diffs.clear();
+        } else {
+            let cut = diffs.len() - top;
+            diffs.select_nth_unstable(cut);
+            diffs.drain(..cut);
+        }
+    }
+    s + diffs.iter().sum::<i128>()
+}
+
+pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut E) -> Verdict {
+    let needs = Needs { constrained: true, ..Needs::default() };
+    if let Err(v) = precheck(tasks, m, needs, ex) {
+        return v;
+    }
+    if !valid_order(tasks, order, ex) {
+        return Verdict::NotApplicable;
+    }
+    let mut r: Vec<Option<i128>> = vec![None; tasks.len()];
+    let mut rb: Vec<i128> = vec![0; tasks.len()];
+    let diffs = RefCell::new(Vec::with_capacity(tasks.len()));
+    for (pos, &k) in order.iter().enumerate() {
+        let hp = &order[..pos];
+        let (ck, dk) = (tasks[k].wcet as i128, tasks[k].deadline as i128);
+        let f = |x: i128| ck + omega(tasks, m, hp, &rb, ck, x, &mut diffs.borrow_mut()) / m as i128;
+        match fixed_point(ck, dk, f) {
+            Ok(b) => {
+                r[k] = Some(b);
+                rb[k] = b;
+            }
+            Err(above) => {
+                if let Some((o, names)) = ex.out() {
+                    o.reason = format!(
+                        "for {} (priority {} of {}): the response-time iteration exceeds the deadline ({} > {}); the test cannot prove it",
+                        names.label(k),
+                        pos + 1,
+                        tasks.len(),
+                        ns(above),
+                        ns(dk)
+                    );
+                    o.task = Some(k);
+                    o.value = Some(int(above));
+                    o.bound = Some(int(dk));
+                }
+                bounds_line(&r, ex);
+                return Verdict::Inconclusive;
+            }
+        }
+    }
+    if let Some((o, names)) = ex.out() {
+        let k = (0..tasks.len()).min_by_key(|&k| tasks[k].deadline as i128 - rb[k]).unwrap_or(0);
+        o.reason = format!("every response-time bound is within its deadline; tightest {}: R = {} ≤ D = {}", names.label(k), ns(rb[k]), ns(tasks[k].deadline as i128));
+        o.task = Some(k);
+        o.value = Some(int(rb[k]));
+        o.bound = Some(int(tasks[k].deadline as i128));
+    }
+    bounds_line(&r, ex);
+    Verdict::Schedulable
+}
+
+pub fn decide(tasks: &[TaskParams], m: u32, order: &[usize]) -> Verdict {
+    core(tasks, m, order, &mut Quiet)
+}
+
+pub fn check(tasks: &[TaskParams], m: u32, order: &[usize]) -> Outcome {
+    explained(ID, &[], |ex| core(tasks, m, order, ex))
+}
+
+pub fn check_input(input: &Input) -> Outcome {
+    match priority_order(input) {
+        Ok(order) => explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, &order, ex)).detail(order_line(input, &order)),
+        Err((i, why)) => Outcome::not_applicable(ID, why).task(i),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn carry_in_workload_by_hand() {
+        let t = TaskParams::implicit(3, 10);
+        // x = 12, R = 5: y = 9, α = [9 − 5]₀^{2} = 2 → 0 + 3 + 2.
+        assert_eq!(w_ci(&t, 12, 5), 5);
+        assert_eq!(w_nc(&t, 12), 5);
+        assert_eq!(w_nc(&t, 21), 7);
+    }
+
+    #[test]
+    fn at_most_m_minus_one_carry_in() {
+        // One CPU: no carry-in at all, Ω = Σ W_NC: the uniprocessor RTA.
+        // EPOS example: (2, 10), (5, 15), (10, 25): R3 = 26 > 25.
+        let t = vec![TaskParams::implicit(2, 10), TaskParams::implicit(5, 15), TaskParams::implicit(10, 25)];
+        let o = check(&t, 1, &[0, 1, 2]);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{o:?}");
+        assert_eq!(o.task, Some(2));
+        assert_eq!(o.value, Some(int(26)));
+    }
+}
