@@ -1,7 +1,7 @@
 //! The registry: every test by its stable ID.
 
 use super::outcome::{Exactness, Outcome};
-use super::{gedf, gfp, partitioned, pfair, run, uni};
+use super::{clustered, gedf, gfp, partitioned, pfair, run, tardiness, uni};
 use super::input::Input;
 use schedlab_model::PolicyName;
 

@@ -104,9 +104,24 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
         },
     };
     let n = input.tasks.len();
-    let size = |t: &super::input::TaskParams| match metric {
+    let exact_size = |t: &super::input::TaskParams| match metric {
         Metric::Utilization => Share::new(t.wcet, t.period),
         Metric::Density => Share::new(t.wcet, super::uni::edf_density::window(t).max(1)),
+    };
+    // Test-driven packing: the admission test decides exactly (and implies
+    // load ≤ 1), so the packer's own capacity test only needs sizes that
+    // never exceed the exact ones: sizes rounded down to multiples of 2⁻⁶²
+    // keep its arithmetic in integers (exact sizes with unrelated periods
+    // fall back to big rationals, ~30× slower). They order the tasks and
+    // rank rooms for best / worst fit exactly unless two exact values are
+    // within 2⁻⁶² (never with periods below 2³¹ ns).
+    let size = |t: &super::input::TaskParams| match driver {
+        Driver::TestDriven => {
+            let s = exact_size(t);
+            let q = ((s.num as u128) << 62) / s.den as u128;
+            Share::new(u64::try_from(q).unwrap_or(u64::MAX), 1 << 62)
+        }
+        Driver::CapacityThenTest => exact_size(t),
     };
     let problem = Problem {
         sizes: input.tasks.iter().map(size).collect(),
@@ -143,8 +158,10 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
             failures.push(format!("{}: CPU {b} fails `{}`: {}", h.name(), admission.id(), bad.reason));
             continue;
         }
-        let peak = a.loads.iter().max().cloned().unwrap_or_else(Ratio::zero);
-        let loads: Vec<String> = a.loads.iter().map(|l| format!("{:.4}", l.to_f64())).collect();
+        // Exact loads (the packer's may be rounded down, see above).
+        let exact_loads: Vec<Ratio> = members.iter().map(|mem| super::uni::load::exact(mem.iter().map(|&i| { let s = exact_size(&input.tasks[i]); (s.num, s.den) }))).collect();
+        let peak = exact_loads.iter().max().cloned().unwrap_or_else(Ratio::zero);
+        let loads: Vec<String> = exact_loads.iter().map(|l| format!("{:.4}", l.to_f64())).collect();
         let how = match driver {
             Driver::TestDriven => format!("with `{}` as the fit test of each CPU", admission.id()),
             Driver::CapacityThenTest => format!("by utilisation, and every CPU passes `{}`", admission.id()),

@@ -1,0 +1,65 @@
+//! Schedulability tests, time per task set.
+//!
+//! Sets as in SchedCAT's comparison (issue 5): 10 tasks on m = 4 CPUs,
+//! periods uniform in 10–100 ms (whole µs), utilisations uniform in
+//! [0.1, 0.4], implicit deadlines; 1000 sets per iteration, so the time
+//! criterion reports divided by 1000 is the time per set. Uniprocessor
+//! tests run on 5-task sets on one CPU with utilisations in [0.05, 0.2].
+//!
+//! `cargo bench -p schedlab-analysis --bench tests -- GROUP/` with GROUP
+//! `partitioned`, `uni`.
+
+use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use schedlab_analysis::partition::Heuristic;
+use schedlab_analysis::schedulability::{find, Input, TaskParams};
+use schedlab_model::gen::rng::Rng;
+use std::hint::black_box;
+
+const SETS: usize = 1000;
+
+/// `n` implicit-deadline tasks, periods 10–100 ms in whole µs, utilisations uniform in [lo, hi].
+pub fn sets(seed: u64, cpus: u32, n: usize, lo: f64, hi: f64) -> Vec<Input> {
+    let mut r = Rng::new(seed);
+    (0..SETS)
+        .map(|_| {
+            let tasks = (0..n)
+                .map(|_| {
+                    let p = r.range_u64(10_000, 100_000) * 1000;
+                    let c = ((r.uniform(lo, hi) * p as f64) as u64).max(1);
+                    TaskParams::implicit(c, p)
+                })
+                .collect();
+            Input::new(cpus, tasks)
+        })
+        .collect()
+}
+
+fn run_group(c: &mut Criterion, group: &str, ids: &[&str], inputs: &[Input]) {
+    let mut g = c.benchmark_group(group);
+    g.throughput(Throughput::Elements(inputs.len() as u64));
+    for id in ids {
+        let test = find(id).unwrap_or_else(|| panic!("{id} is registered"));
+        g.bench_function(*id, |b| b.iter(|| inputs.iter().map(|i| (test.run)(black_box(i)).verdict as usize).sum::<usize>()));
+    }
+    g.finish();
+}
+
+fn partitioned(c: &mut Criterion) {
+    let mut inputs = sets(1, 4, 10, 0.1, 0.4);
+    for i in &mut inputs {
+        i.options.heuristics = vec![Heuristic::FFD];
+    }
+    run_group(c, "partitioned", &["pedf.qpa", "pedf.util", "pedf.density", "pfp.rta", "pfp.util-rta", "pfp.hyperbolic"], &inputs);
+}
+
+fn uni(c: &mut Criterion) {
+    let inputs = sets(2, 1, 5, 0.05, 0.2);
+    run_group(c, "uni", &["uni.edf.util", "uni.edf.density", "uni.edf.qpa", "uni.fp.ll", "uni.fp.hyperbolic", "uni.fp.rta", "uni.fpds.rta"], &inputs);
+}
+
+criterion_group! {
+    name = benches;
+    config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
+    targets = partitioned, uni
+}
+criterion_main!(benches);
