@@ -116,4 +116,21 @@ mod tests {
         assert!(o.task.is_some());
         assert!(o.slack().expect("slack").0 < q(0, 1).0);
     }
+
+    #[test]
+    fn not_sustainable() {
+        // Lowering C₀ lowers λ₀ below more utilisations, and the
+        // (Cᵢ − λ₀Tᵢ)/D₀ terms grow faster than the bound m − (m − 1)λ₀.
+        let mut t = vec![
+            TaskParams::implicit(2_997_483, 21_000_000),
+            TaskParams::implicit(9_612_601, 80_000_000),
+            TaskParams::implicit(13_539_991, 67_000_000),
+            TaskParams::implicit(3_072_403, 22_000_000),
+        ];
+        assert_eq!(decide(&t, 1), Verdict::Schedulable);
+        t[0].wcet = 796_482;
+        let o = check(&t, 1);
+        assert_eq!(o.verdict, Verdict::Inconclusive, "{o:?}");
+        assert_eq!(o.task, Some(0));
+    }
 }

@@ -225,3 +225,60 @@ mod tests {
         assert_eq!(decide(&t, 2), Verdict::NotApplicable);
     }
 }
+
+/// The test points against every integer Aₖ of the range (small sets):
+/// does checking only the dbf steps miss a violation between them?
+#[cfg(test)]
+mod brute_force {
+    use super::*;
+    use schedlab_model::gen::rng::Rng;
+
+    fn brute(tasks: &[TaskParams], m: u32) -> bool {
+        let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();
+        wcets.sort_unstable_by(|a, b| b.cmp(a));
+        let c_sigma: u128 = wcets.iter().take(m as usize - 1).sum();
+        let mut diffs = Vec::new();
+        for k in 0..tasks.len() {
+            let mut a = 0u128;
+            while in_range(tasks, m, k, a, c_sigma) {
+                if lhs(tasks, m, k, a, &mut diffs) >= m as u128 * (a + tasks[k].deadline as u128 - tasks[k].wcet as u128 + 1) {
+                    return false;
+                }
+                a += 1;
+            }
+        }
+        true
+    }
+
+    #[test]
+    fn step_points_agree_with_every_integer() {
+        let mut r = Rng::new(2007);
+        let (mut sets, mut pass, mut differ) = (0, 0, Vec::new());
+        while sets < 3000 {
+            let m = r.range_u64(2, 5) as u32;
+            let n = r.range_u64(2, 8) as usize;
+            let tasks: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = r.range_u64(4, 40);
+                    let c = r.range_u64(1, t / 2 + 1);
+                    TaskParams::constrained(c, r.range_u64(c, t), t)
+                })
+                .collect();
+            if decide(&tasks, m) == Verdict::NotApplicable || super::super::model::cmp_util(&tasks, m) != Ordering::Less {
+                continue;
+            }
+            if tasks.iter().any(|t| t.wcet > t.deadline) {
+                continue;
+            }
+            sets += 1;
+            let fast = matches!(search(&tasks, m), Found::Pass { .. });
+            pass += usize::from(fast);
+            if fast != brute(&tasks, m) {
+                differ.push(format!("m = {m}: {tasks:?}"));
+            }
+        }
+        println!("BAR: {sets} sets, {pass} pass, {} differ", differ.len());
+        assert!(pass > 300 && pass < sets - 300, "both verdicts occur: {pass} of {sets}");
+        assert!(differ.is_empty(), "{} of {sets} differ; the first: {}", differ.len(), differ[0]);
+    }
+}
