@@ -1,0 +1,257 @@
+//! Turns what a run recorded — the workers' records (releases, first
+//! instructions, completions, misses, exceptions) and, when available, the
+//! kernel's sched_switch / sched_wakeup events — into a schedlab trace:
+//! times relative to the synchronous release, switch-to / switch-away from
+//! the kernel's own context switches (so the kernel's decisions are what
+//! the validator checks), overhead intervals, and an integrity record.
+//!
+//! A job's execution window is [max(release, previous completion),
+//! completion]; its running segments are the thread's kernel running
+//! intervals clipped to that window. Kernel times have µs resolution (read
+//! as the middle of the µs) and are widened by half a µs when clipped to
+//! the workers' ns-exact times. Without the kernel events, a job runs as one
+//! segment from its first instruction to its completion on the CPU it
+//! started on (preemptions and migrations are then invisible).
+
+use crate::ftrace::KernelEvents;
+use crate::overheads::Samples;
+use crate::record::{Kind, Record};
+use crate::tracebuf::Collected;
+use schedlab_trace::{Event, OverheadKind, SwitchReason};
+use serde::Serialize;
+
+/// Whether the trace lost anything, per thread and in the kernel.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Integrity {
+    pub threads: Vec<ThreadIntegrity>,
+    /// Kernel events lost by the tracefs buffer (None: no kernel trace).
+    pub kernel_lost: Option<u64>,
+    /// Kernel trace lines that could not be parsed.
+    pub kernel_unparsed: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ThreadIntegrity {
+    pub name: String,
+    pub task: Option<u32>,
+    pub produced: u64,
+    pub collected: u64,
+    pub dropped: u64,
+    /// Sequence numbers 0..produced all present, in order.
+    pub contiguous: bool,
+}
+
+impl Integrity {
+    /// Nothing was lost anywhere.
+    pub fn complete(&self) -> bool {
+        self.threads.iter().all(|t| t.contiguous) && self.kernel_lost.unwrap_or(0) == 0
+    }
+}
+
+#[derive(Debug, Clone, Default)]
+struct Job {
+    release: u64,
+    deadline: u64,
+    start: Option<(u64, u32, bool)>,
+    complete: Option<(u64, u32, u64, bool)>,
+    miss: bool,
+}
+
+/// A running interval of a thread: [from, to) on `cpu`; `runnable`: it
+/// was preempted at `to` (not sleeping).
+#[derive(Debug, Clone, Copy)]
+struct Run {
+    from: u64,
+    to: u64,
+    cpu: u32,
+    runnable: bool,
+}
+
+fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> Vec<Run> {
+    let mut out = Vec::new();
+    let mut open: Option<(u64, u32)> = None;
+    for s in &k.switches {
+        if s.prev == tid {
+            if let Some((from, cpu)) = open.take() {
+                out.push(Run { from, to: s.t, cpu, runnable: s.prev_runnable });
+            }
+        }
+        if s.next == tid {
+            open = Some((s.t, s.cpu));
+        }
+    }
+    if let Some((from, cpu)) = open {
+        out.push(Run { from, to: end, cpu, runnable: true });
+    }
+    out
+}
+
+/// What assembling produced.
+pub struct Assembled {
+    pub events: Vec<Event>,
+    pub overheads: Samples,
+    pub integrity: Integrity,
+    /// End of the observed schedule (ns from the synchronous release).
+    pub horizon: u64,
+}
+
+const HALF_US: u64 = 500;
+
+/// Assembles the trace. `tids[i]`: the thread of task i; `t0`: the
+/// synchronous release (absolute ns).
+pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEvents>, t0: u64, end_abs: u64) -> Assembled {
+    let rel = |t: u64| t.saturating_sub(t0);
+    let mut events: Vec<(u64, u8, Event)> = vec![(0, 0, Event::SysRelease { t: 0 })];
+    let mut samples = Samples::default();
+    // Every job's running segments (absolute), for the per-CPU occupancy check.
+    let mut busy: Vec<(u32, u64, u64)> = Vec::new();
+    struct Pending {
+        tid: i32,
+        release: u64,
+        start: (u64, u32),
+    }
+    let mut pending: Vec<Pending> = Vec::new();
+    let mut integrity = Integrity::default();
+
+    for c in collected {
+        integrity.threads.push(ThreadIntegrity {
+            name: c.name.clone(),
+            task: c.task,
+            produced: c.produced,
+            collected: c.records.len() as u64,
+            dropped: c.dropped,
+            contiguous: c.contiguous(),
+        });
+        let Some(task) = c.task else { continue };
+        let tid = tids.get(task as usize).copied().unwrap_or(0);
+        let mut jobs: std::collections::BTreeMap<u64, Job> = std::collections::BTreeMap::new();
+        for r in &c.records {
+            let Record { t, kind, cpu, job, a, b, .. } = *r;
+            match kind {
+                Kind::Release => {
+                    let j = jobs.entry(job).or_default();
+                    j.release = t;
+                    j.deadline = a;
+                }
+                Kind::Start => jobs.entry(job).or_default().start = Some((t, cpu, a == 1)),
+                Kind::Complete => jobs.entry(job).or_default().complete = Some((t, cpu, a, b == 1)),
+                Kind::Miss => jobs.entry(job).or_default().miss = true,
+                Kind::Budget => events.push((rel(t), 3, Event::BudgetExhausted { t: rel(t), task, job })),
+                Kind::Skip => events.push((rel(t), 6, Event::Policy { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
+                Kind::Exception => events.push((
+                    rel(t),
+                    6,
+                    Event::Policy {
+                        t: rel(t),
+                        cpu: Some(cpu),
+                        name: "timing-exception".into(),
+                        data: serde_json::json!({"task": task, "job": job, "limit": if a == 1 { "wcet" } else { "deadline" }, "value": b}),
+                    },
+                )),
+            }
+        }
+        let runs = kernel.map(|k| runs_of(k, tid, end_abs)).unwrap_or_default();
+        let mut prev_done = 0u64;
+        for (&job, j) in &jobs {
+            if j.deadline == 0 {
+                continue; // no release record (cannot happen with contiguous records)
+            }
+            events.push((rel(j.release), 2, Event::Release { t: rel(j.release), task, job, deadline: rel(j.deadline) }));
+            if j.miss {
+                events.push((rel(j.deadline), 1, Event::DeadlineMiss { t: rel(j.deadline), task, job }));
+            }
+            let Some((start, start_cpu, slept)) = j.start else { continue };
+            let window_from = j.release.max(prev_done);
+            let window_to = j.complete.map_or(end_abs, |c| c.0);
+            // Segments: kernel running intervals clipped to the window.
+            let mut segs: Vec<(u64, u64, u32, bool)> = Vec::new();
+            if !runs.is_empty() {
+                for r in &runs {
+                    let from = r.from.saturating_sub(HALF_US).max(window_from);
+                    let to = (r.to + HALF_US).min(window_to);
+                    if to > from || (to == from && j.complete.is_some_and(|c| c.0 == to) && segs.is_empty()) {
+                        let from = segs.last().map_or(from, |l: &(u64, u64, u32, bool)| from.max(l.1));
+                        if to >= from {
+                            segs.push((from, to, r.cpu, r.runnable));
+                        }
+                    }
+                }
+                // The job's first instruction and completion must lie in its segments.
+                if segs.is_empty() || segs[0].0 > start || segs.last().is_some_and(|l| j.complete.is_some_and(|c| l.1 < c.0)) {
+                    segs.clear();
+                }
+            }
+            let exact = !segs.is_empty();
+            if !exact {
+                segs.push((start.max(window_from), window_to, start_cpu, true));
+            }
+            let mut exec = 0u64;
+            let n = segs.len();
+            for (i, &(from, to, cpu, runnable)) in segs.iter().enumerate() {
+                events.push((rel(from), 4, Event::SwitchTo { t: rel(from), cpu, task, job }));
+                busy.push((cpu, from, to));
+                exec += to - from;
+                let last = i + 1 == n;
+                match (last, j.complete) {
+                    (true, Some((ct, _, _, forced))) => {
+                        let reason = if forced { SwitchReason::Abort } else { SwitchReason::Complete };
+                        events.push((rel(ct), 1, Event::SwitchAway { t: rel(ct), cpu, task, job, reason, exec }));
+                        events.push((rel(ct), 1, Event::Completion { t: rel(ct), cpu, task, job, exec, forced }));
+                    }
+                    (true, None) => {}
+                    (false, _) => {
+                        let reason = if runnable { SwitchReason::Preempt } else { SwitchReason::Block };
+                        events.push((rel(to), 0, Event::SwitchAway { t: rel(to), cpu, task, job, reason, exec }));
+                        if !runnable {
+                            events.push((rel(to), 0, Event::Block { t: rel(to), task, job }));
+                            let next = segs[i + 1].0;
+                            events.push((rel(next), 3, Event::Resume { t: rel(next), task, job }));
+                        }
+                    }
+                }
+            }
+            if slept && start >= j.release {
+                samples.push(OverheadKind::ReleaseLatency, start - j.release);
+                events.push((rel(j.release), 5, Event::Overhead { t: rel(j.release), cpu: start_cpu, kind: OverheadKind::ReleaseLatency, dur: start - j.release }));
+                if exact {
+                    pending.push(Pending { tid, release: j.release, start: (start, start_cpu) });
+                }
+            }
+            prev_done = window_to;
+        }
+    }
+
+    // Kernel-side overheads of releases, only where no job of the run
+    // occupied the CPU (so they are the kernel's time, not a job's).
+    if let Some(k) = kernel {
+        let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t)| c == cpu && f < b && t > a);
+        for p in &pending {
+            let Some(w) = k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US) else { continue };
+            let Some(sw) = k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US) else { continue };
+            let wt = w.t.max(p.release);
+            if free(w.cpu, p.release, wt) {
+                samples.push(OverheadKind::Release, wt - p.release);
+                events.push((rel(p.release), 5, Event::Overhead { t: rel(p.release), cpu: w.cpu, kind: OverheadKind::Release, dur: wt - p.release }));
+            }
+            let st = sw.t.max(wt);
+            let kind = if w.cpu != sw.cpu { OverheadKind::Ipi } else { OverheadKind::Schedule };
+            if free(sw.cpu, wt, st) {
+                samples.push(kind, st - wt);
+                events.push((rel(wt), 5, Event::Overhead { t: rel(wt), cpu: sw.cpu, kind, dur: st - wt }));
+            }
+            let first = p.start.0.max(st);
+            samples.push(OverheadKind::ContextSwitch, first - st);
+            events.push((rel(st), 5, Event::Overhead { t: rel(st), cpu: sw.cpu, kind: OverheadKind::ContextSwitch, dur: first - st }));
+        }
+        integrity.kernel_lost = Some(k.lost);
+        integrity.kernel_unparsed = k.unparsed;
+    }
+
+    // Same-instant order: switch-aways and completions, misses, releases,
+    // resumes, switch-tos, overheads, policy events.
+    events.sort_by_key(|(t, rank, _)| (*t, *rank));
+    let horizon = events.last().map_or(0, |e| e.0);
+    let mut out: Vec<Event> = events.into_iter().map(|(_, _, e)| e).collect();
+    out.push(Event::Policy { t: horizon, cpu: None, name: "rt-integrity".into(), data: serde_json::to_value(&integrity).unwrap_or_default() });
+    Assembled { events: out, overheads: samples, integrity, horizon }
+}

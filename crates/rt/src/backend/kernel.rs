@@ -1,0 +1,358 @@
+//! Backend `kernel`: the policy mapped onto Linux scheduling classes.
+//!
+//! | policy | mapping |
+//! |---|---|
+//! | P-FP | SCHED_FIFO, one priority per task in the policy's order (89 downward), affinity to the task's CPU |
+//! | G-FP | the same, affinity to the platform's CPUs (the kernel's RT push/pull is global FP) |
+//! | C-FP | the same, affinity to the task's cluster |
+//! | G-EDF | SCHED_DEADLINE (runtime = WCET + slack, deadline, period) — one root domain |
+//! | P-EDF / C-EDF | SCHED_DEADLINE inside exclusive cpuset partitions, one root domain per CPU / cluster |
+//!
+//! A SCHED_DEADLINE set is checked against the kernel's admission test
+//! before anything is touched (per root domain: the sum of runtime/period
+//! ≤ `sched_rt_runtime_us / sched_rt_period_us` × CPUs, minus the bandwidth
+//! of deadline threads already on the machine); a refusal (EBUSY) that
+//! still happens is reported with the same numbers.
+
+use super::{Backend, Executed, Services};
+use crate::clock;
+use crate::cpuset;
+use crate::error::RunError;
+use crate::plan::Plan;
+use crate::privilege::Needs;
+use crate::sched::{self, Class, CpuSet};
+use crate::worker::{StartGate, Worker};
+use schedlab_model::PolicyName;
+use std::sync::Arc;
+
+/// Highest SCHED_FIFO priority given to a task (the watchdog is above).
+pub const TOP_PRIORITY: u32 = 89;
+
+#[derive(Default)]
+pub struct KernelBackend {}
+
+fn is_edf(p: PolicyName) -> bool {
+    matches!(p, PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf)
+}
+
+/// The kernel's deadline bandwidth limit (runtime/period of
+/// /proc/sys/kernel/sched_rt_*), as (runtime_us, period_us); runtime -1
+/// means unlimited.
+pub fn rt_limits() -> (i64, i64) {
+    let r = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{f}")).ok().and_then(|s| s.trim().parse::<i64>().ok());
+    (r("sched_rt_runtime_us").unwrap_or(950_000), r("sched_rt_period_us").unwrap_or(1_000_000))
+}
+
+/// Bandwidth (runtime/period) of SCHED_DEADLINE threads already on the machine.
+pub fn existing_deadline_bandwidth() -> f64 {
+    let mut bw = 0.0;
+    let Ok(procs) = std::fs::read_dir("/proc") else { return 0.0 };
+    for p in procs.flatten() {
+        let name = p.file_name();
+        if !name.to_string_lossy().bytes().all(|b| b.is_ascii_digit()) {
+            continue;
+        }
+        let Ok(tasks) = std::fs::read_dir(p.path().join("task")) else { continue };
+        for t in tasks.flatten() {
+            let Ok(tid) = t.file_name().to_string_lossy().parse::<i32>() else { continue };
+            if let Ok(a) = sched::get_attr(tid) {
+                if a.policy == sched::SCHED_DEADLINE && a.period > 0 {
+                    bw += a.runtime as f64 / a.period as f64;
+                }
+            }
+        }
+    }
+    bw
+}
+
+struct Mapping {
+    class: Class,
+    cpus: Vec<u32>,
+    /// Index of the cpuset partition (EDF with partitions).
+    partition: Option<usize>,
+}
+
+impl KernelBackend {
+    fn partitions(plan: &Plan) -> Option<Vec<Vec<u32>>> {
+        if !is_edf(plan.policy) {
+            return None;
+        }
+        let domains = &plan.info.domains;
+        let whole = domains.len() == 1 && domains[0].len() == plan.online.len();
+        (!whole).then(|| domains.clone())
+    }
+
+    fn map(plan: &Plan) -> Vec<Mapping> {
+        plan.tasks
+            .iter()
+            .map(|t| {
+                let cpus = plan.cpus_of(t.index);
+                if is_edf(plan.policy) {
+                    let partition = Self::partitions(plan).map(|_| plan.info.domain_of(t.index));
+                    Mapping { class: Class::Deadline { runtime: t.wcet + plan.config.dl_slack, deadline: t.deadline, period: t.period }, cpus, partition }
+                } else {
+                    Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
+                }
+            })
+            .collect()
+    }
+
+    fn admission_numbers(plan: &Plan, task: Option<usize>) -> String {
+        let (rt, per) = rt_limits();
+        let maps = Self::map(plan);
+        let mut lines = Vec::new();
+        if let Some(i) = task {
+            if let Class::Deadline { runtime, period, .. } = maps[i].class {
+                lines.push(format!("task '{}' asks for runtime {:.3} ms every {:.3} ms = bandwidth {:.4}", plan.tasks[i].name, runtime as f64 / 1e6, period as f64 / 1e6, runtime as f64 / period as f64));
+            }
+        }
+        let doms: Vec<Vec<u32>> = Self::partitions(plan).unwrap_or_else(|| vec![plan.online.clone()]);
+        for (d, cpus) in doms.iter().enumerate() {
+            let total: f64 = maps
+                .iter()
+                .filter(|m| m.partition.unwrap_or(0) == d)
+                .map(|m| match m.class {
+                    Class::Deadline { runtime, period, .. } => runtime as f64 / period as f64,
+                    _ => 0.0,
+                })
+                .sum();
+            let cap = if rt < 0 { f64::INFINITY } else { rt as f64 / per as f64 * cpus.len() as f64 };
+            lines.push(format!("root domain CPUs {}: schedlab's tasks need {total:.4}, the kernel allows {cap:.4} ({} CPU(s) x sched_rt_runtime_us {rt} / sched_rt_period_us {per})", sched::format_cpu_list(cpus), cpus.len()));
+        }
+        let other = existing_deadline_bandwidth();
+        lines.push(format!("SCHED_DEADLINE threads already on the machine use {other:.4}"));
+        lines.join("; ")
+    }
+}
+
+impl Backend for KernelBackend {
+    fn name(&self) -> &'static str {
+        "kernel"
+    }
+
+    fn check(&self, plan: &Plan) -> Result<(), RunError> {
+        let bad = |m: String| Err(RunError::BadInput(m));
+        match plan.policy {
+            PolicyName::Pfp | PolicyName::Gfp | PolicyName::Cfp | PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf => {}
+            p => {
+                return bad(format!(
+                    "policy `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs pfp, gfp, cfp (SCHED_FIFO) and gedf, pedf, cedf (SCHED_DEADLINE); use --backend dispatch for the others",
+                    p.name()
+                ))
+            }
+        }
+        if !is_edf(plan.policy) {
+            if plan.tasks.len() > TOP_PRIORITY as usize {
+                return bad(format!("{} tasks need {} distinct SCHED_FIFO priorities; the kernel backend has {TOP_PRIORITY} (1..={TOP_PRIORITY})", plan.tasks.len(), plan.tasks.len()));
+            }
+            return Ok(());
+        }
+        let min = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_min_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(100) * 1000;
+        let max = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_max_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(4_194_304) * 1000;
+        for (t, m) in plan.tasks.iter().zip(Self::map(plan)) {
+            let Class::Deadline { runtime, deadline, period } = m.class else { continue };
+            if deadline > period {
+                return bad(format!("task '{}': SCHED_DEADLINE needs deadline ≤ period (deadline {} ns, period {} ns); arbitrary deadlines run on --backend dispatch", t.name, deadline, period));
+            }
+            if runtime > deadline {
+                return bad(format!(
+                    "task '{}': SCHED_DEADLINE runtime (WCET {} ns + slack {} ns) exceeds its deadline {} ns; lower --dl-slack or the WCET",
+                    t.name, t.wcet, plan.config.dl_slack, deadline
+                ));
+            }
+            if period < min || period > max {
+                return bad(format!("task '{}': period {} ns is outside the kernel's SCHED_DEADLINE range [{min}, {max}] ns (sched_deadline_period_min_us / _max_us)", t.name, period));
+            }
+        }
+        // The kernel's admission test, per root domain.
+        let (rt, per) = rt_limits();
+        if rt >= 0 {
+            let maps = Self::map(plan);
+            let doms: Vec<Vec<u32>> = Self::partitions(plan).unwrap_or_else(|| vec![plan.online.clone()]);
+            let other = existing_deadline_bandwidth();
+            for (d, cpus) in doms.iter().enumerate() {
+                let total: f64 = maps
+                    .iter()
+                    .filter(|m| m.partition.unwrap_or(0) == d)
+                    .map(|m| match m.class {
+                        Class::Deadline { runtime, period, .. } => runtime as f64 / period as f64,
+                        _ => 0.0,
+                    })
+                    .sum();
+                let cap = rt as f64 / per as f64 * cpus.len() as f64;
+                if total + if doms.len() == 1 { other } else { 0.0 } > cap + 1e-9 {
+                    return bad(format!("the kernel would refuse this SCHED_DEADLINE set: {}", Self::admission_numbers(plan, None)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn needs(&self, plan: &Plan) -> Needs {
+        let mut n = Needs { tracefs: plan.config.kernel_trace, ..Needs::default() };
+        if is_edf(plan.policy) {
+            n.deadline = true;
+            if Self::partitions(plan).is_some() {
+                match cpuset::detect() {
+                    Some(fs) => {
+                        n.write_dirs.push(fs.root().to_path_buf());
+                        if let cpuset::CpusetFs::V1 { root } = &fs {
+                            n.write_files.push(root.join("cpuset.sched_load_balance"));
+                        }
+                    }
+                    None => n.write_dirs.push("/sys/fs/cgroup/cpuset (no cpuset hierarchy is mounted)".into()),
+                }
+            }
+        } else {
+            n.fifo_priority = TOP_PRIORITY;
+        }
+        n
+    }
+
+    fn execute(&mut self, plan: &mut Plan, sv: &Services) -> Result<Executed, RunError> {
+        let maps = Self::map(plan);
+        let n = plan.tasks.len();
+        let gate = Arc::new(StartGate::new());
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
+        let mut handles = Vec::new();
+        for i in 0..n {
+            let body = plan.bodies[i].take().ok_or_else(|| RunError::System("job body already taken".into()))?;
+            let cap = (plan.expected_jobs(i) * 8 + 64).min(1 << 20) as usize;
+            let name = format!("sl-{i}-{}", plan.tasks[i].name);
+            let out = sv.collector.register(name.clone(), Some(i as u32), cap);
+            let hb = sv.watchdog.watch(format!("task '{}' (its job body)", plan.tasks[i].name), plan.tasks[i].timeout);
+            let worker = Worker::new(plan, i, body, out, hb.clone(), sv.stop.clone());
+            let (gate, tx) = (gate.clone(), tx.clone());
+            let h = std::thread::Builder::new()
+                .name(name.chars().take(15).collect())
+                .spawn(move || {
+                    let tid = clock::gettid();
+                    hb.set_tid(tid);
+                    let _ = tx.send((i, tid));
+                    match gate.wait() {
+                        Some(t0) => Some(worker.run(t0)),
+                        None => None,
+                    }
+                })
+                .map_err(|e| RunError::system("spawning a worker", e))?;
+            handles.push(h);
+        }
+        drop(tx);
+        let mut tids = vec![0i32; n];
+        for _ in 0..n {
+            let (i, tid) = rx.recv().map_err(|_| RunError::System("a worker thread died during setup".into()))?;
+            tids[i] = tid;
+        }
+        let mut ex = Executed { tids: tids.clone(), ..Executed::default() };
+        // Setup, part 1 (threads still SCHED_OTHER, blocked at the gate):
+        // record, trace, cpusets, affinities.
+        let setup = (|| -> Result<Option<crate::ftrace::KernelTrace>, RunError> {
+            for &tid in &tids {
+                sv.guard.record_thread(tid).map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
+            }
+            let ktrace = sv.kernel_trace(plan, &tids)?;
+            let parts = match Self::partitions(plan) {
+                Some(doms) => {
+                    let fs = cpuset::detect().ok_or_else(|| RunError::System("no cpuset hierarchy is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)".into()))?;
+                    Some(cpuset::create(&fs, &sv.guard, &doms)?)
+                }
+                None => None,
+            };
+            for (i, m) in maps.iter().enumerate() {
+                let tid = tids[i];
+                if let (Some(p), Some(d)) = (&parts, m.partition) {
+                    p.attach(d, tid)?;
+                } else if !matches!(m.class, Class::Deadline { .. }) {
+                    sched::set_affinity(tid, &CpuSet::of(&m.cpus)).map_err(|e| RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e))?;
+                }
+            }
+            Ok(ktrace)
+        })();
+        let fail = |e: RunError, handles: Vec<std::thread::JoinHandle<_>>| {
+            sv.stop.request(crate::stop::StopReason::Finished);
+            gate.open(Some(clock::now()));
+            for h in handles {
+                let _ = h.join();
+            }
+            Err(e)
+        };
+        let ktrace = match setup {
+            Ok(k) => k,
+            Err(e) => return fail(e, handles),
+        };
+        // Part 2: time zero is fixed and the workers go to sleep until their
+        // first release; the classes are set while they sleep, so each
+        // thread's first wake-up under its class is its first release. (A
+        // SCHED_DEADLINE thread woken earlier would start a CBS period then,
+        // and the constrained-deadline rules would throttle its first job.)
+        let t0 = clock::now() + plan.config.start_margin;
+        gate.open(Some(t0));
+        let asleep_by = clock::now() + plan.config.start_margin / 2;
+        while !tids.iter().all(|&t| thread_sleeping(t)) && clock::now() < asleep_by {
+            clock::sleep_until(clock::now() + 200_000);
+        }
+        for (i, m) in maps.iter().enumerate() {
+            if let Err(e) = sched::set_class(tids[i], m.class) {
+                let e = match e.raw_os_error() {
+                    Some(libc::EBUSY) => RunError::Admission(format!("sched_setattr: EBUSY (deadline bandwidth): {}", Self::admission_numbers(plan, Some(i)))),
+                    Some(libc::EPERM) => RunError::Privilege(format!("the kernel refused {} for task '{}' (EPERM)", m.class.describe(), plan.tasks[i].name)),
+                    _ => RunError::system(format!("setting {} for task '{}'", m.class.describe(), plan.tasks[i].name), e),
+                };
+                return fail(e, handles);
+            }
+        }
+        if clock::now() + 1_000_000 > t0 {
+            return fail(RunError::System(format!("setting the threads up took longer than the start margin ({} ms); raise it", plan.config.start_margin / 1_000_000)), handles);
+        }
+        ex.mapping = maps
+            .iter()
+            .map(|m| match m.partition {
+                Some(d) => format!("{} in cpuset partition {} (CPUs {})", m.class.describe(), d, sched::format_cpu_list(&m.cpus)),
+                None => format!("{} on CPUs {}", m.class.describe(), sched::format_cpu_list(&m.cpus)),
+            })
+            .collect();
+        let longest = plan.tasks.iter().map(|t| t.timeout).max().unwrap_or(0);
+        sv.watchdog.end_by(t0 + plan.config.duration + longest + 2_000_000_000);
+        ex.t0 = t0;
+        // Wait for the workers; after a stop request give them a grace period.
+        let mut stop_seen: Option<u64> = None;
+        let mut handles: Vec<Option<std::thread::JoinHandle<_>>> = handles.into_iter().map(Some).collect();
+        loop {
+            for h in handles.iter_mut() {
+                if h.as_ref().is_some_and(|h| h.is_finished()) {
+                    let _ = h.take().map(|h| h.join());
+                }
+            }
+            if handles.iter().all(|h| h.is_none()) {
+                break;
+            }
+            if sv.stop.is_set() {
+                let now = clock::now();
+                let since = *stop_seen.get_or_insert(now);
+                if now - since > 500_000_000 {
+                    sv.guard.demote_threads();
+                    let left: Vec<String> = handles.iter().enumerate().filter(|(_, h)| h.is_some()).map(|(i, _)| plan.tasks[i].name.clone()).collect();
+                    ex.notes.push(format!("abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER", left.join(", ")));
+                    break;
+                }
+            }
+            clock::sleep_until(clock::now() + 2_000_000);
+        }
+        ex.end = clock::now();
+        if let Some(k) = ktrace {
+            match k.stop_and_read() {
+                Ok(ev) => ex.kernel = Some(ev),
+                Err(e) => ex.notes.push(format!("kernel trace not read: {e}")),
+            }
+        }
+        Ok(ex)
+    }
+}
+
+/// Is thread `tid` of this process asleep (state S)?
+fn thread_sleeping(tid: i32) -> bool {
+    std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"))
+        .ok()
+        .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('S')))
+        .unwrap_or(false)
+}

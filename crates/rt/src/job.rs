@@ -1,0 +1,188 @@
+//! What a job body sees: [`JobCtx`] (the job's identity, release, deadline,
+//! the execution time it should consume, calibrated spinning, cooperative
+//! checks and timing-exception scopes) and [`JobError`].
+//!
+//! ```no_run
+//! use schedlab_rt::job::{JobCtx, JobError};
+//! fn body(ctx: &mut JobCtx) -> Result<(), JobError> {
+//!     // The decoder gets 2 ms of CPU; on a violation, fall back.
+//!     match ctx.try_wcet(2_000_000, |ctx| { ctx.spin(1_500_000)?; Ok(()) })? {
+//!         Ok(()) => {}
+//!         Err(violation) => eprintln!("{violation}"),
+//!     }
+//!     ctx.check() // stop, abort-at-deadline and outer scopes
+//! }
+//! ```
+
+use crate::calibrate::Calibration;
+use crate::clock;
+use crate::stop::Stop;
+use crate::timing::{Limit, Mode, Scope, Violation};
+use crate::workload::spin;
+
+/// Why a job body ended early.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum JobError {
+    /// A timing constraint of an enclosing scope was violated.
+    Timing(Violation),
+    /// The overrun policy `abort` ended the job at its deadline.
+    Aborted,
+    /// The run is ending.
+    Stopped,
+    /// The body failed (its message); the run ends.
+    Failed(String),
+}
+
+impl std::fmt::Display for JobError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            JobError::Timing(v) => write!(f, "timing exception: {v}"),
+            JobError::Aborted => write!(f, "aborted at its deadline"),
+            JobError::Stopped => write!(f, "the run is ending"),
+            JobError::Failed(m) => write!(f, "{m}"),
+        }
+    }
+}
+
+/// Spin granularity between checks: about 20 µs of CPU time.
+const CHUNK_NS: u64 = 20_000;
+
+/// A running job.
+pub struct JobCtx<'a> {
+    /// The task's index in the spec.
+    pub task: u32,
+    /// The job's 0-based number.
+    pub job: u64,
+    /// Release (CLOCK_MONOTONIC ns).
+    pub release: u64,
+    /// Absolute deadline (CLOCK_MONOTONIC ns).
+    pub deadline: u64,
+    /// The execution time this job should consume (ns of thread CPU time).
+    pub exec: u64,
+    /// The task's WCET (ns).
+    pub wcet: u64,
+    pub(crate) stop: &'a Stop,
+    pub(crate) abort_at: Option<u64>,
+    pub(crate) calibration: &'a Calibration,
+    pub(crate) mode: Mode,
+    pub(crate) scopes: Vec<Scope>,
+    next_scope: u64,
+    /// Timing exceptions raised (the worker records them in the trace).
+    pub(crate) raised: Vec<Violation>,
+}
+
+impl<'a> JobCtx<'a> {
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new(task: u32, job: u64, release: u64, deadline: u64, exec: u64, wcet: u64, stop: &'a Stop, abort_at: Option<u64>, calibration: &'a Calibration) -> JobCtx<'a> {
+        JobCtx { task, job, release, deadline, exec, wcet, stop, abort_at, calibration, mode: Mode::Cooperative, scopes: Vec::new(), next_scope: 1, raised: Vec::new() }
+    }
+
+    /// A context for using job bodies outside a run (tests, benchmarks).
+    pub fn detached(exec: u64, calibration: &'a Calibration, stop: &'a Stop) -> JobCtx<'a> {
+        let now = clock::now();
+        JobCtx::new(0, 0, now, u64::MAX, exec, exec, stop, None, calibration)
+    }
+
+    /// Timing scopes opened from now on notify asynchronously (see [`crate::timing`]).
+    pub fn set_timing_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+    }
+
+    /// Returns an error if the run is stopping, the job is being aborted at
+    /// its deadline, or a timing scope's limit is violated (the outermost).
+    #[inline]
+    pub fn check(&mut self) -> Result<(), JobError> {
+        if self.stop.is_set() {
+            return Err(JobError::Stopped);
+        }
+        if self.abort_at.is_none() && self.scopes.is_empty() {
+            return Ok(());
+        }
+        let now = clock::now();
+        if let Some(a) = self.abort_at {
+            if now >= a {
+                return Err(JobError::Aborted);
+            }
+        }
+        for (depth, s) in self.scopes.iter().enumerate() {
+            if s.violated(now) {
+                let v = Violation { limit: s.limit, scope: s.id, depth, value: if s.limit == Limit::Wcet { s.budget } else { s.end }, noticed: now };
+                return Err(JobError::Timing(v));
+            }
+        }
+        Ok(())
+    }
+
+    /// Spins for `ns` of CPU time by the calibrated loop (a fixed amount of
+    /// work, like real code: it takes longer under cache interference),
+    /// checking every ~20 µs.
+    pub fn spin(&mut self, ns: u64) -> Result<(), JobError> {
+        let total = self.calibration.iterations(ns);
+        let chunk = self.calibration.iterations(CHUNK_NS).max(1);
+        let mut done = 0;
+        while done < total {
+            let n = chunk.min(total - done);
+            spin::kernel(n);
+            done += n;
+            self.check()?;
+        }
+        Ok(())
+    }
+
+    /// Spins until the thread's CPU clock advanced by `ns` (exact CPU time,
+    /// whatever the interference), checking every ~20 µs.
+    pub fn spin_cpu(&mut self, ns: u64) -> Result<(), JobError> {
+        let end = clock::thread_cpu() + ns;
+        let chunk = self.calibration.iterations(CHUNK_NS.min(ns)).max(1);
+        while clock::thread_cpu() < end {
+            spin::kernel(chunk);
+            self.check()?;
+        }
+        Ok(())
+    }
+
+    fn scoped<T>(&mut self, limit: Limit, end: u64, budget: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+        let id = self.next_scope;
+        self.next_scope += 1;
+        let scope = Scope::new(id, limit, end, budget, self.mode);
+        self.scopes.push(scope);
+        let depth = self.scopes.len() - 1;
+        let r = f(self);
+        // A body that finished without noticing still gets its violation.
+        let late = match &r {
+            Ok(_) => {
+                let s = &self.scopes[depth];
+                s.violated(clock::now()).then(|| Violation { limit, scope: id, depth, value: if limit == Limit::Wcet { budget } else { end }, noticed: clock::now() })
+            }
+            Err(_) => None,
+        };
+        self.scopes.truncate(depth);
+        match (r, late) {
+            (Ok(_), Some(v)) => {
+                self.raised.push(v);
+                Ok(Err(v))
+            }
+            (Ok(x), None) => Ok(Ok(x)),
+            (Err(JobError::Timing(v)), _) if v.scope == id => {
+                self.raised.push(v);
+                Ok(Err(v))
+            }
+            (Err(e), _) => Err(e),
+        }
+    }
+
+    /// Runs `f` under an absolute deadline (CLOCK_MONOTONIC ns).
+    pub fn try_within_abs<T>(&mut self, deadline: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(Limit::Deadline, deadline, 0, f)
+    }
+
+    /// Runs `f` under a deadline `rel` ns from now.
+    pub fn try_within_rel<T>(&mut self, rel: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(Limit::Deadline, clock::now() + rel, 0, f)
+    }
+
+    /// Runs `f` under a WCET budget of `budget` ns of thread CPU time.
+    pub fn try_wcet<T>(&mut self, budget: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(Limit::Wcet, clock::thread_cpu() + budget, budget, f)
+    }
+}

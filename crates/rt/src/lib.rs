@@ -1,0 +1,54 @@
+//! schedlab's Linux runtime: runs a spec on real threads of a stock kernel,
+//! under the spec's policy, measured, traced and restored afterwards.
+//!
+//! - [`runtime::run`]: one run (plan → privileges → guard → backend →
+//!   restore → trace); see `docs/runtime.md`.
+//! - [`backend`]: the backends (`kernel` here; the seam for `dispatch`).
+//! - Foundation: [`privilege`], [`guard`] (restore), [`signals`],
+//!   [`watchdog`], [`lock`], [`state`] (machine snapshot).
+//! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
+//!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
+//!   [`calibrate`].
+//! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
+//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings),
+//!   [`assemble`], [`overheads`].
+//! - [`probe`]: the timer wake-up latency probe.
+
+#[cfg(not(target_os = "linux"))]
+compile_error!("schedlab-rt runs on Linux only");
+
+pub mod arrivals;
+pub mod assemble;
+pub mod backend;
+pub mod calibrate;
+pub mod clock;
+pub mod config;
+pub mod cpuset;
+pub mod error;
+pub mod execution;
+pub mod ftrace;
+pub mod guard;
+pub mod job;
+pub mod lock;
+pub mod overheads;
+pub mod plan;
+pub mod privilege;
+pub mod probe;
+pub mod record;
+pub mod runtime;
+pub mod sched;
+pub mod signals;
+pub mod state;
+pub mod stop;
+pub mod timing;
+pub mod tracebuf;
+pub mod watchdog;
+pub mod worker;
+pub mod workload;
+
+pub use config::{BackendKind, Execution, Overrun, RunConfig, Sporadic};
+pub use error::{RunError, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_PRIVILEGE};
+pub use job::{JobCtx, JobError};
+pub use runtime::{prepare, run, RunOutcome};
+pub use stop::StopReason;
+pub use workload::{JobBody, WorkloadSpec};

@@ -1,0 +1,160 @@
+//! A run's plan: the spec and configuration checked against this machine and
+//! the backend, the policy admitted (placement, priority order), and every
+//! task's workload built — all before anything on the machine is touched,
+//! so bad input stops here with exit code 2.
+
+use crate::calibrate::Calibration;
+use crate::config::RunConfig;
+use crate::error::RunError;
+use crate::workload::{self, JobBody, WorkloadSpec};
+use schedlab_model::{Placement, PolicyName, Spec};
+use schedlab_policy::{JobId, JobView, PolicyInfo};
+
+/// A task as the runtime runs it.
+#[derive(Debug, Clone)]
+pub struct TaskPlan {
+    pub index: usize,
+    pub name: String,
+    pub wcet: u64,
+    pub period: u64,
+    pub deadline: u64,
+    pub placement: Placement,
+    /// Rank in the policy's fixed-priority order (0: highest); for dynamic
+    /// priority policies, the deadline-monotonic rank.
+    pub rank: usize,
+    pub workload: WorkloadSpec,
+    /// Job timeout for the watchdog (ns).
+    pub timeout: u64,
+}
+
+pub struct Plan {
+    pub spec: Spec,
+    pub config: RunConfig,
+    pub policy: PolicyName,
+    pub info: PolicyInfo,
+    pub tasks: Vec<TaskPlan>,
+    /// Online CPUs of this machine.
+    pub online: Vec<u32>,
+    pub calibration: Calibration,
+    /// The job bodies, built (libraries loaded, buffers prefaulted); taken by the workers.
+    pub bodies: Vec<Option<Box<dyn JobBody>>>,
+}
+
+impl std::fmt::Debug for Plan {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Plan").field("policy", &self.policy).field("tasks", &self.tasks).finish()
+    }
+}
+
+fn bad(m: impl Into<String>) -> RunError {
+    RunError::BadInput(m.into())
+}
+
+impl Plan {
+    /// Checks and admits. `calibration` is the spin calibration to use.
+    pub fn new(spec: &Spec, config: &RunConfig, calibration: Calibration) -> Result<Plan, RunError> {
+        let Some(pol) = &spec.policy else {
+            return Err(bad("the spec has no `policy`; add e.g. `policy: {name: gedf}`"));
+        };
+        if config.duration == 0 {
+            return Err(bad("--duration must be positive"));
+        }
+        if spec.tasks.is_empty() {
+            return Err(bad("the spec has no tasks"));
+        }
+        let online = crate::sched::online_cpus();
+        let m = spec.platform.cpus;
+        for c in 0..m {
+            if !online.contains(&c) {
+                return Err(bad(format!(
+                    "platform.cpus is {m} but this machine has {} online CPU(s) ({}); a run needs CPUs 0..{} online",
+                    online.len(),
+                    crate::sched::format_cpu_list(&online),
+                    m - 1
+                )));
+            }
+        }
+        let policy = schedlab_policy::build(spec, None).map_err(|e| bad(e.to_string()))?;
+        let info = policy.info().clone();
+        // Priority order (the policy's own, at a job's release; deadline-monotonic for EDF-like ones).
+        let mut keys: Vec<(schedlab_policy::Priority, usize)> = spec
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let v = JobView { id: JobId { task: i as u32, seq: 0 }, release: 0, deadline: t.deadline().0, consumed: 0, now: 0 };
+                let p = policy.priority(&v).unwrap_or(schedlab_policy::Priority::new(t.deadline().0 as i128, t.period.0 as i128, i as u32));
+                (p, i)
+            })
+            .collect();
+        keys.sort();
+        let mut rank = vec![0; spec.tasks.len()];
+        for (r, (_, i)) in keys.iter().enumerate() {
+            rank[*i] = r;
+        }
+        let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0.max(8));
+        let mut tasks = Vec::new();
+        let mut bodies: Vec<Option<Box<dyn JobBody>>> = Vec::new();
+        for (i, t) in spec.tasks.iter().enumerate() {
+            let w = config.workload_of(i).clone();
+            let body: Box<dyn JobBody> = match &w {
+                WorkloadSpec::Spin => Box::new(workload::spin::Spin),
+                WorkloadSpec::SpinCpu => Box::new(workload::spin::SpinCpu),
+                WorkloadSpec::MemWalk(p) => {
+                    let Some(wss) = t.wss else {
+                        return Err(bad(format!("tasks[{i}] ({}): the memwalk workload needs the task's `wss`", t.name)));
+                    };
+                    if wss.0 > 4 << 30 {
+                        return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
+                    }
+                    Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64))
+                }
+                WorkloadSpec::CFunction { library, symbol, arg } => {
+                    let lib = if library.contains('/') && !library.starts_with('/') { config.spec_dir.join(library).to_string_lossy().into_owned() } else { library.clone() };
+                    Box::new(workload::dynlib::CFunction::load(&lib, symbol, arg.as_deref()).map_err(|e| bad(format!("tasks[{i}] ({}): {e}", t.name)))?)
+                }
+                WorkloadSpec::Command { argv } => {
+                    if !config.allow_command {
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the workload runs an external command ({}); pass --allow-command to allow it",
+                            t.name,
+                            argv.join(" ")
+                        )));
+                    }
+                    Box::new(workload::command::Command { argv: argv.clone() })
+                }
+                WorkloadSpec::Rust { make, .. } => make(i as u32),
+            };
+            bodies.push(Some(body));
+            let period = t.period.0;
+            let deadline = t.deadline().0;
+            tasks.push(TaskPlan {
+                index: i,
+                name: t.name.clone(),
+                wcet: t.wcet.0,
+                period,
+                deadline,
+                placement: info.placement[i].clone(),
+                rank: rank[i],
+                workload: w,
+                timeout: config.job_timeout.unwrap_or_else(|| (20 * period + deadline).max(1_000_000_000)),
+            });
+        }
+        Ok(Plan { spec: spec.clone(), config: config.clone(), policy: pol.name, info, tasks, online, calibration, bodies })
+    }
+
+    /// CPUs a task may run on.
+    pub fn cpus_of(&self, task: usize) -> Vec<u32> {
+        match &self.tasks[task].placement {
+            Placement::Global => (0..self.spec.platform.cpus).collect(),
+            Placement::Cpu { cpu } => vec![*cpu],
+            Placement::Cluster { cpus, .. } => cpus.clone(),
+        }
+    }
+
+    /// Expected records per task (ring sizing).
+    pub fn expected_jobs(&self, task: usize) -> u64 {
+        let t = &self.tasks[task];
+        self.config.duration / t.period.max(1) + 2
+    }
+}

@@ -1,0 +1,103 @@
+//! One run, start to end: calibrate, plan (bad input → exit 2), select and
+//! check the backend, check privileges (exit 3) — all before anything is
+//! touched — then take the run lock, install the restore guard, the signal
+//! thread, the watchdog and the trace collector, let the backend execute,
+//! restore the machine, and assemble the trace.
+
+use crate::assemble::{assemble, Integrity};
+use crate::backend::{self, Services};
+use crate::calibrate::{self, Calibration};
+use crate::config::RunConfig;
+use crate::error::RunError;
+use crate::guard::Guard;
+use crate::overheads::Samples;
+use crate::plan::Plan;
+use crate::signals::SignalScope;
+use crate::stop::{Stop, StopReason};
+use crate::tracebuf::Collector;
+use crate::watchdog::Watchdog;
+use schedlab_model::Spec;
+use schedlab_trace::{Event, Header, Source};
+use std::sync::Arc;
+
+/// What a run produced.
+pub struct RunOutcome {
+    pub header: Header,
+    /// The trace, in time order.
+    pub events: Vec<Event>,
+    pub stop: StopReason,
+    pub integrity: Integrity,
+    pub overheads: Samples,
+    /// How each task was mapped by the backend.
+    pub mapping: Vec<String>,
+    pub calibration: Calibration,
+    pub backend: &'static str,
+    /// Whether the kernel's own events were merged.
+    pub kernel_trace: bool,
+    /// Remarks (restore problems, abandoned threads, ...).
+    pub notes: Vec<String>,
+}
+
+/// Checks everything that can be checked without touching the machine:
+/// the plan and the backend. Returns the plan.
+pub fn prepare(spec: &Spec, config: &RunConfig) -> Result<(Plan, Box<dyn backend::Backend>), RunError> {
+    let backend = backend::select(config.backend)?;
+    let calibration = calibrate::load_or_measure(config.cache_dir.clone(), config.recalibrate);
+    let plan = Plan::new(spec, config, calibration)?;
+    backend.check(&plan)?;
+    Ok((plan, backend))
+}
+
+/// Runs `spec` under `config`.
+pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
+    let (mut plan, mut backend) = prepare(spec, config)?;
+    crate::privilege::check(&backend.needs(&plan))?;
+    let _lock = crate::lock::RunLock::acquire(std::time::Duration::from_secs(300))?;
+
+    let guard = Arc::new(Guard::new());
+    let stop = Arc::new(Stop::new());
+    let signals = SignalScope::install(stop.clone(), guard.clone(), config.exit_on_signal_timeout);
+    let watchdog = Watchdog::start(stop.clone(), guard.clone(), true);
+    let collector = Collector::start(5_000_000);
+    let sv = Services { guard: guard.clone(), stop: stop.clone(), watchdog, collector };
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| backend.execute(&mut plan, &sv)));
+    let Services { watchdog, collector, .. } = sv;
+    drop(watchdog);
+    let mut notes = Vec::new();
+    for e in guard.restore() {
+        notes.push(format!("could not restore: {e}"));
+    }
+    drop(signals);
+    let collected = collector.finish();
+    let ex = match result {
+        Ok(r) => r?,
+        Err(p) => {
+            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_default();
+            return Err(RunError::System(format!("the runtime panicked (the machine was restored): {msg}")));
+        }
+    };
+    notes.extend(ex.notes.iter().cloned());
+    let kernel = if ex.switches_recorded { None } else { ex.kernel.as_ref() };
+    let mut a = assemble(&collected, &ex.tids, kernel, ex.t0, ex.end);
+    if !ex.events.is_empty() {
+        a.events.extend(ex.events.iter().cloned());
+        a.events.sort_by_key(|e| e.t());
+    }
+    if let Some(k) = &ex.kernel {
+        a.integrity.kernel_lost = Some(k.lost);
+    }
+    let mut header = Header::new(spec.clone(), Source::Runtime, config.seed, a.horizon);
+    header.placement = plan.info.placement.clone();
+    Ok(RunOutcome {
+        header,
+        events: a.events,
+        stop: stop.reason(),
+        integrity: a.integrity,
+        overheads: a.overheads,
+        mapping: ex.mapping,
+        calibration: plan.calibration.clone(),
+        backend: backend.name(),
+        kernel_trace: ex.kernel.is_some(),
+        notes,
+    })
+}

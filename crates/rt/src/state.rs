@@ -1,0 +1,58 @@
+//! A snapshot of the machine state a run may touch, to check that a run
+//! left the machine as it found it: real-time threads of this process,
+//! schedlab cpusets, tracefs mount and schedlab instances, the root
+//! cpuset's load balancing, and the RT throttling settings.
+
+use crate::sched;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MachineState {
+    /// (tid, policy, priority, affinity) of this process's threads at a real-time policy.
+    pub realtime_threads: Vec<(i32, u32, u32, Vec<u32>)>,
+    pub cpusets: Vec<String>,
+    pub tracefs_mounted: bool,
+    pub trace_instances: Vec<String>,
+    pub root_load_balance: Option<String>,
+    pub rt_runtime_us: Option<String>,
+    pub rt_period_us: Option<String>,
+}
+
+fn read(p: &str) -> Option<String> {
+    std::fs::read_to_string(p).ok().map(|s| s.trim().to_string())
+}
+
+impl MachineState {
+    pub fn capture() -> MachineState {
+        let mut rt = Vec::new();
+        if let Ok(rd) = std::fs::read_dir("/proc/self/task") {
+            for t in rd.flatten() {
+                if let Ok(tid) = t.file_name().to_string_lossy().parse::<i32>() {
+                    if let Ok(a) = sched::get_attr(tid) {
+                        if sched::is_realtime(a.policy) {
+                            rt.push((tid, a.policy, a.priority, sched::get_affinity(tid).map(|s| s.cpus()).unwrap_or_default()));
+                        }
+                    }
+                }
+            }
+        }
+        let tracefs = crate::ftrace::find_mount();
+        let instances = tracefs
+            .as_ref()
+            .and_then(|p| std::fs::read_dir(p.join("instances")).ok())
+            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("schedlab-")).collect())
+            .unwrap_or_default();
+        let lb = crate::cpuset::detect().and_then(|fs| match fs {
+            crate::cpuset::CpusetFs::V1 { root } => read(&root.join("cpuset.sched_load_balance").to_string_lossy()),
+            crate::cpuset::CpusetFs::V2 { .. } => None,
+        });
+        MachineState {
+            realtime_threads: rt,
+            cpusets: crate::cpuset::leftovers().iter().map(|p| p.display().to_string()).collect(),
+            tracefs_mounted: tracefs.is_some(),
+            trace_instances: instances,
+            root_load_balance: lb,
+            rt_runtime_us: read("/proc/sys/kernel/sched_rt_runtime_us"),
+            rt_period_us: read("/proc/sys/kernel/sched_rt_period_us"),
+        }
+    }
+}
