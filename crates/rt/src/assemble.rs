@@ -211,10 +211,11 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
                 }
             }
             if slept && start >= j.release {
-                samples.push(OverheadKind::ReleaseLatency, start - j.release);
-                events.push((rel(j.release), 5, Event::Overhead { t: rel(j.release), cpu: start_cpu, kind: OverheadKind::ReleaseLatency, dur: start - j.release }));
                 if exact {
                     pending.push(Pending { tid, release: j.release, start: (start, start_cpu) });
+                } else {
+                    samples.push(OverheadKind::ReleaseLatency, start - j.release);
+                    events.push((rel(j.release), 5, Event::Overhead { t: rel(j.release), cpu: start_cpu, kind: OverheadKind::ReleaseLatency, dur: start - j.release }));
                 }
             }
             prev_done = window_to;
@@ -228,6 +229,13 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
         for p in &pending {
             let Some(w) = k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US) else { continue };
             let Some(sw) = k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US) else { continue };
+            // Release latency counts only when no other job of the run held
+            // the CPU meanwhile (waiting behind a higher-priority job is
+            // interference, not latency).
+            if free(sw.cpu, p.release, sw.t.saturating_sub(HALF_US)) {
+                samples.push(OverheadKind::ReleaseLatency, p.start.0 - p.release);
+                events.push((rel(p.release), 5, Event::Overhead { t: rel(p.release), cpu: p.start.1, kind: OverheadKind::ReleaseLatency, dur: p.start.0 - p.release }));
+            }
             let wt = w.t.max(p.release);
             if free(w.cpu, p.release, wt) {
                 samples.push(OverheadKind::Release, wt - p.release);

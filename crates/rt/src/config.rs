@@ -133,7 +133,8 @@ pub struct RunConfig {
     /// Read the kernel's sched_switch / sched_wakeup events from tracefs.
     pub kernel_trace: bool,
     /// A job running longer than this is declared hung (watchdog);
-    /// default: max(1 s, 20 periods + deadline) of its task.
+    /// default: max(5 s, 20 periods + deadline) of its task (a panic with a
+    /// backtrace can take seconds to print inside a job).
     pub job_timeout: Option<u64>,
     /// SCHED_DEADLINE runtime = WCET + this (the job loop's own overhead).
     pub dl_slack: u64,

@@ -137,7 +137,7 @@ impl Plan {
                 placement: info.placement[i].clone(),
                 rank: rank[i],
                 workload: w,
-                timeout: config.job_timeout.unwrap_or_else(|| (20 * period + deadline).max(1_000_000_000)),
+                timeout: config.job_timeout.unwrap_or_else(|| (20 * period + deadline).max(5_000_000_000)),
             });
         }
         Ok(Plan { spec: spec.clone(), config: config.clone(), policy: pol.name, info, tasks, online, calibration, bodies })

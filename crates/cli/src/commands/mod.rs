@@ -4,6 +4,8 @@ pub mod analyze;
 pub mod check;
 pub mod export;
 pub mod gen;
+pub mod probe;
+pub mod run;
 pub mod schema;
 pub mod simulate;
 pub mod stats;

@@ -1,0 +1,284 @@
+//! `schedlab run SPEC --duration 10s`: run the spec on real threads of this
+//! Linux kernel (crate `rt`), then print the same statistics and write the
+//! same exports as `simulate`, plus what the runtime measured.
+
+use crate::output::{print_json, write_out};
+use schedlab_model::{load_path, Duration};
+use schedlab_rt::{BackendKind, Execution, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
+use schedlab_trace::export::stats::{render_stats, stats_json};
+use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
+use schedlab_trace::{Metrics, OverheadKind};
+use std::path::PathBuf;
+
+/// Run the spec on real threads (SCHED_FIFO / SCHED_DEADLINE, needs root or
+/// CAP_SYS_NICE), restore the machine, and print per-task statistics.
+/// Exit codes: 0 ok, 1 failure (kernel refusal, job failure, watchdog,
+/// validation), 2 bad input (nothing touched), 3 missing privileges
+/// (nothing touched), 128+N after signal N (the machine was restored).
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  sudo schedlab run set.yaml --duration 10s
+  sudo schedlab run set.yaml --duration 5s --trace out/run.sltrace --overheads-out out/overheads.csv --validate
+  sudo schedlab run set.yaml --duration 2s --workload memwalk:random --workload video=spin-cpu --exec fraction:0.5
+  sudo schedlab run set.yaml --duration 2s --workload c:./libjob.so:my_job --json")]
+pub struct Args {
+    /// The spec file.
+    spec: PathBuf,
+    /// How long jobs are released for; jobs in progress then complete.
+    #[arg(long, default_value = "10s")]
+    duration: Duration,
+    /// `kernel` (Linux classes) or `dispatch` (user-space dispatcher).
+    #[arg(long, default_value = "kernel")]
+    backend: String,
+    /// Seed of every random choice (sporadic arrivals, execution times, jitter, memory walks).
+    #[arg(long, default_value_t = 0)]
+    seed: u64,
+    /// Execution time of each job: `wcet`, `uniform` in [bcet, wcet], or `fraction:F` of the WCET.
+    #[arg(long, default_value = "wcet")]
+    exec: String,
+    /// Extra inter-arrival beyond the period: `none`, `uniform:MAX` or `exponential:MEAN`.
+    #[arg(long, default_value = "none")]
+    sporadic: String,
+    /// Ignore the tasks' release jitter.
+    #[arg(long)]
+    no_jitter: bool,
+    /// A job still running at its deadline: `continue`, `skip` releases while late, or `abort` it.
+    #[arg(long, default_value = "continue")]
+    miss: String,
+    /// Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS.
+    #[arg(long)]
+    workload: Vec<String>,
+    /// Allow `cmd:` workloads (external commands at real-time priority).
+    #[arg(long)]
+    allow_command: bool,
+    /// Do not read the kernel's sched events from tracefs (then preemptions and migrations are not in the trace).
+    #[arg(long)]
+    no_kernel_trace: bool,
+    /// A job running longer than this is declared hung by the watchdog [default: max(5s, 20 periods + deadline)].
+    #[arg(long)]
+    job_timeout: Option<Duration>,
+    /// SCHED_DEADLINE runtime = WCET + this.
+    #[arg(long, default_value = "50us")]
+    dl_slack: Duration,
+    /// Setup time before the synchronous release.
+    #[arg(long, default_value = "20ms")]
+    start_margin: Duration,
+    /// Measure the spin calibration again instead of using the cached one.
+    #[arg(long)]
+    recalibrate: bool,
+    /// Write the trace (.sltrace binary or .jsonl text).
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Write the measured overheads as an overhead CSV (for `analyze --overheads`).
+    #[arg(long)]
+    overheads_out: Option<PathBuf>,
+    /// Write Chrome / Perfetto trace JSON.
+    #[arg(long)]
+    perfetto: Option<PathBuf>,
+    /// Write an SVG Gantt chart.
+    #[arg(long)]
+    svg: Option<PathBuf>,
+    /// Write the per-job table as CSV.
+    #[arg(long)]
+    csv: Option<PathBuf>,
+    /// Check the recorded schedule with the validator (exit 1 on a violation).
+    #[arg(long)]
+    validate: bool,
+    /// The validator's tolerance for a recorded schedule (the decision latency).
+    #[arg(long, default_value = "2ms")]
+    tolerance: Duration,
+}
+
+fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
+    let backend: BackendKind = a.backend.parse().map_err(|e| format!("--backend: {e}"))?;
+    let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
+    let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
+    let overrun: Overrun = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    let mut cfg = RunConfig {
+        duration: a.duration.0,
+        backend,
+        seed: a.seed,
+        sporadic,
+        ignore_jitter: a.no_jitter,
+        execution,
+        overrun,
+        allow_command: a.allow_command,
+        kernel_trace: !a.no_kernel_trace,
+        job_timeout: a.job_timeout.map(|d| d.0),
+        dl_slack: a.dl_slack.0,
+        start_margin: a.start_margin.0.max(1_000_000),
+        recalibrate: a.recalibrate,
+        spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
+        exit_on_signal_timeout: true,
+        ..RunConfig::default()
+    };
+    for w in &a.workload {
+        // `TASK=KIND` when the part before `=` names a task; else the default.
+        match w.split_once('=').filter(|(t, _)| !t.contains(':')) {
+            Some((t, kind)) => {
+                let i = spec
+                    .tasks
+                    .iter()
+                    .position(|x| x.name == t)
+                    .or_else(|| t.parse::<usize>().ok().filter(|&i| i < spec.tasks.len()))
+                    .ok_or_else(|| format!("--workload {w}: no task named `{t}`"))?;
+                cfg.workloads.push((i, kind.parse::<WorkloadSpec>().map_err(|e| format!("--workload {e}"))?));
+            }
+            None => cfg.workload = w.parse::<WorkloadSpec>().map_err(|e| format!("--workload {e}"))?,
+        }
+    }
+    Ok(cfg)
+}
+
+fn us(ns: u64) -> String {
+    format!("{:.1}us", ns as f64 / 1000.0)
+}
+
+pub fn run(a: Args, as_json: bool) -> i32 {
+    let fail = |msg: String, code: i32| {
+        if as_json {
+            print_json(&serde_json::json!({"error": msg, "exit": code}));
+        }
+        eprintln!("schedlab run: {msg}");
+        code
+    };
+    let loaded = match load_path(&a.spec) {
+        Ok(l) => l,
+        Err(e) => {
+            if as_json {
+                print_json(&serde_json::json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
+            }
+            eprintln!("{e}");
+            return schedlab_rt::EXIT_BAD_INPUT;
+        }
+    };
+    let spec = loaded.spec;
+    let cfg = match config(&a, &spec) {
+        Ok(c) => c,
+        Err(e) => return fail(e, schedlab_rt::EXIT_BAD_INPUT),
+    };
+    // Output files are checked before the run (a bad path is bad input).
+    for p in [&a.trace, &a.overheads_out, &a.perfetto, &a.svg, &a.csv].into_iter().flatten() {
+        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+            if !d.is_dir() {
+                return fail(format!("{}: directory {} does not exist", p.display(), d.display()), schedlab_rt::EXIT_BAD_INPUT);
+            }
+        }
+    }
+    if a.trace.as_ref().is_some_and(|p| schedlab_trace::Encoding::from_path(p).is_err()) {
+        return fail(format!("--trace {}: use a .sltrace or .jsonl file name", a.trace.as_ref().unwrap().display()), schedlab_rt::EXIT_BAD_INPUT);
+    }
+    let o = match schedlab_rt::run(&spec, &cfg) {
+        Ok(o) => o,
+        Err(e) => {
+            let prefix = match &e {
+                RunError::BadInput(_) => format!("{}: ", a.spec.display()),
+                _ => String::new(),
+            };
+            return fail(format!("{prefix}{e}"), e.exit_code());
+        }
+    };
+    let header = &o.header;
+    let csv = a.csv.as_ref().map(|_| JobCsvWriter::for_header(Vec::new(), header).expect("writing to memory"));
+    let mut metrics = Metrics::from_header(header).with_sink(csv);
+    for e in &o.events {
+        metrics.push(e);
+    }
+    let (report, csv) = metrics.finish();
+    let mut outputs: Vec<(PathBuf, String)> = Vec::new();
+    if let (Some(p), Some(csv)) = (&a.csv, csv) {
+        outputs.push((p.clone(), String::from_utf8_lossy(&csv.finish().expect("writing to memory")).into_owned()));
+    }
+    if let Some(p) = &a.perfetto {
+        outputs.push((p.clone(), perfetto_json(header, &o.events)));
+    }
+    if let Some(p) = &a.svg {
+        outputs.push((p.clone(), render_svg(header, &o.events, &SvgOptions::default())));
+    }
+    if let Some(p) = &a.overheads_out {
+        outputs.push((p.clone(), schedlab_rt::overheads::csv(spec.tasks.len(), &o.overheads)));
+    }
+    if let Some(p) = &a.trace {
+        if let Err(e) = schedlab_trace::write_all(p, header, o.events.iter()) {
+            eprintln!("schedlab run: {}: {e}", p.display());
+            return 1;
+        }
+    }
+    for (p, text) in outputs {
+        if let Err(e) = write_out(Some(&p), &text) {
+            eprintln!("schedlab run: cannot write {}: {e}", p.display());
+            return 1;
+        }
+    }
+    let verdict = a.validate.then(|| schedlab_validate::validate(header, o.events.iter().cloned(), &schedlab_validate::Options::with_tolerance(a.tolerance.0)));
+    let overheads: Vec<serde_json::Value> = o
+        .overheads
+        .report()
+        .iter()
+        .map(|(k, s)| serde_json::json!({"kind": k.name(), "count": s.count, "min_ns": s.min, "p50_ns": s.p50, "p99_ns": s.p99, "p999_ns": s.p999, "max_ns": s.max, "mean_ns": s.mean}))
+        .collect();
+    if as_json {
+        let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
+        v["run"] = serde_json::json!({
+            "backend": o.backend,
+            "stop": o.stop,
+            "mapping": o.mapping,
+            "kernel_trace": o.kernel_trace,
+            "integrity": o.integrity,
+            "overheads": overheads,
+            "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
+            "notes": o.notes,
+        });
+        match &verdict {
+            Some(Ok(r)) => v["validation"] = serde_json::to_value(r).expect("reports serialize"),
+            Some(Err(e)) => v["validation"] = serde_json::json!({"error": e.to_string()}),
+            None => {}
+        }
+        print_json(&v);
+    } else {
+        println!("run: backend {}, {} task(s), {} jobs released", o.backend, spec.tasks.len(), o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count());
+        for (t, m) in spec.tasks.iter().zip(&o.mapping) {
+            println!("  {:<16} {m}", t.name);
+        }
+        println!(
+            "trace: {} events, kernel sched events {}, records lost: {}",
+            o.events.len(),
+            if o.kernel_trace { "merged" } else { "not read" },
+            if o.integrity.complete() { "none (sequence numbers contiguous)".to_string() } else { format!("{:?}", o.integrity) }
+        );
+        for (k, s) in o.overheads.report() {
+            let label = if k == OverheadKind::ReleaseLatency { "release latency" } else { k.name() };
+            println!("  {label:<16} n={:<6} p50 {} p99 {} p99.9 {} max {}", s.count, us(s.p50), us(s.p99), us(s.p999), us(s.max));
+        }
+        for n in &o.notes {
+            println!("note: {n}");
+        }
+        println!();
+        print!("{}", render_stats(&report));
+        match &verdict {
+            Some(Ok(r)) => {
+                println!();
+                print!("{}", r.render());
+            }
+            Some(Err(e)) => println!("validation: {e}"),
+            None => {}
+        }
+    }
+    match o.stop {
+        StopReason::Finished => {}
+        StopReason::Signal(sig) => return 128 + sig,
+        StopReason::Watchdog(m) => {
+            eprintln!("schedlab run: watchdog: {m}");
+            return 1;
+        }
+        StopReason::JobFailed(m) => {
+            eprintln!("schedlab run: job failed: {m}");
+            return 1;
+        }
+    }
+    match verdict {
+        Some(Ok(r)) if !r.pass => 1,
+        Some(Err(_)) => 1,
+        _ => 0,
+    }
+}
