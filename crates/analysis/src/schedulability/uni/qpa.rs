@@ -60,7 +60,10 @@ fn demand(tasks: &[TaskParams], t: u128) -> u128 {
     for x in tasks {
         let d = dl(x);
         if x.wcet != 0 && d <= t {
-            let jobs = (t - d) / x.period as u128 + 1;
+            let jobs = match u64::try_from(t - d) {
+                Ok(gap) => (gap / x.period) as u128 + 1,
+                Err(_) => (t - d) / x.period as u128 + 1,
+            };
             h = h.saturating_add(jobs.saturating_mul(x.wcet as u128));
         }
     }
@@ -75,7 +78,11 @@ fn deadline_before(tasks: &[TaskParams], x: u128) -> Option<u128> {
         let d = dl(t);
         if t.wcet != 0 && d < x {
             let p = t.period as u128;
-            let last = (x - 1 - d) / p * p + d;
+            let k = match u64::try_from(x - 1 - d) {
+                Ok(gap) => (gap / t.period) as u128,
+                Err(_) => (x - 1 - d) / p,
+            };
+            let last = k * p + d;
             best = Some(best.map_or(last, |b: u128| b.max(last)));
         }
     }
@@ -91,7 +98,11 @@ fn busy_period(tasks: &[TaskParams], cap: u128) -> Result<Option<u128>, ()> {
         }
         let mut next: u128 = 0;
         for t in tasks {
-            next = next.saturating_add(w.div_ceil(t.period as u128).saturating_mul(t.wcet as u128));
+            let jobs = match u64::try_from(w) {
+                Ok(w) => w.div_ceil(t.period) as u128,
+                Err(_) => w.div_ceil(t.period as u128),
+            };
+            next = next.saturating_add(jobs.saturating_mul(t.wcet as u128));
         }
         if next == w {
             return Ok(Some(w));
