@@ -1,0 +1,139 @@
+//! `schedlab run` and `schedlab probe` as a user runs them (as root on CI):
+//! exit codes, signals and restoration.
+
+use std::os::unix::process::CommandExt;
+use std::process::Command;
+
+const SPEC: &str = "platform: {cpus: 2}
+policy: {name: pfp}
+tasks:
+  - {name: a, wcet: 1ms, period: 10ms, cpu: 0}
+  - {name: b, wcet: 2ms, period: 20ms, cpu: 1}
+";
+
+/// Runs change machine-wide state: one test at a time in this binary.
+static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_schedlab"))
+}
+
+fn dir() -> std::path::PathBuf {
+    let d = std::env::temp_dir().join(format!("schedlab-cli-run-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    std::fs::set_permissions(&d, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    d
+}
+
+fn spec_file(name: &str, text: &str) -> std::path::PathBuf {
+    let p = dir().join(name);
+    std::fs::write(&p, text).unwrap();
+    std::fs::set_permissions(&p, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    p
+}
+
+/// No schedlab cpuset or tracefs instance on the machine.
+fn clean() {
+    assert!(schedlab_rt::cpuset::leftovers().is_empty(), "{:?}", schedlab_rt::cpuset::leftovers());
+    let s = schedlab_rt::state::MachineState::capture();
+    assert!(s.trace_instances.is_empty(), "{:?}", s.trace_instances);
+    assert_eq!(s.root_load_balance.as_deref(), Some("1"));
+}
+
+#[test]
+fn bad_input_exits_2_before_anything_is_touched() {
+    let _s = serial();
+    let bad = spec_file("bad.yaml", "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 1ms}\n");
+    assert_eq!(bin().args(["run", bad.to_str().unwrap(), "--duration", "1s"]).status().unwrap().code(), Some(2));
+    let ok = spec_file("ok.yaml", SPEC);
+    for extra in [&["--backend", "dispatch"][..], &["--exec", "bogus"], &["--workload", "cmd:/bin/true"], &["--duration", "0s"]] {
+        let out = bin().args(["run", ok.to_str().unwrap()]).args(extra).output().unwrap();
+        assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
+    }
+    let out = bin().args(["run", ok.to_str().unwrap(), "--backend", "dispatch"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not yet implemented"));
+    let llf = spec_file("llf.yaml", "platform: {cpus: 2}\npolicy: {name: llf}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n");
+    let out = bin().args(["run", llf.to_str().unwrap(), "--duration", "1s"]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--backend dispatch"));
+    clean();
+}
+
+#[test]
+fn without_privileges_exit_3_and_nothing_changes() {
+    let _s = serial();
+    assert_eq!(unsafe { libc::geteuid() }, 0, "this test drops root in a child: run it as root");
+    let ok = spec_file("ok3.yaml", SPEC);
+    // The real thing: the child runs as `nobody` (uid/gid 65534), no capabilities.
+    let out = bin()
+        .args(["run", ok.to_str().unwrap(), "--duration", "1s"])
+        .env("SCHEDLAB_CACHE_DIR", dir().join("nobody-cache"))
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("CAP_SYS_NICE") && err.contains("Nothing was changed"), "{err}");
+    let out = bin().args(["probe", "latency", "--duration", "10ms"]).uid(65534).gid(65534).output().unwrap();
+    assert_eq!(out.status.code(), Some(3));
+    clean();
+}
+
+#[test]
+fn sigint_mid_run_restores_the_machine_and_exits_130() {
+    let _s = serial();
+    let ok = spec_file("int.yaml", &SPEC.replace("pfp", "pedf"));
+    let child = bin().args(["run", ok.to_str().unwrap(), "--duration", "20s", "--json"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Mid-run: the partitions exist.
+    assert!(!schedlab_rt::cpuset::leftovers().is_empty(), "the run created its cpusets");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let t = std::time::Instant::now();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    assert!(t.elapsed() < std::time::Duration::from_secs(5));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the summary is printed");
+    assert_eq!(v["run"]["stop"]["kind"], "signal");
+    clean();
+}
+
+#[test]
+fn sigterm_mid_run_restores_the_machine() {
+    let _s = serial();
+    let ok = spec_file("term.yaml", SPEC);
+    let child = bin().args(["run", ok.to_str().unwrap(), "--duration", "20s"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1200));
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(143));
+    clean();
+}
+
+#[test]
+fn run_writes_trace_and_overheads_and_validates() {
+    let _s = serial();
+    let ok = spec_file("full.yaml", SPEC);
+    let d = dir();
+    let out = bin()
+        .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--exec", "fraction:0.5"])
+        .arg("--trace")
+        .arg(d.join("t.sltrace"))
+        .arg("--overheads-out")
+        .arg(d.join("oh.csv"))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["validation"]["pass"], true);
+    assert_eq!(v["run"]["integrity"]["kernel_lost"], 0);
+    let (h, events) = schedlab_trace::read_all(d.join("t.sltrace")).unwrap();
+    assert_eq!(h.source, schedlab_trace::Source::Runtime);
+    assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 100);
+    let csv = std::fs::read_to_string(d.join("oh.csv")).unwrap();
+    assert!(csv.starts_with("TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n2,"), "{csv}");
+    clean();
+}
