@@ -5,5 +5,6 @@
 
 pub mod accounting;
 pub mod partition;
+pub mod reduction;
 pub mod report;
 pub mod schedulability;

@@ -31,7 +31,7 @@ mod spec;
 
 pub use error::{PackError, PackErrorKind};
 pub use heuristic::{Heuristic, Rule};
-pub use pack::{pack, pack_with, Admit};
+pub use pack::{pack, pack_exact, pack_with, Admit};
 pub use problem::{Assignment, Pin, PinnedCheck, Problem};
 pub use size::{Metric, Share};
 pub use spec::{pack_spec, problem_for, Target};

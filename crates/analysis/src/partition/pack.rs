@@ -30,6 +30,25 @@ pub fn pack_with(problem: &Problem, heuristic: Heuristic, pinned: PinnedCheck, a
     }
 }
 
+/// Packs items of exact rational sizes (each in [0, 1]) into `bins` bins of
+/// capacity 1 with the capacity test alone: RUN's PACK, whose items are
+/// servers with rates whose denominators exceed 64 bits. Same rules,
+/// tie-breaks and errors as [`pack`] (items are labelled `task i`).
+pub fn pack_exact(sizes: &[Ratio], bins: usize, heuristic: Heuristic) -> Result<Assignment, PackError> {
+    let n = sizes.len();
+    let problem = Problem {
+        sizes: vec![super::size::Share::new(0, 1); n],
+        pins: vec![Pin::Free; n],
+        capacities: vec![1; bins],
+        names: Vec::new(),
+        bin_word: "bin",
+        size_word: "size",
+    };
+    let one = Ratio::new(1, 1);
+    let caps = vec![one.clone(); bins];
+    run(&problem, heuristic, PinnedCheck::Check, &|_, _, _| true, sizes, &caps, one, |v| v.clone())
+}
+
 fn validate(p: &Problem) -> Result<(), PackError> {
     let invalid = |task: Option<usize>, msg: String| Err(PackError::new(PackErrorKind::Invalid, task, msg));
     if p.pins.len() != p.sizes.len() {
