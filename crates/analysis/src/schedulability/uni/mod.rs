@@ -22,6 +22,8 @@ pub mod fpds_rta;
 pub(crate) mod load;
 pub(crate) mod order;
 pub mod qpa;
+#[cfg(test)]
+mod relations;
 
 use super::input::Input;
 use super::outcome::Outcome;
