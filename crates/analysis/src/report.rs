@@ -133,7 +133,12 @@ pub fn analyze(input: &Input, req: &Request) -> Result<Report, AnalyzeError> {
             (inf.input.clone(), Some((inf, *acc, oh.file.clone())))
         }
     };
-    let outcomes = tests.iter().map(|t| (t.run)(&analysed)).collect();
+    let mut outcomes: Vec<Outcome> = tests.iter().map(|t| (t.run)(&analysed)).collect();
+    // By default only the tests that apply are shown, unless none does (then
+    // the reasons are the answer).
+    if req.selection == Selection::Policy && outcomes.iter().any(|o| o.verdict != Verdict::NotApplicable) {
+        outcomes.retain(|o| o.verdict != Verdict::NotApplicable);
+    }
     Ok(Report { policy, input: analysed, outcomes, inflated })
 }
 
