@@ -7,7 +7,7 @@
 //! tests run on 5-task sets on one CPU with utilisations in [0.05, 0.2].
 //!
 //! `cargo bench -p schedlab-analysis --bench tests -- GROUP/` with GROUP
-//! `partitioned`, `uni`.
+//! `partitioned`, `uni`, `global` (batch path), `global-explained`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use schedlab_analysis::partition::Heuristic;
@@ -57,9 +57,53 @@ fn uni(c: &mut Criterion) {
     run_group(c, "uni", &["uni.edf.util", "uni.edf.density", "uni.edf.qpa", "uni.fp.ll", "uni.fp.hyperbolic", "uni.fp.rta", "uni.fpds.rta"], &inputs);
 }
 
+/// The global tests on 10,000 SchedCAT-style sets (10 tasks, m = 4,
+/// periods 10–100 ms, utilisations in [0.1, 0.4]): `global/` times the
+/// batch path (`decide`, no explanation), `global-explained/` the registry
+/// entry (explained outcome). Time per set = reported time / 10,000.
+fn global(c: &mut Criterion) {
+    use schedlab_analysis::schedulability::gedf::{bak, bar, bcl, bcl_iterative, combined, ffdbf, gfb, load, rta};
+    use schedlab_analysis::schedulability::gfp::{bertogna, guan};
+    use schedlab_analysis::schedulability::Verdict;
+    let mut inputs = Vec::new();
+    for k in 0..10 {
+        inputs.extend(sets(30 + k, 4, 10, 0.1, 0.4));
+    }
+    type Decide = fn(&[TaskParams], u32) -> Verdict;
+    let tests: &[(&str, Decide)] = &[
+        (gfb::ID, gfb::decide),
+        (bak::ID, bak::decide),
+        (bcl::ID, bcl::decide),
+        (bcl_iterative::ID, bcl_iterative::decide),
+        (rta::ID, rta::decide),
+        (bar::ID, bar::decide),
+        (load::ID, load::decide),
+        (ffdbf::ID, ffdbf::decide),
+        (combined::ID, combined::decide),
+    ];
+    let mut g = c.benchmark_group("global");
+    g.throughput(Throughput::Elements(inputs.len() as u64));
+    for (id, decide) in tests {
+        g.bench_function(*id, |b| b.iter(|| inputs.iter().map(|i| decide(black_box(&i.tasks), i.cpus) as usize).sum::<usize>()));
+    }
+    let orders: Vec<Vec<usize>> = inputs
+        .iter()
+        .map(|i| {
+            let mut o: Vec<usize> = (0..i.tasks.len()).collect();
+            o.sort_by_key(|&k| (i.tasks[k].period, k));
+            o
+        })
+        .collect();
+    g.bench_function(bertogna::ID, |b| b.iter(|| inputs.iter().zip(&orders).map(|(i, o)| bertogna::decide(black_box(&i.tasks), i.cpus, o) as usize).sum::<usize>()));
+    g.bench_function(guan::ID, |b| b.iter(|| inputs.iter().zip(&orders).map(|(i, o)| guan::decide(black_box(&i.tasks), i.cpus, o) as usize).sum::<usize>()));
+    g.finish();
+    let ids: Vec<&str> = tests.iter().map(|t| t.0).collect();
+    run_group(c, "global-explained", &ids, &inputs);
+}
+
 criterion_group! {
     name = benches;
     config = Criterion::default().sample_size(20).warm_up_time(std::time::Duration::from_millis(500)).measurement_time(std::time::Duration::from_secs(2));
-    targets = partitioned, uni
+    targets = partitioned, uni, global
 }
 criterion_main!(benches);

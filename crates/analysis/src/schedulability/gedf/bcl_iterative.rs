@@ -38,8 +38,8 @@ pub const INFO: TestInfo = TestInfo {
 /// Jᵢ(L): the EDF interference bound of τᵢ in a window of length L whose
 /// end is a deadline of the interfered job, with τᵢ's slack sᵢ.
 #[inline]
-pub(crate) fn edf_interference(ti: &TaskParams, l: i128, s: i128) -> i128 {
-    let (c, t) = (ti.wcet as i128, ti.period as i128);
+pub(crate) fn edf_interference(ti: &TaskParams, l: i64, s: i64) -> i64 {
+    let (c, t) = (ti.wcet as i64, ti.period as i64);
     (l / t) * c + c.min((l % t - s).max(0))
 }
 
@@ -47,14 +47,14 @@ pub(crate) fn edf_interference(ti: &TaskParams, l: i128, s: i128) -> i128 {
 #[inline]
 fn slack_k(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128]) -> (i128, i128) {
     let tk = &tasks[k];
-    let (dk, x) = (tk.deadline as i128, tk.deadline as i128 - tk.wcet as i128);
-    let mut s = 0i128;
+    let (dk, x) = (tk.deadline as i64, tk.deadline as i64 - tk.wcet as i64);
+    let mut s = 0i64;
     for (i, ti) in tasks.iter().enumerate() {
         if i != k {
-            s += edf_interference(ti, dk, slack[i]).min(x + 1);
+            s += edf_interference(ti, dk, slack[i] as i64).min(x + 1);
         }
     }
-    (x - s / m as i128, s)
+    ((x - s / m as i64) as i128, s as i128)
 }
 
 /// What the iteration found: proven slacks, the last failing task, rounds.

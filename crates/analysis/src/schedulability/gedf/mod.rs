@@ -27,4 +27,5 @@ pub mod ffdbf;
 pub mod gfb;
 pub mod load;
 pub mod model;
+pub mod piecewise;
 pub mod rta;

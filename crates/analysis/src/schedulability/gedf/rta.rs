@@ -10,27 +10,24 @@
 //! changes, every bound is ≤ its deadline, or [`MAX_ROUNDS`] (the same cap
 //! as BCL-iterative). The set is schedulable when every Rₖ ≤ Dₖ.
 //!
-//! Any R with f(R) ≤ R bounds the response time (if the job were still
-//! running at R, the interference would make f(R) > R), so when the upward
-//! iteration has not converged after [`MAX_STEPS`] steps the test falls back
-//! to f(Dₖ) (valid when f(Dₖ) ≤ Dₖ) and iterates downward from there. This
-//! keeps the cost bounded in nanosecond time and keeps every bound at most
-//! BCL-iterative's Dₖ − Sₖ, so RTA accepts every set BCL-iterative accepts.
+//! The least fixed point is found piece by piece ([`super::piecewise`]):
+//! the same value as the plain iteration, without its dozens of small
+//! steps in nanosecond time. With f(Dₖ) ≤ BCL-iterative's bound and the
+//! same rounds, RTA's slacks are never smaller than BCL-iterative's, so RTA
+//! accepts every set BCL-iterative accepts.
 
 use super::super::data::Data;
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::bcl_iterative::{edf_interference, MAX_ROUNDS};
+use super::bcl_iterative::MAX_ROUNDS;
+use super::piecewise::{lfp, sawtooth, Lin};
 use super::exact::int;
 use super::explain::{explained, ns, Explain, Quiet};
 use super::model::{precheck, Needs};
 use schedlab_model::PolicyName;
 
 pub const ID: &str = "gedf.rta";
-
-/// Steps of one fixed-point iteration before the fallback.
-pub const MAX_STEPS: usize = 256;
 
 pub const INFO: TestInfo = TestInfo {
     id: ID,
@@ -43,7 +40,7 @@ pub const INFO: TestInfo = TestInfo {
 
 /// The workload of τᵢ in a window of length L (carry-in ending Sᵢ before
 /// its deadline).
-#[inline]
+#[cfg(test)]
 pub(crate) fn workload(ti: &TaskParams, l: i128, s: i128) -> i128 {
     let (c, t) = (ti.wcet as i128, ti.period as i128);
     let a = l + ti.deadline as i128 - c - s;
@@ -51,48 +48,29 @@ pub(crate) fn workload(ti: &TaskParams, l: i128, s: i128) -> i128 {
     n * c + c.min(a - n * t)
 }
 
-/// f(R) for task k.
+/// Σ_{i≠k} min(Wᵢ(R), Jᵢ(Dₖ), R − Cₖ + 1) at R, piecewise linear.
 #[inline]
-fn step(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128], r: i128) -> i128 {
+fn interference(tasks: &[TaskParams], k: usize, slack: &[i128], r: i64) -> Lin {
     let tk = &tasks[k];
-    let (ck, dk) = (tk.wcet as i128, tk.deadline as i128);
-    let cap = r - ck + 1;
-    let mut s = 0i128;
+    let (ck, dk) = (tk.wcet as i64, tk.deadline as i64);
+    let cap = Lin::cap(r, ck);
+    let mut s = Lin::constant(0);
     for (i, ti) in tasks.iter().enumerate() {
         if i != k {
-            s += workload(ti, r, slack[i]).min(edf_interference(ti, dk, slack[i])).min(cap);
+            let (c, t, si) = (ti.wcet as i64, ti.period as i64, slack[i] as i64);
+            let w = sawtooth(c, t, r + ti.deadline as i64 - c - si);
+            let j = (dk / t) * c + c.min((dk % t - si).max(0));
+            s = s.add(w.min(Lin::constant(j)).min(cap));
         }
     }
-    ck + s / m as i128
+    s
 }
 
-/// A response-time bound ≤ Dₖ for task k, or `Err(last iterate above Dₖ)`.
+/// A response-time bound ≤ Dₖ for task k (the least fixed point), or
+/// `Err(an iterate above Dₖ)`.
 pub(crate) fn bound_k(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128]) -> Result<i128, i128> {
-    let dk = tasks[k].deadline as i128;
-    let mut r = tasks[k].wcet as i128;
-    for _ in 0..MAX_STEPS {
-        let next = step(tasks, m, k, slack, r);
-        if next > dk {
-            return Err(next);
-        }
-        if next == r {
-            return Ok(r);
-        }
-        r = next;
-    }
-    // Slow convergence: any R with f(R) ≤ R is a bound; walk down from Dₖ.
-    let mut r = step(tasks, m, k, slack, dk);
-    if r > dk {
-        return Err(r);
-    }
-    for _ in 0..MAX_STEPS {
-        let next = step(tasks, m, k, slack, r);
-        if next >= r {
-            break;
-        }
-        r = next;
-    }
-    Ok(r)
+    let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
+    lfp(ck, dk, m as i64, |r| interference(tasks, k, slack, r)).map(i128::from).map_err(i128::from)
 }
 
 pub(crate) struct Bounds {

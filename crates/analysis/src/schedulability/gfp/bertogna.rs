@@ -16,7 +16,8 @@ use super::super::gedf::model::{precheck, Needs};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::{bounds_line, fixed_point, order_line, priority_order, valid_order};
+use super::super::gedf::piecewise::{lfp, sawtooth, Lin};
+use super::{bounds_line, order_line, priority_order, valid_order};
 use schedlab_model::PolicyName;
 
 pub const ID: &str = "gfp.bertogna";
@@ -31,7 +32,7 @@ pub const INFO: TestInfo = TestInfo {
 };
 
 /// Wᵢ(L) given τᵢ's response-time bound rᵢ.
-#[inline]
+#[cfg(test)]
 pub(crate) fn workload(ti: &TaskParams, l: i128, ri: i128) -> i128 {
     let (c, t) = (ti.wcet as i128, ti.period as i128);
     let a = l + ri - c;
@@ -52,12 +53,14 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut 
     for (pos, &k) in order.iter().enumerate() {
         let hp = &order[..pos];
         let (ck, dk) = (tasks[k].wcet as i128, tasks[k].deadline as i128);
-        let f = |x: i128| {
-            let cap = x - ck + 1;
-            let s: i128 = hp.iter().map(|&i| workload(&tasks[i], x, rb[i]).min(cap)).sum();
-            ck + s / m as i128
+        let f = |x: i64| {
+            let cap = Lin::cap(x, ck as i64);
+            hp.iter().fold(Lin::constant(0), |acc, &i| {
+                let (c, t) = (tasks[i].wcet as i64, tasks[i].period as i64);
+                acc.add(sawtooth(c, t, x + rb[i] as i64 - c).min(cap))
+            })
         };
-        match fixed_point(ck, dk, f) {
+        match lfp(ck as i64, dk as i64, m as i64, f).map(i128::from).map_err(i128::from) {
             Ok(b) => {
                 r[k] = Some(b);
                 rb[k] = b;

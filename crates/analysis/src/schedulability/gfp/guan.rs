@@ -19,7 +19,8 @@ use super::super::gedf::model::{precheck, Needs};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::{bounds_line, fixed_point, order_line, priority_order, valid_order};
+use super::super::gedf::piecewise::{lfp, sawtooth, Lin};
+use super::{bounds_line, order_line, priority_order, valid_order};
 use schedlab_model::PolicyName;
 use std::cell::RefCell;
 
@@ -34,13 +35,13 @@ pub const INFO: TestInfo = TestInfo {
     source: "Guan, Stigge, Yi & Yu 2009 (RTSS)",
 };
 
-#[inline]
+#[cfg(test)]
 pub(crate) fn w_nc(ti: &TaskParams, x: i128) -> i128 {
     let (c, t) = (ti.wcet as i128, ti.period as i128);
     (x / t) * c + c.min(x % t)
 }
 
-#[inline]
+#[cfg(test)]
 pub(crate) fn w_ci(ti: &TaskParams, x: i128, ri: i128) -> i128 {
     let (c, t) = (ti.wcet as i128, ti.period as i128);
     let y = (x - c).max(0);
@@ -48,32 +49,53 @@ pub(crate) fn w_ci(ti: &TaskParams, x: i128, ri: i128) -> i128 {
     (y / t) * c + c + alpha
 }
 
-/// Ω(x) for task k with higher-priority tasks `hp` and their bounds `rb`.
+/// W_CI,ᵢ as a piecewise-linear function of x (right slope and room; it
+/// jumps up by one where α wraps from Cᵢ − 1 to 0, so a piece ends there).
 #[inline]
-fn omega(tasks: &[TaskParams], m: u32, hp: &[usize], rb: &[i128], ck: i128, x: i128, diffs: &mut Vec<i128>) -> i128 {
-    let cap = x - ck + 1;
-    let mut s = 0i128;
+fn w_ci_lin(ti: &TaskParams, x: i64, ri: i64) -> Lin {
+    let (c, t) = (ti.wcet as i64, ti.period as i64);
+    if x < c {
+        return Lin { v: c, slope: 0, room: c - x };
+    }
+    let y = x - c;
+    let (q, r) = (y / t, y % t);
+    let z = r - (t - ri);
+    let (alpha, slope, room) = if z < 0 {
+        (0, 0, -z)
+    } else if z < c - 1 {
+        (z, 1, c - 1 - z)
+    } else {
+        (c - 1, 0, t - 1 - r)
+    };
+    Lin { v: q * c + c + alpha, slope, room }
+}
+
+/// Ω(x) for task k with higher-priority tasks `hp` and their bounds `rb`,
+/// piecewise linear (the top-(m − 1) sum is convex, so value + slope·δ
+/// bounds it from below over the room).
+#[inline]
+fn omega(tasks: &[TaskParams], m: u32, hp: &[usize], rb: &[i128], ck: i64, x: i64, diffs: &mut Vec<Lin>) -> Lin {
+    let cap = Lin::cap(x, ck);
+    let mut s = Lin::constant(0);
     diffs.clear();
     for &i in hp {
-        let nc = w_nc(&tasks[i], x).min(cap);
-        let ci = w_ci(&tasks[i], x, rb[i]).min(cap);
-        s += nc;
-        if ci > nc {
-            diffs.push(ci - nc);
-        }
+        let ti = &tasks[i];
+        let nc = sawtooth(ti.wcet as i64, ti.period as i64, x).min(cap);
+        let ci = w_ci_lin(ti, x, rb[i] as i64).min(cap);
+        s = s.add(nc);
+        diffs.push(Lin { v: ci.v - nc.v, slope: ci.slope - nc.slope, room: ci.room.min(nc.room) });
     }
+    let room = diffs.iter().map(|d| d.room).min().unwrap_or(super::super::gedf::piecewise::FAR);
     let top = m as usize - 1;
     if diffs.len() > top {
-        if top == 0 {
-            diffs.clear();
-        } else {
-            let cut = diffs.len() - top;
-            diffs.select_nth_unstable(cut);
-            diffs.drain(..cut);
-        }
+        diffs.sort_unstable_by(|a, b| (b.v, b.slope).cmp(&(a.v, a.slope)));
+        diffs.truncate(top);
     }
-    s + diffs.iter().sum::<i128>()
+    let sel = diffs.iter().fold(Lin::constant(0), |acc, d| Lin { v: acc.v + d.v, slope: acc.slope + d.slope, room: FAR_ROOM });
+    Lin { v: s.v + sel.v, slope: s.slope + sel.slope, room: s.room.min(room) }
 }
+
+const FAR_ROOM: i64 = super::super::gedf::piecewise::FAR;
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut E) -> Verdict {
     let needs = Needs { constrained: true, ..Needs::default() };
@@ -89,8 +111,8 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut 
     for (pos, &k) in order.iter().enumerate() {
         let hp = &order[..pos];
         let (ck, dk) = (tasks[k].wcet as i128, tasks[k].deadline as i128);
-        let f = |x: i128| ck + omega(tasks, m, hp, &rb, ck, x, &mut diffs.borrow_mut()) / m as i128;
-        match fixed_point(ck, dk, f) {
+        let f = |x: i64| omega(tasks, m, hp, &rb, ck as i64, x, &mut diffs.borrow_mut());
+        match lfp(ck as i64, dk as i64, m as i64, f).map(i128::from).map_err(i128::from) {
             Ok(b) => {
                 r[k] = Some(b);
                 rb[k] = b;

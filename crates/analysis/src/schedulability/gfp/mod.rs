@@ -17,9 +17,6 @@ use super::gedf::explain::{ns, Explain};
 use super::input::{Input, TaskParams};
 use super::uni::order;
 
-/// Iterations of one fixed point before the fallback (as `gedf.rta`).
-pub const MAX_STEPS: usize = 256;
-
 /// The priority order of `input` (highest first), or the task that lacks an
 /// explicit priority and why.
 pub fn priority_order(input: &Input) -> Result<Vec<usize>, (usize, String)> {
@@ -31,36 +28,6 @@ pub fn priority_order(input: &Input) -> Result<Vec<usize>, (usize, String)> {
 pub(crate) fn order_line(input: &Input, order: &[usize]) -> String {
     let names: Vec<String> = order.iter().map(|&i| input.task_label(i)).collect();
     format!("priority order ({}), highest first: {}", order::name(order::assignment(input)), names.join(", "))
-}
-
-/// A response-time bound ≤ `d` from the monotone step function `f`: the
-/// least fixed point from `c` upward; after [`MAX_STEPS`] steps, f(d) and
-/// downward (any R with f(R) ≤ R bounds the response time). `Err(last
-/// iterate above d)` when none is found.
-pub(crate) fn fixed_point(c: i128, d: i128, f: impl Fn(i128) -> i128) -> Result<i128, i128> {
-    let mut r = c;
-    for _ in 0..MAX_STEPS {
-        let next = f(r);
-        if next > d {
-            return Err(next);
-        }
-        if next == r {
-            return Ok(r);
-        }
-        r = next;
-    }
-    let mut r = f(d);
-    if r > d {
-        return Err(r);
-    }
-    for _ in 0..MAX_STEPS {
-        let next = f(r);
-        if next >= r {
-            break;
-        }
-        r = next;
-    }
-    Ok(r)
 }
 
 /// Checks the order is a permutation of the tasks; `false` explains why.
