@@ -41,9 +41,15 @@ impl<K: Ord + Copy> IndexedHeap<K> {
     /// Removes and returns the smallest.
     #[inline]
     pub fn pop(&mut self) -> Option<(u32, K)> {
-        let top = self.peek()?;
-        self.remove(top.0);
-        Some(top)
+        let &(key, id) = self.heap.first()?;
+        self.pos[id as usize] = ABSENT;
+        let last = self.heap.pop().expect("non-empty heap");
+        if !self.heap.is_empty() {
+            // The last leaf replaces the root and only sifts down.
+            self.heap[0] = last;
+            self.down(0);
+        }
+        Some((id, key))
     }
     /// Removes `id` if present.
     pub fn remove(&mut self, id: u32) {
