@@ -5,32 +5,38 @@
 //! deadline wins; then the lower task index (the heap breaks equal keys by
 //! id, which is the task index).
 
-use super::window::{Weight, NEVER};
+use super::subtasks::{group_deadline, Entry};
+use super::window::NEVER;
 
-/// (deadline, tie): `tie` packs 1 − b in its top bit and the complement of
-/// the group deadline (capped at 2^63 − 1) below it, so one integer
-/// comparison applies the b rule and then the group-deadline rule.
-pub(crate) type Key = (u64, u64);
+/// deadline << 64 | tie, where `tie` packs 1 − b in its top bit and the
+/// complement of the group deadline (capped at 2^63 − 1) below it: one
+/// integer comparison applies the deadline rule, the b rule and then the
+/// group-deadline rule.
+pub(crate) type Key = u128;
 
 const LOW63: u64 = (1 << 63) - 1;
 
-/// The key of subtask `i` of a task of weight `w` whose windows are
-/// shifted by `theta` quanta.
+/// The key of a subtask (its block's entry, moved by `shift` quanta).
 #[inline]
-pub(crate) fn key(w: Weight, i: u64, theta: u64) -> Key {
-    let d = w.deadline(i).saturating_add(theta);
-    let b = w.b(i);
-    let g = match w.group_deadline(i) {
-        0 => 0,
+pub(crate) fn key(x: Entry, shift: u64) -> Key {
+    let g = match group_deadline(x, shift) {
         NEVER => LOW63,
-        g => g.saturating_add(theta).min(LOW63),
+        g => g.min(LOW63),
     };
-    (d, (!b as u64) << 63 | (LOW63 - g))
+    let tie = (!x.b as u64) << 63 | (LOW63 - g);
+    (x.d.saturating_add(shift) as u128) << 64 | tie as u128
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pd2::window::Weight;
+
+    /// The key of subtask i of a task of weight w shifted by theta.
+    fn key(w: Weight, i: u64, theta: u64) -> Key {
+        let (k, j) = ((i - 1) / w.e, (i - 1) % w.e + 1);
+        super::key(Entry::of(w, j), k * w.p + theta)
+    }
 
     #[test]
     fn deadline_then_successor_bit_then_larger_group_deadline() {
@@ -54,13 +60,13 @@ mod tests {
         // A weight-1 task (b = 0, D = ∞) beats a finite group deadline at the
         // same d and b = 0, and loses to b = 1.
         let full = Weight::new(3, 3);
-        assert_eq!(key(full, 5, 0).0, 5);
+        assert_eq!(key(full, 5, 0) >> 64, 5);
         assert!(key(full, 5, 0) < key(six, 3, 0));
         assert!(key(six, 2, 1) < key(full, 5, 0));
         // 4. Everything equal: equal keys (the heap then orders by task).
         let five = Weight::new(5, 10); // T_2: d 4, b 0, D 4
         assert_eq!(key(six, 3, 0), key(five, 2, 1));
         // The shift θ moves d and D.
-        assert_eq!(key(six, 1, 7), (9, (LOW63 - 10)));
+        assert_eq!(key(six, 1, 7), 9 << 64 | (LOW63 - 10) as u128);
     }
 }

@@ -22,6 +22,7 @@
 
 mod admit;
 mod key;
+mod subtasks;
 mod window;
 
 pub(crate) use admit::params;
@@ -30,6 +31,7 @@ use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
 use schedlab_model::Placement;
+use subtasks::{Pos, Subtasks, TABLE_BUDGET};
 use window::Weight;
 
 /// "No task" / "no CPU".
@@ -48,20 +50,28 @@ pub(crate) struct Params {
 }
 
 struct TaskState {
-    w: Weight,
+    s: Subtasks,
     /// The task's released, incomplete job (the driver hands over at most one).
     job: Option<JobId>,
     release: Time,
     blocked: bool,
     /// The intra-sporadic shift θ of the current job's windows, in quanta.
     theta: u64,
-    /// The index (from 1) of the task's next subtask.
-    next: u64,
+    /// The position of the task's next subtask.
+    next: Pos,
     /// End of the quantum that holds the task's last scheduled subtask: its
     /// next subtask may not run earlier (no parallelism, one per quantum).
     slot_end: Time,
     /// CPU of the task's last scheduled subtask, `NONE` before any.
     cpu: u32,
+}
+
+impl TaskState {
+    /// The priority of the task's next subtask.
+    #[inline]
+    fn key(&self) -> Key {
+        key(self.s.entry(self.next), self.s.shift(self.next, self.theta))
+    }
 }
 
 pub(crate) struct Pd2 {
@@ -98,20 +108,13 @@ impl Pd2 {
         let q = p.quantum.max(1);
         let offset =
             (0..m as u64).map(|k| if p.stagger { (k as u128 * q as u128 / m as u128) as Time } else { 0 }).collect();
-        let tasks = p
-            .weights
-            .iter()
-            .map(|&(e, per)| TaskState {
-                w: Weight::new(e, per),
-                job: None,
-                release: 0,
-                blocked: false,
-                theta: 0,
-                next: 1,
-                slot_end: 0,
-                cpu: NONE,
-            })
-            .collect();
+        let mut budget = TABLE_BUDGET;
+        let mut tasks = Vec::with_capacity(n);
+        for &(e, per) in &p.weights {
+            let (s, used) = Subtasks::new(Weight::new(e, per), budget);
+            budget -= used;
+            tasks.push(TaskState { s, job: None, release: 0, blocked: false, theta: 0, next: Pos::FIRST, slot_end: 0, cpu: NONE });
+        }
         Pd2 {
             info: PolicyInfo {
                 name: "pd2",
@@ -160,7 +163,7 @@ impl Pd2 {
         if self.early_release {
             return at;
         }
-        let r = ts.w.release(ts.next).saturating_add(ts.theta);
+        let r = ts.s.release(ts.next, ts.theta);
         at.max(r.saturating_mul(self.q))
     }
 
@@ -173,7 +176,7 @@ impl Pd2 {
         }
         let at = self.eligible_at(ts);
         if at <= k.now() {
-            let key = key(ts.w, ts.next, ts.theta);
+            let key = ts.key();
             self.ready.push(task, key);
         } else {
             self.waiting.push(task, at);
@@ -218,18 +221,32 @@ impl Pd2 {
             }
             self.waiting.pop();
             let ts = &self.tasks[task as usize];
-            self.ready.push(task, key(ts.w, ts.next, ts.theta));
+            self.ready.push(task, ts.key());
         }
     }
 
     /// The task's next subtask runs on `cpu` in the quantum starting at `t`.
-    fn take(&mut self, task: u32, cpu: u32, t: Time) {
+    /// Its following subtask goes to `ready` if it is eligible by
+    /// `ready_by` (no boundary comes before it), else to `waiting`.
+    #[inline]
+    fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
+        let q = self.q;
         let ts = &mut self.tasks[task as usize];
-        ts.next += 1;
-        ts.slot_end = t + self.q;
+        ts.next = ts.s.after(ts.next);
+        ts.slot_end = t + q;
         ts.cpu = cpu;
-        let at = self.eligible_at(&self.tasks[task as usize]);
-        self.waiting.push(task, at);
+        // `eligible_at` and `key`, sharing the entry.
+        let x = ts.s.entry(ts.next);
+        let shift = ts.s.shift(ts.next, ts.theta);
+        let mut at = ts.slot_end.max(ts.release);
+        if !self.early_release {
+            at = at.max(x.r.saturating_add(shift).saturating_mul(q));
+        }
+        if at <= ready_by {
+            self.ready.push(task, key(x, shift));
+        } else {
+            self.waiting.push(task, at);
+        }
     }
 
     /// Sets what `cpu` runs for its quantum starting now.
@@ -285,10 +302,11 @@ impl Pd2 {
             }
             self.placed[free] = self.picked[i];
         }
+        // The next boundary is t + Q: a subtask eligible by then is ready.
         for c in 0..self.m {
             let task = self.placed[c as usize];
             if task != NONE {
-                self.take(task, c, t);
+                self.take(task, c, t, t + self.q);
             }
             self.set_slot(c, task, k);
         }
@@ -305,7 +323,8 @@ impl Pd2 {
             self.promote(t);
             let task = match self.ready.pop() {
                 Some((task, _)) => {
-                    self.take(task, c, t);
+                    // Other CPUs' boundaries come before t + Q: wait.
+                    self.take(task, c, t, t);
                     task
                 }
                 None => NONE,
@@ -338,7 +357,7 @@ impl Policy for Pd2 {
     fn release(&mut self, job: Job, k: &mut dyn Kernel) {
         let task = job.id.task;
         let Some(ts) = self.tasks.get_mut(task as usize) else { return };
-        let (e, p) = (ts.w.e as u128, ts.w.p as u128);
+        let p = ts.s.w.p as u128;
         let seq = job.id.seq as u128;
         // θ_k = max(θ_{k−1}, ⌈release/Q⌉ − k·p): a late release shifts this
         // job's windows (and, since θ never decreases, the later jobs').
@@ -346,8 +365,7 @@ impl Policy for Pd2 {
         let theta = rq.saturating_sub(seq * p);
         ts.theta = ts.theta.max(u64::try_from(theta).unwrap_or(u64::MAX));
         // The job's first subtask, or further on if its predecessor overran.
-        let first = u64::try_from(seq * e + 1).unwrap_or(u64::MAX);
-        ts.next = ts.next.max(first);
+        ts.next = ts.next.max(Pos::job(job.id.seq));
         ts.job = Some(job.id);
         ts.release = job.release;
         ts.blocked = false;

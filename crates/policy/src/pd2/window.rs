@@ -68,26 +68,41 @@ impl Weight {
         }
     }
 
+    /// (d(T_i), b(T_i)) from one division.
+    #[inline]
+    pub fn deadline_and_b(self, i: u64) -> (u64, bool) {
+        match i.checked_mul(self.p) {
+            Some(x) => (x / self.e + u64::from(x % self.e != 0), x % self.e != 0),
+            None => (self.deadline(i), self.b(i)),
+        }
+    }
+
     /// Heavy: u ≥ 1/2. Only heavy tasks have a group deadline.
     #[inline]
     pub fn heavy(self) -> bool {
         2 * self.e as u128 >= self.p as u128
     }
 
-    /// Group deadline D(T_i) (formula 2.9): 0 for a light task (u < 1/2);
-    /// for a heavy task with u < 1, ⌈⌈d·(1 − u)⌉ / (1 − u)⌉ with d = d(T_i),
-    /// that is ⌈c·p/(p − e)⌉ with c = ⌈d·(p − e)/p⌉.
+    /// D(T_i), see [`Weight::group_deadline_after`].
+    #[cfg(test)]
+    pub fn group_deadline(self, i: u64) -> u64 {
+        self.group_deadline_after(self.deadline(i))
+    }
+
+    /// The group deadline D (formula 2.9) of the subtask whose deadline is
+    /// `d`: 0 for a light task (u < 1/2); for a heavy task with u < 1,
+    /// ⌈⌈d·(1 − u)⌉ / (1 − u)⌉, that is ⌈c·p/(p − e)⌉ with c = ⌈d·(p − e)/p⌉.
     ///
     /// A weight-1 task (e = p) has 1 − u = 0 and the formula divides by
     /// zero. Its windows are single quanta that abut: a subtask scheduled
     /// late pushes every later one late, the cascade never ends, so its
     /// group deadline is taken as +∞ ([`NEVER`]): among subtasks tied on
     /// deadline and successor bit, a weight-1 task's goes first. (Read
-    /// literally, the definition that [`tests::group_deadline_by_walk`]
-    /// implements would give d(T_i), since b = 0 for every subtask of a
-    /// weight-1 task; the convention here is the closed form's limit
-    /// u → 1.)
-    pub fn group_deadline(self, i: u64) -> u64 {
+    /// literally, the definition the tests walk (`group_deadline_by_walk`)
+    /// would give d(T_i), since b = 0 for every subtask of a weight-1 task;
+    /// the convention here is the closed form's limit u → 1.)
+    #[inline]
+    pub fn group_deadline_after(self, d: u64) -> u64 {
         if !self.heavy() {
             return 0;
         }
@@ -95,7 +110,6 @@ impl Weight {
             return NEVER;
         }
         let s = self.p - self.e;
-        let d = self.deadline(i);
         let c = mul_div_ceil(d, s, self.p);
         mul_div_ceil(c, self.p, s)
     }
@@ -210,6 +224,18 @@ pub(crate) mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn deadline_and_b_agree_with_their_formulas() {
+        for (e, p) in [(1, 1), (3, 7), (6, 10), (5, 5), (99, 100), (1, 60)] {
+            let w = Weight::new(e, p);
+            for i in 1..=5 * e {
+                assert_eq!(w.deadline_and_b(i), (w.deadline(i), w.b(i)));
+            }
+        }
+        let w = Weight::new(3, u64::MAX / 2);
+        assert_eq!(w.deadline_and_b(7), (w.deadline(7), w.b(7)));
     }
 
     #[test]
