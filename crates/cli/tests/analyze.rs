@@ -67,3 +67,38 @@ fn bad_input_exits_2_and_names_the_problem() {
     let broken = write("broken.yaml", "platform: {cpus: 0}\ntasks: []\n");
     assert_eq!(schedlab(&["analyze", broken.to_str().unwrap()]).status.code(), Some(2));
 }
+
+const PARTITIONED: &str = "platform: {cpus: 2}\npolicy: {name: pedf}\ntasks:\n- {name: a, wcet: 6ms, period: 10ms}\n- {name: b, wcet: 6ms, period: 10ms}\n- {name: c, wcet: 3ms, period: 10ms, cpu: 1}\n- {name: d, wcet: 3ms, period: 10ms}\n";
+
+#[test]
+fn partition_respects_pins_and_writes_them_back() {
+    let spec = write("part.yaml", PARTITIONED);
+    let out = spec.with_file_name("pinned.yaml");
+    let o = schedlab(&["partition", spec.to_str().unwrap(), "--heuristic", "ffd", "-o", out.to_str().unwrap(), "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["test"], "pedf.qpa");
+    let bin_of = |name: &str| v["bins"].as_array().unwrap().iter().position(|b| b["tasks"].as_array().unwrap().iter().any(|t| t == name)).unwrap();
+    assert_eq!(bin_of("c"), 1, "c is pinned to CPU 1");
+    assert_ne!(bin_of("a"), bin_of("b"), "0.6 + 0.6 does not fit one CPU");
+    // The written spec pins every task where the partition put it, and simulates without a miss.
+    let pinned = text(&std::fs::read(&out).unwrap());
+    assert_eq!(pinned.matches("cpu: ").count(), 4, "{pinned}");
+    let sim = schedlab(&["simulate", out.to_str().unwrap(), "--json"]);
+    let s: serde_json::Value = serde_json::from_slice(&sim.stdout).unwrap();
+    assert_eq!(s["totals"]["misses"], 0);
+}
+
+#[test]
+fn partition_failures_and_bad_input() {
+    let spec = write("part-over.yaml", &PARTITIONED.replace("wcet: 3ms, period: 10ms, cpu: 1", "wcet: 5ms, period: 10ms, cpu: 1"));
+    let o = schedlab(&["partition", spec.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1), "0.6+0.6+0.5+0.3 = 2.0 with a pin that blocks a fit: {}", text(&o.stdout));
+    let g = write("part-global.yaml", FULL);
+    let o = schedlab(&["partition", g.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("does not partition"), "{}", text(&o.stderr));
+    let o = schedlab(&["partition", spec.to_str().unwrap(), "--heuristic", "best"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("ffd"));
+}

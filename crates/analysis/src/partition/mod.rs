@@ -34,7 +34,7 @@ pub use heuristic::{Heuristic, Rule};
 pub use pack::{pack, pack_exact, pack_with, Admit};
 pub use problem::{Assignment, Pin, PinnedCheck, Problem};
 pub use size::{Metric, Share};
-pub use spec::{pack_spec, problem_for, Target};
+pub use spec::{pack_spec, pin_for, problem_for, Target};
 
 #[cfg(test)]
 mod tests;

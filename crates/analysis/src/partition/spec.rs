@@ -46,24 +46,19 @@ pub fn problem_for(spec: &Spec, target: Target, metric: Metric) -> Result<Proble
                 return Err(invalid(Some(i), format!("tasks[{i}].cluster: cluster {k} does not exist")));
             }
         }
-        let pin = match target {
-            Target::Cpus => match (t.cpu, t.cluster) {
-                (Some(c), _) => Pin::Bin(c as usize),
-                (None, Some(k)) => Pin::Among(clusters.map(|cl| cl[k as usize].iter().map(|&c| c as usize).collect()).unwrap_or_default()),
-                (None, None) => Pin::Free,
-            },
-            Target::Clusters => match (t.cluster, t.cpu) {
-                (Some(k), Some(c)) if cluster_of(c) != Some(k as usize) => {
+        if target == Target::Clusters {
+            if let (Some(k), Some(c)) = (t.cluster, t.cpu) {
+                if cluster_of(c) != Some(k as usize) {
                     return Err(invalid(Some(i), format!("tasks[{i}].cpu: CPU {c} is not in the task's cluster {k}")));
                 }
-                (Some(k), _) => Pin::Bin(k as usize),
-                (None, Some(c)) => match cluster_of(c) {
-                    Some(k) => Pin::Bin(k),
-                    None => return Err(invalid(Some(i), format!("tasks[{i}].cpu: CPU {c} is in no cluster"))),
-                },
-                (None, None) => Pin::Free,
-            },
-        };
+            }
+            if let (None, Some(c)) = (t.cluster, t.cpu) {
+                if cluster_of(c).is_none() {
+                    return Err(invalid(Some(i), format!("tasks[{i}].cpu: CPU {c} is in no cluster")));
+                }
+            }
+        }
+        let pin = pin_for(t.cpu, t.cluster, clusters.map(|c| c.as_slice()), target);
         pins.push(pin);
     }
     let (capacities, bin_word) = match target {
@@ -75,6 +70,24 @@ pub fn problem_for(spec: &Spec, target: Target, metric: Metric) -> Result<Proble
     };
     let names = spec.tasks.iter().map(|t| t.name.clone()).collect();
     Ok(Problem { sizes, pins, capacities, names, bin_word, size_word: metric.name() })
+}
+
+/// Where a task with these `cpu` / `cluster` fields may be packed (the
+/// fields are assumed valid for the platform, as a loaded spec's are).
+pub fn pin_for(cpu: Option<u32>, cluster: Option<u32>, clusters: Option<&[Vec<u32>]>, target: Target) -> Pin {
+    let cluster_of = |c: u32| clusters.and_then(|cl| cl.iter().position(|k| k.contains(&c)));
+    match target {
+        Target::Cpus => match (cpu, cluster) {
+            (Some(c), _) => Pin::Bin(c as usize),
+            (None, Some(k)) => Pin::Among(clusters.and_then(|cl| cl.get(k as usize)).map(|c| c.iter().map(|&c| c as usize).collect()).unwrap_or_default()),
+            (None, None) => Pin::Free,
+        },
+        Target::Clusters => match (cluster, cpu) {
+            (Some(k), _) => Pin::Bin(k as usize),
+            (None, Some(c)) => cluster_of(c).map_or(Pin::Free, Pin::Bin),
+            (None, None) => Pin::Free,
+        },
+    }
 }
 
 /// Packs a spec's tasks with a named heuristic (`cap` and `cap-gs` are

@@ -104,7 +104,7 @@ fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
         .collect();
     let problem = Problem {
         sizes,
-        pins: vec![Default::default(); n],
+        pins: (0..n).map(|i| input.pin(i, crate::partition::Target::Clusters)).collect(),
         capacities: clusters.iter().map(|c| c.len() as u32).collect(),
         names: input.names.clone(),
         bin_word: "cluster",

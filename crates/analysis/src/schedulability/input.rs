@@ -40,6 +40,14 @@ pub struct Input {
     pub priorities: Vec<Option<u32>>,
     /// Working-set sizes in bytes (0: unknown), for cache-related delays.
     pub wss: Vec<u64>,
+    /// Tasks pinned to a CPU (`cpu`) or a cluster (`cluster`) by the spec;
+    /// partitioned and clustered packing respect them. Empty: none pinned.
+    pub cpu: Vec<Option<u32>>,
+    pub cluster: Vec<Option<u32>>,
+    /// For a subset of a task set (one CPU or cluster of a partition): each
+    /// task's index in the whole set, so explanations name it as the user
+    /// knows it. Empty: the tasks are the whole set.
+    pub index: Vec<usize>,
     /// CPU clusters, when the platform defines them.
     pub clusters: Option<Vec<Vec<u32>>>,
     pub policy: Option<PolicySpec>,
@@ -65,17 +73,28 @@ impl Input {
             names: spec.tasks.iter().map(|t| t.name.clone()).collect(),
             priorities: spec.tasks.iter().map(|t| t.priority).collect(),
             wss: spec.tasks.iter().map(|t| t.wss.map_or(0, |w| w.0)).collect(),
+            cpu: spec.tasks.iter().map(|t| t.cpu).collect(),
+            cluster: spec.tasks.iter().map(|t| t.cluster).collect(),
+            index: Vec::new(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
             options: Options::default(),
         }
     }
 
+    /// Where task `i` may be packed for `target` bins (spec pins).
+    pub fn pin(&self, i: usize, target: crate::partition::Target) -> crate::partition::Pin {
+        let cpu = self.cpu.get(i).copied().flatten();
+        let cluster = self.cluster.get(i).copied().flatten();
+        crate::partition::pin_for(cpu, cluster, self.clusters.as_deref(), target)
+    }
+
     /// How a task is named in explanations: `name (tasks[i])`, or `tasks[i]`.
     pub fn task_label(&self, i: usize) -> String {
+        let k = self.index.get(i).copied().unwrap_or(i);
         match self.names.get(i) {
-            Some(n) => format!("task {n} (tasks[{i}])"),
-            None => format!("tasks[{i}]"),
+            Some(n) => format!("task {n} (tasks[{k}])"),
+            None => format!("tasks[{k}]"),
         }
     }
 }

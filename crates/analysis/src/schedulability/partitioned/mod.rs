@@ -62,6 +62,7 @@ pub(crate) fn sub_input(input: &Input, members: &[usize], cpus: u32) -> Input {
     sub.names = members.iter().map(|&i| input.names.get(i).cloned().unwrap_or_else(|| format!("#{i}"))).collect();
     sub.priorities = members.iter().map(|&i| input.priorities.get(i).copied().flatten()).collect();
     sub.wss = pick(&input.wss);
+    sub.index = members.iter().map(|&i| input.index.get(i).copied().unwrap_or(i)).collect();
     sub.policy = input.policy.clone();
     sub.options.blocking = pick(&input.options.blocking);
     sub.options.npr = if input.options.npr.is_empty() { Vec::new() } else { members.iter().map(|&i| input.options.npr.get(i).copied().flatten()).collect() };
@@ -125,7 +126,7 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
     };
     let problem = Problem {
         sizes: input.tasks.iter().map(size).collect(),
-        pins: vec![Default::default(); n],
+        pins: (0..n).map(|i| input.pin(i, crate::partition::Target::Cpus)).collect(),
         capacities: vec![1; m],
         names: input.names.clone(),
         bin_word: "CPU",

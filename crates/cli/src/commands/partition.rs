@@ -1,0 +1,177 @@
+//! `schedlab partition SPEC`: pack the tasks of a partitioned or clustered
+//! policy onto CPUs or clusters with a schedulability test as the fit test,
+//! print the partition with each bin's verdict, and optionally write the
+//! spec back with the tasks pinned.
+
+use crate::output::{print_json, write_out};
+use crate::EXIT_BAD_INPUT;
+use schedlab_analysis::partition::Heuristic;
+use schedlab_analysis::report::{outcome_json, suggest};
+use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
+use schedlab_model::spec::Domains;
+use schedlab_model::{load_path, Format, PolicyName};
+use serde_json::json;
+use std::path::PathBuf;
+
+/// Partition the spec's tasks onto CPUs (partitioned policies) or clusters
+/// (clustered policies): each task goes where the heuristic puts it among
+/// the bins that stay schedulable under the test (test-driven packing). Prints
+/// the partition and every bin's verdict; with -o, writes the spec with every
+/// task pinned (`cpu` or `cluster`), ready for `simulate` or `run`. Exit code
+/// 0 when every task was placed and every bin passes, 1 otherwise, 2 for bad input.
+#[derive(clap::Args)]
+#[command(after_help = "Examples:
+  schedlab partition set.yaml                         the policy's default test, its heuristic (default wfd)
+  schedlab partition set.yaml --heuristic ffd --test pedf.qpa -o pinned.yaml
+  schedlab partition examples/demo.yaml --json")]
+pub struct Args {
+    /// The spec file.
+    spec: PathBuf,
+    /// Packing heuristic (repeatable: tried in turn, the first that succeeds wins): ff, bf, wf, nf, ffd, bfd, wfd, nfd [default: the spec's `partitioning`, else wfd].
+    #[arg(long = "heuristic", value_name = "H")]
+    heuristics: Vec<String>,
+    /// The partitioned or clustered test (registry ID) [default: pedf.qpa, pfp.rta, pllf.util, pfpds.rta, cedf.global or cfp.global by policy].
+    #[arg(long = "test", value_name = "ID")]
+    test: Option<String>,
+    /// For partitioned tests with `admit`: the uniprocessor test admitting each task onto a CPU (e.g. uni.edf.qpa).
+    #[arg(long, value_name = "ID")]
+    admission: Option<String>,
+    /// Write the spec with every task pinned to this file (.yaml or .json).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+}
+
+/// The partitioned test a policy is checked with by default.
+fn default_test(p: PolicyName) -> Option<&'static str> {
+    Some(match p {
+        PolicyName::Pedf => "pedf.qpa",
+        PolicyName::Pfp => "pfp.rta",
+        PolicyName::Pllf => "pllf.util",
+        PolicyName::Fpds => "pfpds.rta",
+        PolicyName::Cedf => "cedf.global",
+        PolicyName::Cfp => "cfp.global",
+        _ => return None,
+    })
+}
+
+pub fn run(a: Args, as_json: bool) -> i32 {
+    let bad = |msg: String| {
+        if as_json {
+            print_json(&json!({"error": msg}));
+        }
+        eprintln!("schedlab partition: {msg}");
+        EXIT_BAD_INPUT
+    };
+    let loaded = match load_path(&a.spec) {
+        Ok(l) => l,
+        Err(e) => {
+            if as_json {
+                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
+            }
+            eprintln!("{e}");
+            return EXIT_BAD_INPUT;
+        }
+    };
+    let mut spec = loaded.spec;
+    let Some(policy) = spec.policy.as_ref().map(|p| p.name) else {
+        return bad(format!("{}: the spec has no `policy`; add a partitioned or clustered one, e.g. `policy: {{name: pedf}}`", a.spec.display()));
+    };
+    let id = match (&a.test, default_test(policy)) {
+        (Some(t), _) => t.clone(),
+        (None, Some(t)) => t.to_string(),
+        (None, None) => {
+            return bad(format!(
+                "{}: policy.name: `{}` does not partition; use a partitioned (pedf, pfp, pllf, fpds) or clustered (cedf, cfp) policy, or --test",
+                a.spec.display(),
+                policy.name()
+            ))
+        }
+    };
+    let Some(test) = find(&id) else {
+        let hint = suggest(&id).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
+        return bad(format!("--test: unknown test `{id}`{hint}; `schedlab tests` lists them"));
+    };
+    let mut input = Input::from_spec(&spec);
+    for h in &a.heuristics {
+        match h.parse::<Heuristic>() {
+            Ok(h) => input.options.heuristics.push(h),
+            Err(e) => return bad(format!("--heuristic: {e}")),
+        }
+    }
+    if let Some(adm) = &a.admission {
+        if find(adm).is_none() {
+            return bad(format!("--admission: unknown test `{adm}`; `schedlab tests` lists them"));
+        }
+        input.options.admission = Some(adm.clone());
+    }
+    let outcome = (test.run)(&input);
+    let Some(Data::Partition(part)) = outcome.data.clone() else {
+        if outcome.verdict == Verdict::NotApplicable || outcome.verdict == Verdict::Inconclusive {
+            // No partition was found: report why.
+            if as_json {
+                print_json(&json!({"file": loaded.file, "placed": false, "outcome": outcome_json(&outcome, &input)}));
+            } else {
+                println!("{}: {} {}: {}", loaded.file, outcome.test, outcome.verdict, outcome.reason);
+            }
+            return 1;
+        }
+        return bad(format!("--test: `{id}` is not a partitioned or clustered test (it returns no partition)"));
+    };
+    let clustered = policy.domains() == Domains::PerCluster;
+    let members = part.members();
+    let pass = outcome.verdict == Verdict::Schedulable;
+    if let Some(out) = &a.output {
+        for (t, &b) in part.bins.iter().enumerate() {
+            if clustered {
+                // A task pinned to a CPU stays on it (packing kept it in that CPU's cluster).
+                spec.tasks[t].cluster = Some(b as u32);
+            } else {
+                spec.tasks[t].cpu = part.cpus[b].first().copied();
+            }
+        }
+        let text = match Format::from_path(out) {
+            Format::Json => schedlab_model::emit::to_json(&spec),
+            Format::Yaml => schedlab_model::emit::to_yaml(&spec),
+        };
+        if let Err(e) = write_out(Some(out), &text) {
+            eprintln!("schedlab partition: cannot write {}: {e}", out.display());
+            return 1;
+        }
+    }
+    if as_json {
+        let bins: Vec<_> = members
+            .iter()
+            .enumerate()
+            .map(|(b, ts)| {
+                json!({
+                    "bin": b, "cpus": part.cpus[b],
+                    "tasks": ts.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect::<Vec<_>>(),
+                    "outcome": part.outcomes.get(b).map(|o| outcome_json(o, &input)),
+                })
+            })
+            .collect();
+        print_json(&json!({
+            "file": loaded.file, "test": outcome.test, "heuristic": part.heuristic, "schedulable": pass,
+            "bins": bins, "outcome": outcome_json(&outcome, &input), "written": a.output,
+        }));
+    } else {
+        println!("{}: {} by {} ({}): {}", loaded.file, outcome.test, part.heuristic, outcome.verdict, outcome.reason);
+        for (b, ts) in members.iter().enumerate() {
+            let names: Vec<String> = ts.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect();
+            let what = if clustered { format!("cluster {b} (CPUs {:?})", part.cpus[b]) } else { format!("CPU {}", part.cpus[b].first().copied().unwrap_or(b as u32)) };
+            let verdict = part.outcomes.get(b).map(|o| format!("{}: {}", o.verdict, o.reason)).unwrap_or_default();
+            println!("  {what}: {}", if names.is_empty() { "-".to_string() } else { names.join(", ") });
+            if !verdict.is_empty() {
+                println!("    {verdict}");
+            }
+        }
+        if let Some(out) = &a.output {
+            println!("wrote {} with every task pinned", out.display());
+        }
+    }
+    if pass {
+        0
+    } else {
+        1
+    }
+}
