@@ -53,9 +53,11 @@ demo: develop
 	$(VENV)/bin/schedlab gen --seed 7 -o out/generated.yaml
 	$(VENV)/bin/schedlab check out/generated.yaml
 	$(VENV)/bin/schedlab check examples/demo.yaml
+	$(VENV)/bin/schedlab analyze examples/demo.yaml
+	$(VENV)/bin/schedlab partition examples/demo.yaml -o out/demo-pinned.yaml
 	$(VENV)/bin/schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json --csv out/demo-jobs.csv
 	$(VENV)/bin/schedlab validate out/demo.jsonl
-	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv"
+	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv, out/demo-pinned.yaml"
 
 # Release builds only; about 2.5 minutes on a 2-core machine. Results go to
 # bench/results/ and the tables to docs/performance.md (by hand).
