@@ -425,3 +425,162 @@ impl Policy for Pd2 {
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A scripted kernel: records timers and rescheduling requests.
+    #[derive(Default)]
+    struct K {
+        now: Time,
+        timers: Vec<(u64, Time)>,
+        next: u64,
+        marked: Vec<Cpu>,
+    }
+
+    impl Kernel for K {
+        fn now(&self) -> Time {
+            self.now
+        }
+        fn consumed(&self, _job: JobId) -> Time {
+            0
+        }
+        fn running(&self, _cpu: Cpu) -> Option<JobId> {
+            None
+        }
+        fn resched(&mut self, cpu: Cpu) {
+            self.marked.push(cpu);
+        }
+        fn arm(&mut self, at: Time, _tag: u64) -> TimerId {
+            self.next += 1;
+            self.timers.push((self.next, at.max(self.now)));
+            TimerId(self.next)
+        }
+        fn cancel(&mut self, timer: TimerId) {
+            self.timers.retain(|t| t.0 != timer.0);
+        }
+    }
+
+    impl K {
+        /// Moves to `t` and fires the timers due, in arming order.
+        fn at(&mut self, p: &mut Pd2, t: Time) {
+            self.now = t;
+            while let Some(i) = self.timers.iter().position(|x| x.1 <= t) {
+                let (id, _) = self.timers.remove(i);
+                p.timer(TimerId(id), 0, self);
+            }
+        }
+        fn armed(&self) -> Vec<Time> {
+            self.timers.iter().map(|t| t.1).collect()
+        }
+    }
+
+    const Q: Time = 1_000;
+
+    fn pd2(weights: &[(u64, u64)], cpus: u32) -> Pd2 {
+        Pd2::new(Params { quantum: Q, weights: weights.to_vec(), cpus, stagger: false, early_release: false })
+    }
+
+    fn job(task: u32, seq: u64, release: Time) -> Job {
+        Job { id: JobId { task, seq }, release, deadline: release + 10 * Q }
+    }
+
+    fn answers(p: &mut Pd2, k: &mut K) -> Vec<Option<(u32, u64)>> {
+        (0..p.m).map(|c| p.schedule(c, k).map(|j| (j.task, j.seq))).collect()
+    }
+
+    /// The boundary timer runs only while there is work: it sleeps through
+    /// idle quanta and restarts on a release, at the next boundary when the
+    /// release falls mid-quantum.
+    #[test]
+    fn the_timer_chain_follows_the_work() {
+        let mut p = pd2(&[(1, 10)], 1);
+        let mut k = K::default();
+        p.release(job(0, 0, 0), &mut k);
+        assert_eq!(k.armed(), vec![0]);
+        k.at(&mut p, 0);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))]);
+        assert_eq!(k.armed(), vec![Q], "the running subtask ends at Q");
+        k.now = Q / 2;
+        p.complete(JobId { task: 0, seq: 0 }, &mut k);
+        assert_eq!(answers(&mut p, &mut k), vec![None], "the rest of the quantum idles");
+        k.at(&mut p, Q);
+        assert!(k.armed().is_empty(), "no work: the chain stops");
+        // A release mid-quantum (θ = 11 − 10 = 1): eligible from 11Q on.
+        k.now = 10 * Q + 300;
+        k.marked.clear();
+        p.release(job(0, 1, 10 * Q + 300), &mut k);
+        assert_eq!(k.armed(), vec![11 * Q]);
+        assert!(k.marked.is_empty() && answers(&mut p, &mut k) == vec![None], "nothing runs before the boundary");
+        k.at(&mut p, 11 * Q);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 1))]);
+        assert_eq!(k.marked, vec![0]);
+    }
+
+    /// A subtask whose window starts later is not run early (without early
+    /// release), and the chain sleeps until that window.
+    #[test]
+    fn the_chain_sleeps_until_the_next_window() {
+        let mut p = pd2(&[(2, 10)], 1); // windows [0,5), [5,10)
+        let mut k = K::default();
+        p.release(job(0, 0, 0), &mut k);
+        k.at(&mut p, 0);
+        k.at(&mut p, Q);
+        assert_eq!(answers(&mut p, &mut k), vec![None]);
+        assert_eq!(k.armed(), vec![5 * Q]);
+        k.at(&mut p, 5 * Q);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))]);
+    }
+
+    /// A task selected again after a pause goes back to its last CPU when
+    /// it is free, not to the lowest free CPU.
+    #[test]
+    fn a_returning_task_prefers_its_last_cpu() {
+        // Y weight 1, Z and X 1/2, on 3 CPUs. Quantum 0: Y, Z, X on CPUs 0,
+        // 1, 2. Quantum 2: Z has no job; X returns to CPU 2 (CPU 1 is free too).
+        let mut p = pd2(&[(1, 1), (1, 2), (1, 2)], 3);
+        let mut k = K::default();
+        for t in 0..3 {
+            p.release(job(t, 0, 0), &mut k);
+        }
+        k.at(&mut p, 0);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0)), Some((1, 0)), Some((2, 0))]);
+        k.now = Q;
+        for t in 0..3 {
+            p.complete(JobId { task: t, seq: 0 }, &mut k);
+        }
+        p.release(job(0, 1, Q), &mut k);
+        k.at(&mut p, Q);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 1)), None, None]);
+        k.now = 2 * Q;
+        p.complete(JobId { task: 0, seq: 1 }, &mut k);
+        p.release(job(0, 2, 2 * Q), &mut k);
+        p.release(job(2, 1, 2 * Q), &mut k);
+        k.at(&mut p, 2 * Q);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 2)), None, Some((2, 1))]);
+    }
+
+    /// Blocking and resuming: the job leaves its CPU at once and is back at
+    /// the first boundary after it resumes.
+    #[test]
+    fn block_and_resume() {
+        let mut p = pd2(&[(3, 4)], 1);
+        let mut k = K::default();
+        let id = JobId { task: 0, seq: 0 };
+        p.release(job(0, 0, 0), &mut k);
+        k.at(&mut p, 0);
+        k.now = Q / 2;
+        p.block(id, &mut k);
+        assert_eq!(answers(&mut p, &mut k), vec![None]);
+        k.at(&mut p, Q);
+        k.now = Q + Q / 2;
+        p.resume(id, &mut k);
+        assert_eq!(answers(&mut p, &mut k), vec![None]);
+        k.at(&mut p, 2 * Q);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))]);
+        // Events for other jobs are ignored.
+        p.complete(JobId { task: 0, seq: 7 }, &mut k);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))]);
+    }
+}
