@@ -98,7 +98,8 @@ pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildO
             lay()?; // refuses pinned tasks and a non-global recorded placement
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
         }
-        PolicyName::Fpds | PolicyName::Run => {
+        PolicyName::Run => crate::run::build(spec, placement)?,
+        PolicyName::Fpds => {
             return Err(AdmissionError::at("policy.name", format!("`{}` is not yet implemented", name.name())));
         }
     };

@@ -18,6 +18,7 @@ mod llf;
 mod order;
 mod pd2;
 mod placement;
+mod run;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};

@@ -15,7 +15,7 @@ fn err(s: &schedlab_model::Spec, placement: Option<&[Placement]>) -> String {
 
 #[test]
 fn unimplemented_policies_are_refused() {
-    for name in [PolicyName::Fpds, PolicyName::Run] {
+    for name in [PolicyName::Fpds] {
         let e = err(&spec(2, name, &[(1, 10)]), None);
         assert!(e.starts_with("policy.name: `") && e.ends_with("` is not yet implemented"), "{e}");
     }
