@@ -86,7 +86,12 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     if let Some(k) = &ex.kernel {
         a.integrity.kernel_lost = Some(k.lost);
     }
-    let mut header = Header::new(spec.clone(), Source::Runtime, config.seed, a.horizon);
+    for (kind, v) in &ex.overheads.by_kind {
+        for &d in v {
+            a.overheads.push(*kind, d);
+        }
+    }
+    let mut header = Header::new(spec.clone(), Source::Runtime, config.seed, a.horizon.max(ex.horizon));
     header.placement = plan.info.placement.clone();
     Ok(RunOutcome {
         header,

@@ -28,6 +28,8 @@
 //!    derive switches from the kernel.
 //! 2. Add a variant to [`crate::config::BackendKind`] and a line to [`select`].
 
+pub mod dispatch;
+mod dispatch_sync;
 pub mod kernel;
 
 use crate::config::BackendKind;
@@ -82,6 +84,11 @@ pub struct Executed {
     pub switches_recorded: bool,
     /// Remarks for the report (e.g. threads abandoned).
     pub notes: Vec<String>,
+    /// Overhead samples the backend measured itself (merged with assembly's).
+    pub overheads: crate::overheads::Samples,
+    /// The end of the backend's own events (ns from t0), when it records
+    /// them: the trace's horizon covers them.
+    pub horizon: u64,
 }
 
 /// A way of running a plan on this machine.
@@ -99,8 +106,6 @@ pub trait Backend {
 pub fn select(kind: BackendKind) -> Result<Box<dyn Backend>, RunError> {
     match kind {
         BackendKind::Kernel => Ok(Box::new(kernel::KernelBackend::default())),
-        BackendKind::Dispatch => Err(RunError::BadInput(
-            "the dispatch backend (a user-space dispatcher driving crate `policy`) is not yet implemented; use --backend kernel".into(),
-        )),
+        BackendKind::Dispatch => Ok(Box::new(dispatch::DispatchBackend::default())),
     }
 }
