@@ -11,7 +11,7 @@
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::explain::{explained, Explain, Quiet};
+use super::explain::{explained, Names, Explain, Quiet};
 use super::model::{precheck, Needs};
 use super::{bak, bar, bcl, ffdbf, gfb, load, rta};
 use schedlab_model::PolicyName;
@@ -43,7 +43,7 @@ fn quiet(i: usize, tasks: &[TaskParams], m: u32) -> Verdict {
     }
 }
 
-fn full(i: usize, tasks: &[TaskParams], m: u32, names: &[String]) -> Outcome {
+fn full(i: usize, tasks: &[TaskParams], m: u32, names: Names<'_>) -> Outcome {
     match i {
         0 => explained(gfb::ID, names, |e| gfb::core(tasks, m, e)),
         1 => explained(bcl::ID, names, |e| bcl::core(tasks, m, e)),
@@ -62,7 +62,7 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
     let mut applied = 0;
     for i in 0..ORDER.len() {
         if let Some((o, names)) = ex.out() {
-            let sub = full(i, tasks, m, names.0);
+            let sub = full(i, tasks, m, names);
             o.details.push(format!("{}: {} — {}", sub.test, sub.verdict, sub.reason));
             match sub.verdict {
                 Verdict::Schedulable => {
@@ -116,11 +116,11 @@ pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
 }
 
 pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
-    explained(ID, &[], |ex| core(tasks, m, ex))
+    explained(ID, Names::NONE, |ex| core(tasks, m, ex))
 }
 
 pub fn check_input(input: &Input) -> Outcome {
-    explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, ex))
+    explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, ex))
 }
 
 #[cfg(test)]

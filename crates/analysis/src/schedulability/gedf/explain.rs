@@ -5,19 +5,33 @@
 //!
 //! In a core: `if let Some((o, n)) = ex.out() { o.reason = format!(.., n.label(k)) }`.
 
+use super::super::input::Input;
 use super::super::outcome::{Outcome, Verdict};
 use schedlab_model::Duration;
 
-/// Task names for explanations (empty: `tasks[i]`).
+/// Task names for explanations (empty: `tasks[i]`), and for a subset of a
+/// task set (one cluster) each task's index in the whole set.
 #[derive(Debug, Clone, Copy)]
-pub struct Names<'a>(pub &'a [String]);
+pub struct Names<'a> {
+    pub names: &'a [String],
+    pub index: &'a [usize],
+}
 
-impl Names<'_> {
+impl<'a> Names<'a> {
+    /// No names: tasks are `tasks[i]`.
+    pub const NONE: Names<'static> = Names { names: &[], index: &[] };
+
+    /// The names (and whole-set indices) of an input.
+    pub fn of(input: &'a Input) -> Names<'a> {
+        Names { names: &input.names, index: &input.index }
+    }
+
     /// `task NAME (tasks[i])`, or `tasks[i]` without names.
     pub fn label(&self, i: usize) -> String {
-        match self.0.get(i) {
-            Some(n) => format!("task {n} (tasks[{i}])"),
-            None => format!("tasks[{i}]"),
+        let k = self.index.get(i).copied().unwrap_or(i);
+        match self.names.get(i) {
+            Some(n) => format!("task {n} (tasks[{k}])"),
+            None => format!("tasks[{k}]"),
         }
     }
 }
@@ -44,18 +58,18 @@ impl Explain for Quiet {
 #[derive(Debug)]
 pub struct Full<'a> {
     pub outcome: Outcome,
-    pub names: &'a [String],
+    pub names: Names<'a>,
 }
 
 impl Explain for Full<'_> {
     #[inline]
     fn out(&mut self) -> Option<(&mut Outcome, Names<'_>)> {
-        Some((&mut self.outcome, Names(self.names)))
+        Some((&mut self.outcome, self.names))
     }
 }
 
 /// Runs `core` on the explained path and returns the outcome with its verdict.
-pub fn explained(id: &'static str, names: &[String], core: impl FnOnce(&mut Full<'_>) -> Verdict) -> Outcome {
+pub fn explained(id: &'static str, names: Names<'_>, core: impl FnOnce(&mut Full<'_>) -> Verdict) -> Outcome {
     let mut full = Full { outcome: Outcome::new(id, Verdict::Inconclusive, ""), names };
     let v = core(&mut full);
     full.outcome.verdict = v;

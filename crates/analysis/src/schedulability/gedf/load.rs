@@ -19,7 +19,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_frac, cmp_sum, q, sum};
-use super::explain::{explained, ns, Explain, Quiet};
+use super::explain::{explained, Names, ns, Explain, Quiet};
 use super::model::{densest, dmin, precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -180,11 +180,11 @@ pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
 }
 
 pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
-    explained(ID, &[], |ex| core(tasks, m, ex))
+    explained(ID, Names::NONE, |ex| core(tasks, m, ex))
 }
 
 pub fn check_input(input: &Input) -> Outcome {
-    explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, ex))
+    explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, ex))
 }
 
 #[cfg(test)]

@@ -14,7 +14,7 @@
 //! set `gfp.bertogna` accepts is accepted here (checked on random sets).
 
 use super::super::gedf::exact::int;
-use super::super::gedf::explain::{explained, ns, Explain, Quiet};
+use super::super::gedf::explain::{explained, Names, ns, Explain, Quiet};
 use super::super::gedf::model::{precheck, Needs};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
@@ -152,12 +152,12 @@ pub fn decide(tasks: &[TaskParams], m: u32, order: &[usize]) -> Verdict {
 }
 
 pub fn check(tasks: &[TaskParams], m: u32, order: &[usize]) -> Outcome {
-    explained(ID, &[], |ex| core(tasks, m, order, ex))
+    explained(ID, Names::NONE, |ex| core(tasks, m, order, ex))
 }
 
 pub fn check_input(input: &Input) -> Outcome {
     match priority_order(input) {
-        Ok(order) => explained(ID, &input.names, |ex| core(&input.tasks, input.cpus, &order, ex)).detail(order_line(input, &order)),
+        Ok(order) => explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, &order, ex)).detail(order_line(input, &order)),
         Err((i, why)) => Outcome::not_applicable(ID, why).task(i),
     }
 }
