@@ -518,7 +518,31 @@ impl Dispatcher {
             let bell = self.bell.load(Ordering::Acquire);
             let wake = clock::now();
             self.hb.busy(wake);
+            // `real`: the wake-up; `now`, what the policy sees: the nominal
+            // time of the latest event handled (a release's or timer's due
+            // time, a completion's instant), so a late wake-up does not
+            // shift the policy's notion of the instant (PD^2's quantum
+            // boundaries, LLF's laxities); the wake-up when nothing is due.
             let now = wake.saturating_sub(t0);
+            let real = now;
+            let mut nominal: Option<u64> = None;
+            for (i, ts) in self.tasks.iter().enumerate() {
+                if self.shared[i].done.load(Ordering::Acquire) > ts.done_seen {
+                    let t = self.shared[i].done_t.load(Ordering::Acquire).saturating_sub(t0).min(real);
+                    nominal = Some(nominal.map_or(t, |n: u64| n.max(t)));
+                }
+                if let Some((rel, _)) = ts.next {
+                    if rel <= real && rel < self.duration {
+                        nominal = Some(nominal.map_or(rel, |n: u64| n.max(rel)));
+                    }
+                }
+            }
+            if let Some(&(due, _)) = self.k.timers.keys().next() {
+                if due <= real && nominal.is_none() {
+                    nominal = Some(due);
+                }
+            }
+            let now = nominal.unwrap_or(real);
             self.k.now = now;
             if self.stop.is_set() {
                 break;
@@ -555,7 +579,7 @@ impl Dispatcher {
             // 2. Releases, in task order (queued behind an incomplete predecessor).
             for (i, ts) in self.tasks.iter_mut().enumerate() {
                 while let Some((rel, dl)) = ts.next {
-                    if rel > now || rel >= self.duration {
+                    if rel > real || rel >= self.duration {
                         break;
                     }
                     ts.next = ts.releases.next().map(|a| (a.release, a.deadline));
@@ -568,8 +592,8 @@ impl Dispatcher {
                     ts.seq += 1;
                     let exec = ts.exec.amount(seq);
                     self.events.push((rel, 2, Event::Release { t: rel, task: i as u32, job: seq, deadline: dl }));
-                    self.samples.push(OverheadKind::Release, now - rel);
-                    self.events.push((rel, 5, Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: now - rel }));
+                    self.samples.push(OverheadKind::Release, real - rel);
+                    self.events.push((rel, 5, Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: real - rel }));
                     ts.queue.push_back(JobRec { seq, release: rel, deadline: dl, exec });
                     touched.push(i);
                 }
@@ -581,7 +605,7 @@ impl Dispatcher {
                     if let Some(j) = self.tasks[i].queue.pop_front() {
                         self.tasks[i].active = Some(j);
                         // Released to the policy in this instant, at its release time (not queued behind its predecessor).
-                        self.tasks[i].prompt = (j.release + 1_000_000 >= now).then_some((j.seq, wake));
+                        self.tasks[i].prompt = (j.release + 1_000_000 >= real).then_some((j.seq, wake));
                         self.policy.release(Job { id: JobId { task: i as u32, seq: j.seq }, release: j.release, deadline: j.deadline }, &mut self.k);
                     }
                 }
@@ -590,10 +614,11 @@ impl Dispatcher {
             let mut want = self.k.running.clone();
             for _ in 0..MAX_ROUNDS {
                 while let Some((&(due, id), &tag)) = self.k.timers.iter().next() {
-                    if due > now {
+                    if due > real {
                         break;
                     }
                     any = true;
+                    self.k.now = self.k.now.max(due);
                     self.k.timers.remove(&(due, id));
                     self.k.due.remove(&id);
                     self.policy.timer(TimerId(id), tag, &mut self.k);
@@ -605,28 +630,29 @@ impl Dispatcher {
                         want[c] = self.policy.schedule(c as Cpu, &mut self.k);
                     }
                 }
-                let due_now = self.k.timers.keys().next().is_some_and(|&(d, _)| d <= now);
+                let due_now = self.k.timers.keys().next().is_some_and(|&(d, _)| d <= real);
                 if !due_now && !marked {
                     break;
                 }
             }
+            let now = self.k.now;
             self.check_answers(&mut want, now);
             // 4. Switches: all switch-aways, then all switch-tos.
             let changed = self.switch(&want, t0, wake);
             let decided = clock::now();
             if any || changed {
                 self.decisions.push(decided - wake);
-                self.events.push((now, 5, Event::Overhead { t: now, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake }));
+                self.events.push((real, 5, Event::Overhead { t: real, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake }));
                 self.samples.push(OverheadKind::Schedule, decided - wake);
             }
             self.events.append(&mut self.k.notes);
             // 5. The end: the duration is over and every released job finished.
-            if now >= self.duration && (!self.incomplete() || now >= self.duration + self.drain) {
+            if real >= self.duration && (!self.incomplete() || real >= self.duration + self.drain) {
                 break;
             }
             self.hb.idle();
-            let mut next = t0 + self.duration.max(now + 1);
-            if now >= self.duration {
+            let mut next = t0 + self.duration.max(real + 1);
+            if real >= self.duration {
                 next = t0 + self.duration + self.drain;
             }
             for ts in &self.tasks {
