@@ -40,7 +40,7 @@ const CPUS: &[u32] = &[2, 4, 8, 16];
 const QUANTA: &[u64] = &[MS, 250 * US, 3 * MS];
 
 /// Sets per campaign.
-const SETS: usize = 1200;
+const SETS: usize = 1000;
 
 fn sets(default: usize) -> usize {
     std::env::var("SCHEDLAB_ORACLE_SETS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
@@ -239,7 +239,9 @@ struct Tally {
     misses: usize,
     sporadic_misses: usize,
     sets_with_misses: usize,
+    /// Worst lateness in quanta, of periodic and of intra-sporadic sets.
     worst_late_quanta: f64,
+    worst_sporadic_late_quanta: f64,
     by_m: BTreeMap<u32, usize>,
 }
 
@@ -271,7 +273,12 @@ fn campaign(salt: u64, n: usize, adjust: impl Fn(&mut Case), judge: impl Fn(&Cas
             t.misses += misses;
         }
         t.sets_with_misses += usize::from(misses > 0);
-        t.worst_late_quanta = t.worst_late_quanta.max(late as f64 / case.quantum as f64);
+        let late_q = late as f64 / case.quantum as f64;
+        if case.flavour == Flavour::Sporadic {
+            t.worst_sporadic_late_quanta = t.worst_sporadic_late_quanta.max(late_q);
+        } else {
+            t.worst_late_quanta = t.worst_late_quanta.max(late_q);
+        }
         *t.by_m.entry(m).or_default() += 1;
     }
     t
@@ -298,14 +305,14 @@ fn optimal(case: &Case, misses: usize, late: u64) -> Result<(), String> {
 fn aligned_pd2_meets_every_deadline_up_to_full_weight() {
     let t = campaign(1, sets(SETS), |_| {}, optimal);
     println!("PD^2 aligned: {t:?}");
-    assert!(t.full * 3 >= t.sets && t.jobs > 100 * t.sets as u64, "{t:?}");
+    assert!(t.full * 3 >= t.sets && t.jobs > 50 * t.sets as u64, "{t:?}");
 }
 
 #[test]
 fn early_release_pd2_meets_every_deadline_up_to_full_weight() {
     let t = campaign(2, sets(SETS), |c| c.spec.policy.as_mut().unwrap().early_release = Some(true), optimal);
     println!("ER-PD^2 aligned: {t:?}");
-    assert!(t.full * 3 >= t.sets && t.jobs > 100 * t.sets as u64, "{t:?}");
+    assert!(t.full * 3 >= t.sets && t.jobs > 50 * t.sets as u64, "{t:?}");
 }
 
 /// Above full weight (m + one more task), PD^2 runs the set and misses.
@@ -333,14 +340,15 @@ fn overloaded_sets_are_admitted_and_miss() {
 // 3. Staggered quanta.
 
 /// Staggered quanta give up PD^2's optimality: CPU k's quanta start
-/// ⌊k·Q/m⌋ after the aligned boundaries, and a CPU re-selects alone.
-/// Measured over 1200 sets (seed 0x0bd2_2024; more seeds checked by
-/// hand with `SCHEDLAB_ORACLE_SEED`): deadlines are missed in most
-/// full-weight sets and some lighter ones, but no periodic job was ever
-/// later than the largest offset ⌊(m−1)·Q/m⌋ (< Q; e.g. 0.866 Q at m = 8),
-/// and no intra-sporadic one later than Q plus that offset (1.69 Q at
-/// m = 4). Those bounds are asserted; they are measurements, not a theorem.
-/// Half the sets also use early release.
+/// ⌊k·Q/m⌋ after the aligned boundaries, and a CPU re-selects alone. Half
+/// the sets also use early release. Measured (seed families 0x0bd2_2024,
+/// 1, 2, 3 with 1200 sets each and 77 with 6000, via `SCHEDLAB_ORACLE_SEED`
+/// and `SCHEDLAB_ORACLE_SETS`; and once over two hyperperiods without early
+/// release): deadlines are missed in about half the sets, but no periodic
+/// job was ever later than the largest offset ⌊(m−1)·Q/m⌋ (at most 0.87 Q
+/// seen, at m = 8), and no intra-sporadic one later than Q plus that offset
+/// (at most 1.69 Q seen, at m = 4). Those bounds are asserted; they are
+/// measurements, not a theorem.
 #[test]
 fn staggered_quanta_replay_and_bound_tardiness() {
     let bound = |case: &Case, _misses: usize, late: u64| {
@@ -360,7 +368,7 @@ fn staggered_quanta_replay_and_bound_tardiness() {
     };
     let t = campaign(4, sets(SETS), stagger, bound);
     println!("PD^2 staggered: {t:?}");
-    assert!(t.sets_with_misses > 0 && t.worst_late_quanta < 2.0, "{t:?}");
+    assert!(t.sets_with_misses > 0 && t.worst_late_quanta < 1.0 && t.worst_sporadic_late_quanta < 2.0, "{t:?}");
 }
 
 // ---------------------------------------------------------------------------
