@@ -29,6 +29,9 @@
 //!   other job's as in the original), produces the faulty trace up to CPU
 //!   numbers (which then do not affect timing).
 //!
+//!   For a policy checked by replay (PD^2) a swap is never a no-op: the
+//!   replay compares CPU by CPU, and the policy chose A's CPU for A at t0.
+//!
 //!   Undetected swaps outside all these conditions count as escapes,
 //!   although some are no-ops too (typically LLF or EDZL with overheads,
 //!   where a waiting job's comparison with the swapped running jobs would
@@ -39,7 +42,7 @@
 
 use crate::support::{simulate_case, Case, Run};
 use schedlab_model::{Duration, PolicyName};
-use schedlab_policy::{JobId, JobView};
+use schedlab_policy::{Conformance, JobId, JobView};
 use schedlab_trace::{Event, JobRef, SwitchReason, Time};
 use schedlab_validate::inject::{FaultKind, Faulty};
 use std::collections::{BTreeMap, HashMap};
@@ -109,6 +112,13 @@ fn life(events: &[Event], j: JobRef, t0: Time, horizon: Time) -> Option<Life> {
 }
 
 fn swap_is_no_op(case: &Case, run: &Run, faulty: &[Event], a: JobRef, b: JobRef, t0: Time) -> bool {
+    // A policy checked by replay (PD^2) is compared CPU by CPU, and its
+    // choice at t0 depends on nothing after t0 (not on A's and B's execution
+    // times): the swap puts B where the policy put A. Never a no-op.
+    let replayed = schedlab_policy::build(&run.header.spec, Some(&run.header.placement)).is_ok_and(|p| p.info().conformance == Conformance::Replay);
+    if replayed {
+        return false;
+    }
     let h = run.header.horizon;
     let (Some(la), Some(lb)) = (life(&run.events, a, t0, h), life(&run.events, b, t0, h)) else { return false };
     let (Some((ta, ea)), Some((tb, eb))) = (la.done, lb.done) else { return false };

@@ -27,6 +27,7 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Llf,
     PolicyName::Pllf,
     PolicyName::Edzl,
+    PolicyName::Pd2,
 ];
 
 /// The base seed of every campaign; `SCHEDLAB_ORACLE_SEED` explores others.
@@ -97,7 +98,8 @@ fn chance(r: &mut Rng, p: f64) -> bool {
 /// periods, implicit or constrained deadlines; sometimes offsets, release
 /// jitter, per-job execution lists (some above the WCET), sporadic arrivals,
 /// uniform execution times, abort or skip on a miss, and a constant overhead
-/// model with every kind (CPMD included).
+/// model with every kind (CPMD included). PD^2 gets implicit deadlines and
+/// offsets in whole quanta (1 ms).
 pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     let mut r = Rng::new(seed);
     let m = r.range_u64(1, size.max_cpus) as u32;
@@ -131,6 +133,15 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     };
     let params = options.into_params().expect("valid generator options");
     let mut spec = generate(&params).unwrap_or_else(|e| panic!("seed {seed:#x}: {e} ({})", params.to_args()));
+    // PD^2 admits implicit deadlines only, and periods and offsets on its
+    // quantum grid (1 ms): the generated periods are whole ms.
+    let pfair = policy == PolicyName::Pd2;
+    if pfair {
+        for t in &mut spec.tasks {
+            t.deadline = None;
+            assert!(t.period.0.is_multiple_of(MS), "seed {seed:#x}: period {} off the PD^2 quantum grid", t.period);
+        }
+    }
 
     let pol = spec.policy.as_mut().expect("generated specs name the policy");
     if policy.is_fixed_priority() {
@@ -157,7 +168,8 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
             t.bcet = Some(Duration(r.range_u64(1, c)));
         }
         if offsets && chance(&mut r, 0.5) {
-            t.offset = Duration(r.range_u64(0, p / US) * US);
+            let grid = if pfair { MS } else { US };
+            t.offset = Duration(r.range_u64(0, p / grid) * grid);
         }
         if jitter && chance(&mut r, 0.5) {
             t.jitter = Duration(r.range_u64(0, p / 4 / US) * US);
