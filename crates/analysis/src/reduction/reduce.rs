@@ -3,7 +3,7 @@
 use super::error::ReductionError;
 use super::slack::distribute;
 use super::tree::{one_minus, server_name, Children, Item, Server, Tree};
-use crate::partition::{pack_exact, Heuristic, PackErrorKind};
+use crate::partition::{pack, pack_exact, Heuristic, PackErrorKind, PinnedCheck, Problem, Share};
 use num_integer::Integer;
 use num_traits::{One, ToPrimitive, Zero};
 use schedlab_model::exact::Ratio;
@@ -80,9 +80,16 @@ fn complement(e: &Entry) -> Entry {
 /// PACK with bin escalation, as the RUN tools code it: start with `bins`
 /// bins and add one while an item does not fit. Returns the bins' members.
 fn pack_escalating(sizes: &[Ratio], bins: usize, heuristic: Heuristic) -> Vec<Vec<usize>> {
+    // Rates that fit in 64-bit fractions go through the partition module's
+    // scaled-integer path (much faster than rationals); others stay exact.
+    let shares: Option<Vec<Share>> = sizes.iter().map(|r| Some(Share::new(r.0.numer().to_u64()?, r.0.denom().to_u64()?))).collect();
     let mut k = bins.max(1);
     loop {
-        match pack_exact(sizes, k, heuristic) {
+        let packed = match &shares {
+            Some(sh) => pack(&Problem::uniform(sh.clone(), k), heuristic, PinnedCheck::Check),
+            None => pack_exact(sizes, k, heuristic),
+        };
+        match packed {
             Ok(a) => return a.members().into_iter().filter(|m| !m.is_empty()).collect(),
             // Every size is at most 1, so one bin per item always fits.
             Err(e) if e.kind == PackErrorKind::NoFit && k < sizes.len() => k += 1,
