@@ -14,7 +14,7 @@ pub const EXIT_BAD_INPUT: i32 = 2;
     name = "schedlab",
     version = env!("CARGO_PKG_VERSION"),
     about = "Multicore real-time scheduling: generate, check, analyse, simulate, run and validate task sets",
-    after_help = "Examples:\n  schedlab gen --seed 7 -o set.yaml      generate a task set\n  schedlab check set.yaml                validate it and print its summary\n  schedlab check set.yaml --json         the same as JSON\n  schedlab analyze set.yaml              is it schedulable, and why\n  schedlab simulate set.yaml --trace t.jsonl --svg t.svg   simulate, write the trace and a Gantt chart\n  schedlab validate t.jsonl              does the schedule obey its policy?\n  schedlab stats t.jsonl                 per-task statistics of a trace\n  schedlab schema > spec.schema.json     the JSON Schema of the spec\n\nExit codes: 0 success, 2 bad input (nothing written), 1 other failure (validate: a violation)."
+    after_help = "Examples:\n  schedlab gen --seed 7 -o set.yaml      generate a task set\n  schedlab check set.yaml                validate it and print its summary\n  schedlab check set.yaml --json         the same as JSON\n  schedlab analyze set.yaml              is it schedulable, and why\n  schedlab reduce set.yaml               RUN's reduction tree of the set\n  schedlab simulate set.yaml --trace t.jsonl --svg t.svg   simulate, write the trace and a Gantt chart\n  schedlab validate t.jsonl              does the schedule obey its policy?\n  schedlab stats t.jsonl                 per-task statistics of a trace\n  schedlab schema > spec.schema.json     the JSON Schema of the spec\n\nExit codes: 0 success, 2 bad input (nothing written), 1 other failure (validate: a violation)."
 )]
 struct Cli {
     /// Print machine-readable JSON instead of text.
@@ -31,6 +31,7 @@ enum Command {
     Analyze(commands::analyze::Args),
     Tests(commands::tests::Args),
     Partition(commands::partition::Args),
+    Reduce(commands::reduce::Args),
     Simulate(commands::simulate::Args),
     Run(commands::run::Args),
     Probe(commands::probe::Args),
@@ -59,6 +60,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Analyze(a) => commands::analyze::run(a, cli.json),
         Command::Tests(a) => commands::tests::run(a, cli.json),
         Command::Partition(a) => commands::partition::run(a, cli.json),
+        Command::Reduce(a) => commands::reduce::run(a, cli.json),
         Command::Simulate(a) => commands::simulate::run(a, cli.json),
         Command::Run(a) => commands::run::run(a, cli.json),
         Command::Probe(a) => commands::probe::run(a, cli.json),

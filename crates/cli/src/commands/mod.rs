@@ -6,6 +6,7 @@ pub mod export;
 pub mod gen;
 pub mod partition;
 pub mod probe;
+pub mod reduce;
 pub mod run;
 pub mod schema;
 pub mod simulate;
