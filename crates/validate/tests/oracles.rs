@@ -75,7 +75,8 @@ fn every_schedule_passes(policy: PolicyName) {
         t.jobs += report.jobs.released;
         t.with_misses += usize::from(report.misses.count + report.misses.unfinished > 0);
         t.with_overheads += usize::from(case.config.overheads.is_some());
-        let checks = if policy == PolicyName::Pd2 { schedlab_validate::PolicyChecks::Replay } else { schedlab_validate::PolicyChecks::PriorityDriven };
+        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run);
+        let checks = if replayed { schedlab_validate::PolicyChecks::Replay } else { schedlab_validate::PolicyChecks::PriorityDriven };
         assert_eq!(report.policy_checks, checks, "{}", case.describe());
         if !report.pass {
             *t.failed_checks.entry(format!("{:?}", report.failed())).or_default() += 1;
@@ -135,6 +136,7 @@ every_schedule_passes! {
     every_schedule_passes_pllf: Pllf,
     every_schedule_passes_edzl: Edzl,
     every_schedule_passes_pd2: Pd2,
+    every_schedule_passes_run: Run,
 }
 
 // ---------------------------------------------------------------------------

@@ -28,6 +28,7 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Pllf,
     PolicyName::Edzl,
     PolicyName::Pd2,
+    PolicyName::Run,
 ];
 
 /// The base seed of every campaign; `SCHEDLAB_ORACLE_SEED` explores others.
@@ -99,7 +100,8 @@ fn chance(r: &mut Rng, p: f64) -> bool {
 /// jitter, per-job execution lists (some above the WCET), sporadic arrivals,
 /// uniform execution times, abort or skip on a miss, and a constant overhead
 /// model with every kind (CPMD included). PD^2 gets implicit deadlines and
-/// offsets in whole quanta (1 ms).
+/// offsets in whole quanta (1 ms). RUN gets implicit deadlines and WCETs cut
+/// by 1 % steps until the total utilisation is at most m (it refuses more).
 pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     let mut r = Rng::new(seed);
     let m = r.range_u64(1, size.max_cpus) as u32;
@@ -140,6 +142,16 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
         for t in &mut spec.tasks {
             t.deadline = None;
             assert!(t.period.0.is_multiple_of(MS), "seed {seed:#x}: period {} off the PD^2 quantum grid", t.period);
+        }
+    }
+    if policy == PolicyName::Run {
+        for t in &mut spec.tasks {
+            t.deadline = None;
+        }
+        while !util_at_most(&spec, m as u128, 1) {
+            for t in &mut spec.tasks {
+                t.wcet = Duration((t.wcet.0 - t.wcet.0 / 100).max(1));
+            }
         }
     }
 
