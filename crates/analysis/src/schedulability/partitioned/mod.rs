@@ -23,6 +23,7 @@
 //! analysis packs every task freely.
 
 pub mod admission;
+mod fast;
 
 use super::data::{Data, Partition};
 use super::input::Input;
@@ -205,11 +206,15 @@ fn alone_fails(input: &Input, admission: Admission, fit: &Fit) -> Option<usize> 
     (0..input.tasks.len()).find(|&i| !fit.fits(&[], i))
 }
 
-/// One registry entry of a partitioned test.
+/// One registry entry of a partitioned test: the explained outcome, and
+/// its verdict alone (`decide`, the fast path of batches).
 macro_rules! entry {
-    ($fun:ident, $id:expr, $adm:expr, $driver:expr, $metric:expr) => {
+    ($fun:ident, $dec:ident, $id:expr, $adm:expr, $driver:expr, $metric:expr) => {
         pub fn $fun(input: &Input) -> Outcome {
             analyze($id, input, $adm, $driver, $metric)
+        }
+        pub fn $dec(input: &Input) -> Verdict {
+            fast::decide($id, input, $adm, $driver, $metric)
         }
     };
 }
@@ -226,38 +231,66 @@ pub const PFP_ADMIT: &str = "pfp.admit";
 pub const PFPDS_RTA: &str = "pfpds.rta";
 pub const PLLF_UTIL: &str = "pllf.util";
 
-entry!(pedf_util, PEDF_UTIL, Admission::EdfUtil, Driver::TestDriven, Metric::Utilization);
-entry!(pedf_density, PEDF_DENSITY, Admission::EdfDensity, Driver::TestDriven, Metric::Density);
-entry!(pedf_qpa, PEDF_QPA, Admission::EdfQpa, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_ll, PFP_LL, Admission::FpLl, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_hyperbolic, PFP_HYPERBOLIC, Admission::FpHyperbolic, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_rta, PFP_RTA, Admission::FpRta, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_util_rta, PFP_UTIL_RTA, Admission::FpRta, Driver::CapacityThenTest, Metric::Utilization);
-entry!(pfpds_rta, PFPDS_RTA, Admission::FpdsRta, Driver::TestDriven, Metric::Utilization);
+entry!(pedf_util, pedf_util_decide, PEDF_UTIL, Admission::EdfUtil, Driver::TestDriven, Metric::Utilization);
+entry!(pedf_density, pedf_density_decide, PEDF_DENSITY, Admission::EdfDensity, Driver::TestDriven, Metric::Density);
+entry!(pedf_qpa, pedf_qpa_decide, PEDF_QPA, Admission::EdfQpa, Driver::TestDriven, Metric::Utilization);
+entry!(pfp_ll, pfp_ll_decide, PFP_LL, Admission::FpLl, Driver::TestDriven, Metric::Utilization);
+entry!(pfp_hyperbolic, pfp_hyperbolic_decide, PFP_HYPERBOLIC, Admission::FpHyperbolic, Driver::TestDriven, Metric::Utilization);
+entry!(pfp_rta, pfp_rta_decide, PFP_RTA, Admission::FpRta, Driver::TestDriven, Metric::Utilization);
+entry!(pfp_util_rta, pfp_util_rta_decide, PFP_UTIL_RTA, Admission::FpRta, Driver::CapacityThenTest, Metric::Utilization);
+entry!(pfpds_rta, pfpds_rta_decide, PFPDS_RTA, Admission::FpdsRta, Driver::TestDriven, Metric::Utilization);
 
 /// `pedf.admit` / `pfp.admit`: test-driven with `options.admission` (a
 /// uniprocessor test of the family; default QPA / RTA).
 fn admit(id: &'static str, input: &Input, family: Family, default: Admission) -> Outcome {
+    match admission_of(input, family, default) {
+        Ok((a, metric)) => analyze(id, input, a, Driver::TestDriven, metric),
+        Err(name) => {
+            let ok: Vec<&str> = Admission::ALL.iter().filter(|a| a.family() == family).map(|a| a.id()).collect();
+            Outcome::not_applicable(id, format!("options.admission `{name}` is not a uniprocessor test of this scheduler; use one of {}", ok.join(", ")))
+        }
+    }
+}
+
+/// The admission test `options.admission` names (default `default`) and
+/// its metric, or the unusable name.
+fn admission_of(input: &Input, family: Family, default: Admission) -> Result<(Admission, Metric), &str> {
     let a = match input.options.admission.as_deref() {
         None => default,
         Some(name) => match Admission::from_id(name) {
             Some(a) if a.family() == family => a,
-            _ => {
-                let ok: Vec<&str> = Admission::ALL.iter().filter(|a| a.family() == family).map(|a| a.id()).collect();
-                return Outcome::not_applicable(id, format!("options.admission `{name}` is not a uniprocessor test of this scheduler; use one of {}", ok.join(", ")));
-            }
+            _ => return Err(name),
         },
     };
-    let metric = if a == Admission::EdfDensity { Metric::Density } else { Metric::Utilization };
-    analyze(id, input, a, Driver::TestDriven, metric)
+    Ok((a, if a == Admission::EdfDensity { Metric::Density } else { Metric::Utilization }))
+}
+
+fn admit_decide(id: &'static str, input: &Input, family: Family, default: Admission) -> Verdict {
+    match admission_of(input, family, default) {
+        Ok((a, metric)) => fast::decide(id, input, a, Driver::TestDriven, metric),
+        Err(_) => Verdict::NotApplicable,
+    }
 }
 
 pub fn pedf_admit(input: &Input) -> Outcome {
     admit(PEDF_ADMIT, input, Family::Edf, Admission::EdfQpa)
 }
 
+pub fn pedf_admit_decide(input: &Input) -> Verdict {
+    admit_decide(PEDF_ADMIT, input, Family::Edf, Admission::EdfQpa)
+}
+
 pub fn pfp_admit(input: &Input) -> Outcome {
     admit(PFP_ADMIT, input, Family::Fp, Admission::FpRta)
+}
+
+pub fn pfp_admit_decide(input: &Input) -> Verdict {
+    admit_decide(PFP_ADMIT, input, Family::Fp, Admission::FpRta)
+}
+
+/// `pllf.util`'s verdict (its outcome only adds a detail to `pedf.util`'s).
+pub fn pllf_util_decide(input: &Input) -> Verdict {
+    fast::decide(PLLF_UTIL, input, Admission::EdfUtil, Driver::TestDriven, Metric::Utilization)
 }
 
 /// P-LLF: LLF is optimal on one CPU (Mok 1983), so each CPU needs U ≤ 1
@@ -288,6 +321,21 @@ pub const INFOS: [TestInfo; 11] = [
 ];
 
 pub const RUNS: [fn(&Input) -> Outcome; 11] = [pedf_util, pedf_density, pedf_qpa, pedf_admit, pfp_ll, pfp_hyperbolic, pfp_rta, pfp_util_rta, pfp_admit, pfpds_rta, pllf_util];
+
+/// The verdicts of [`RUNS`] without explanations, in the same order.
+pub const DECIDES: [fn(&Input) -> Verdict; 11] = [
+    pedf_util_decide,
+    pedf_density_decide,
+    pedf_qpa_decide,
+    pedf_admit_decide,
+    pfp_ll_decide,
+    pfp_hyperbolic_decide,
+    pfp_rta_decide,
+    pfp_util_rta_decide,
+    pfp_admit_decide,
+    pfpds_rta_decide,
+    pllf_util_decide,
+];
 
 #[cfg(test)]
 mod tests;

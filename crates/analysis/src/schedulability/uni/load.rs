@@ -7,11 +7,11 @@
 use schedlab_model::exact::Ratio;
 use std::cmp::Ordering;
 
-const ONE: u128 = 1 << 64;
+pub(crate) const ONE: u128 = 1 << 64;
 
 /// ⌊num·2⁶⁴/den⌋ and whether the division had a remainder (den > 0).
 #[inline]
-fn fixed(num: u64, den: u64) -> (u128, bool) {
+pub(crate) fn fixed(num: u64, den: u64) -> (u128, bool) {
     if num < den && den < 1 << 32 {
         // Long division in two 32-bit digits, in hardware 64-bit division.
         let hi = (num << 32) / den;

@@ -1,0 +1,245 @@
+//! The verdict of a partitioned test without its explanation (batches):
+//! the same packing as [`super::analyze`] — same heuristics in the same
+//! order, same task order, same capacity test on the same sizes, the same
+//! admission predicate ([`Fit`]) — on task indices and integers, with no
+//! sub-input copies, names, per-CPU outcomes or strings.
+//!
+//! - Test-driven packing: a packing that succeeds is schedulable by
+//!   construction (every admission ran the CPU's test on the CPU's tasks
+//!   with the newcomer), which is what the explained path's per-CPU
+//!   re-check finds; sizes are the packer's own (utilisation or density
+//!   rounded down to multiples of 2⁻⁶²), sums in u128.
+//! - Capacity then test (`pfp.util-rta`): exact utilisations. The packer's
+//!   comparisons (size order, Σ ≤ 1, rooms for best / worst fit) are made
+//!   exactly without its big rationals: fractions by 128-bit cross
+//!   products, sums by 64.64 fixed-point intervals (the rational sum only
+//!   when an interval straddles the bound); then [`Fit::holds`] per CPU.
+//!
+//! Inputs with pinned tasks take the explained path (its verdict).
+
+use super::super::gedf::exact::cmp_sum;
+use super::super::gedf::model::cmp_util;
+use super::super::input::Input;
+use super::super::outcome::Verdict;
+use super::super::uni::load::{cmp_one, fixed, ONE};
+use super::super::uni::order::ranks;
+use super::admission::{Admission, Family, Fit};
+use super::{alone_fails, analyze, heuristics, Driver};
+use crate::partition::{Heuristic, Metric, Pin, Rule, Target};
+use std::cmp::Ordering;
+
+/// `analyze(id, input, admission, driver, metric).verdict`, fast.
+pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Driver, metric: Metric) -> Verdict {
+    let m = input.cpus as usize;
+    let n = input.tasks.len();
+    let pinned = (0..n).any(|i| input.pin(i, Target::Cpus) != Pin::Free);
+    if pinned || (driver == Driver::CapacityThenTest && admission != Admission::FpRta) {
+        return analyze(id, input, admission, driver, metric).verdict;
+    }
+    if m == 0 || input.tasks.iter().any(|t| t.period == 0) || admission.model(input).is_err() {
+        return Verdict::NotApplicable;
+    }
+    let ranks = match admission.family() {
+        Family::Edf => Vec::new(),
+        _ => match ranks(input) {
+            Ok(r) => r,
+            Err(_) => return Verdict::NotApplicable,
+        },
+    };
+    // Exact sizes num/den, as the explained path's.
+    let exact: Vec<(u64, u64)> = input
+        .tasks
+        .iter()
+        .map(|t| match metric {
+            Metric::Utilization => (t.wcet, t.period),
+            Metric::Density => (t.wcet, super::super::uni::edf_density::window(t).max(1)),
+        })
+        .collect();
+    let fit = Fit::new(input, admission, ranks);
+    let mut s = Scratch::new(n, m);
+    for h in heuristics(input) {
+        let ok = match driver {
+            Driver::TestDriven => {
+                // Rounded-down sizes in units of 2⁻⁶², as the packer sees them.
+                let sizes: Vec<u128> = exact.iter().map(|&(a, b)| u64::try_from(((a as u128) << 62) / b as u128).unwrap_or(u64::MAX) as u128).collect();
+                pack(&mut s, &Integer { sizes: &sizes, unit: 1 << 62 }, h, |mem, t| fit.fits(mem, t))
+            }
+            Driver::CapacityThenTest => {
+                let q = Exact::new(&exact);
+                pack(&mut s, &q, h, |_, _| true) && s.members.iter().all(|mem| fit.holds(mem))
+            }
+        };
+        if ok {
+            return Verdict::Schedulable;
+        }
+    }
+    if cmp_util(&input.tasks, input.cpus) == Ordering::Greater || alone_fails(input, admission, &fit).is_some() {
+        Verdict::Unschedulable
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+/// Per-bin state reused across heuristics.
+struct Scratch {
+    n: usize,
+    members: Vec<Vec<usize>>,
+    order: Vec<usize>,
+}
+
+impl Scratch {
+    fn new(n: usize, m: usize) -> Scratch {
+        Scratch { n, members: vec![Vec::with_capacity(n); m], order: Vec::with_capacity(n) }
+    }
+}
+
+/// The packer's exact arithmetic on sizes, as the operations it needs.
+trait Sizes {
+    /// sizes[a] vs sizes[b].
+    fn cmp_size(&self, a: usize, b: usize) -> Ordering;
+    /// Whether task t fits a bin of capacity 1 holding `members`.
+    fn fits(&self, members: &[usize], t: usize) -> bool;
+    /// load(a) vs load(b) for two bins' members (rooms compare the other way).
+    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering;
+}
+
+/// Common-denominator integer sizes (the test-driven packing's).
+struct Integer<'a> {
+    sizes: &'a [u128],
+    unit: u128,
+}
+
+impl Integer<'_> {
+    fn load(&self, members: &[usize]) -> u128 {
+        members.iter().map(|&i| self.sizes[i]).sum()
+    }
+}
+
+impl Sizes for Integer<'_> {
+    fn cmp_size(&self, a: usize, b: usize) -> Ordering {
+        self.sizes[a].cmp(&self.sizes[b])
+    }
+    fn fits(&self, members: &[usize], t: usize) -> bool {
+        self.sizes[t] <= self.unit && self.load(members) + self.sizes[t] <= self.unit
+    }
+    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
+        self.load(a).cmp(&self.load(b))
+    }
+}
+
+/// Exact fractions num/den with unrelated denominators.
+struct Exact<'a> {
+    parts: &'a [(u64, u64)],
+    /// ⌊size·2⁶⁴⌋ and ⌈size·2⁶⁴⌉ per task.
+    fixed: Vec<(u128, u128)>,
+}
+
+impl<'a> Exact<'a> {
+    fn new(parts: &'a [(u64, u64)]) -> Exact<'a> {
+        let fixed = parts
+            .iter()
+            .map(|&(a, b)| {
+                let (q, r) = fixed(a, b);
+                (q, q + r as u128)
+            })
+            .collect();
+        Exact { parts, fixed }
+    }
+}
+
+impl Sizes for Exact<'_> {
+    fn cmp_size(&self, a: usize, b: usize) -> Ordering {
+        let ((na, da), (nb, db)) = (self.parts[a], self.parts[b]);
+        (na as u128 * db as u128).cmp(&(nb as u128 * da as u128))
+    }
+    fn fits(&self, members: &[usize], t: usize) -> bool {
+        let (num, den) = self.parts[t];
+        if num > den {
+            return false;
+        }
+        let (mut lo, mut hi) = self.fixed[t];
+        for &i in members {
+            lo = lo.saturating_add(self.fixed[i].0);
+            hi = hi.saturating_add(self.fixed[i].1);
+        }
+        if hi <= ONE {
+            true
+        } else if lo > ONE {
+            false
+        } else {
+            cmp_one(members.iter().chain([&t]).map(|&i| self.parts[i])) != Ordering::Greater
+        }
+    }
+    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
+        let term = |k: usize| {
+            if k < a.len() {
+                let (x, y) = self.parts[a[k]];
+                (x as i128, y as u128)
+            } else {
+                let (x, y) = self.parts[b[k - a.len()]];
+                (-(x as i128), y as u128)
+            }
+        };
+        cmp_sum(a.len() + b.len(), term, (0, 1))
+    }
+}
+
+/// The packer's loop ([`crate::partition::pack_with`] without pins):
+/// whether every task found a bin; `s.members` holds the bins.
+fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usize], usize) -> bool) -> bool {
+    let m = s.members.len();
+    let n = s.n;
+    for b in &mut s.members {
+        b.clear();
+    }
+    s.order.clear();
+    s.order.extend(0..n);
+    if h.decreasing {
+        s.order.sort_by(|&a, &b| sizes.cmp_size(b, a).then(a.cmp(&b)));
+    }
+    let mut current = 0usize;
+    for k in 0..s.order.len() {
+        let t = s.order[k];
+        let members = &s.members;
+        let fits = |b: usize| sizes.fits(&members[b], t) && admit(&members[b], t);
+        let chosen = match h.rule {
+            Rule::FirstFit => (0..m).find(|&b| fits(b)),
+            Rule::NextFit => {
+                let b = (current..m).find(|&b| fits(b));
+                if let Some(b) = b {
+                    current = b;
+                }
+                b
+            }
+            Rule::BestFit | Rule::WorstFit => {
+                // Room = 1 − load − size: best fit takes the largest load,
+                // worst fit the smallest; ties the lower bin.
+                let mut best: Option<usize> = None;
+                for b in (0..m).filter(|&b| fits(b)) {
+                    let better = match best {
+                        None => true,
+                        Some(c) => {
+                            let o = sizes.cmp_load(&members[b], &members[c]);
+                            if h.rule == Rule::BestFit {
+                                o == Ordering::Greater
+                            } else {
+                                o == Ordering::Less
+                            }
+                        }
+                    };
+                    if better {
+                        best = Some(b);
+                    }
+                }
+                best
+            }
+        };
+        let Some(b) = chosen else {
+            return false;
+        };
+        let bin = &mut s.members[b];
+        let at = bin.binary_search(&t).unwrap_or_else(|e| e);
+        bin.insert(at, t);
+    }
+    true
+}
