@@ -472,36 +472,47 @@ impl<N: Budget> Run<N> {
     /// 3. with no budget left anywhere (not seen in practice: see
     ///    docs/policies.md), EDF among all, until something changes.
     fn choose(&self, i: usize, old: u32, t: Time) -> (u32, Time) {
-        let node = self.nodes[i];
+        let node = &self.nodes[i];
         let kids = &self.kids[node.first as usize..node.end as usize];
-        let key = |c: u32| (self.nodes[c as usize].deadline, c != old, c);
-        let mut whole: Option<((Time, bool, u32), u64)> = None;
-        let mut part: Option<(Time, Remainder, bool, u32)> = None;
-        let mut any: Option<(Time, bool, u32)> = None;
+        // (deadline, not the current one, node) packed in one integer.
+        let key = |c: u32| (self.nodes[c as usize].deadline as u128) << 33 | ((c != old) as u128) << 32 | c as u128;
+        let (mut whole, mut any) = (u128::MAX, u128::MAX);
+        let mut partial = false;
         for &c in kids {
             let k = key(c);
-            any = Some(any.map_or(k, |a| a.min(k)));
-            let (b, q) = (&self.budget[c as usize], &self.q[c as usize]);
+            any = any.min(k);
+            let b = &self.budget[c as usize];
             if !b.is_positive() {
                 continue;
             }
-            let ns = b.floor_div(q);
-            if ns >= 1 {
-                if whole.is_none_or(|(w, _)| k < w) {
-                    whole = Some((k, ns));
-                }
+            if b.at_least_one_ns(&self.q[c as usize]) {
+                whole = whole.min(k);
             } else {
-                let pk = (k.0, Remainder(b.fraction(q)), k.1, k.2);
-                if part.is_none_or(|p| pk < p) {
-                    part = Some(pk);
-                }
+                partial = true;
             }
         }
-        match (whole, part, any) {
-            (Some((k, ns)), _, _) => (k.2, t.saturating_add(ns)),
-            (None, Some(k), _) => (k.3, t + 1),
-            (None, None, Some(k)) => (k.2, Time::MAX),
-            _ => (NONE, Time::MAX),
+        if whole != u128::MAX {
+            let c = whole as u32;
+            return (c, t.saturating_add(self.budget[c as usize].floor_div(&self.q[c as usize])));
+        }
+        if partial {
+            let mut best: Option<(Time, Remainder, u128)> = None;
+            for &c in kids {
+                let (b, q) = (&self.budget[c as usize], &self.q[c as usize]);
+                if b.is_positive() {
+                    let k = key(c);
+                    let pk = (self.nodes[c as usize].deadline, Remainder(b.fraction(q)), k);
+                    best = Some(best.map_or(pk, |p| p.min(pk)));
+                }
+            }
+            if let Some(k) = best {
+                return (k.2 as u32, t + 1);
+            }
+        }
+        if any == u128::MAX {
+            (NONE, Time::MAX)
+        } else {
+            (any as u32, Time::MAX)
         }
     }
 

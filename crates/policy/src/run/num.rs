@@ -22,6 +22,8 @@ pub(crate) trait Budget: Clone + Send + std::fmt::Debug + 'static {
     /// self / q as a float: a sub-ns remainder, for ordering remainders
     /// (deterministic; exactness is not needed there).
     fn fraction(&self, q: &Self) -> f64;
+    /// self ≥ q: at least 1 ns of budget.
+    fn at_least_one_ns(&self, q: &Self) -> bool;
     /// |self| < q: a budget of less than 1 ns either way.
     fn below_one_ns(&self, q: &Self) -> bool;
 }
@@ -48,6 +50,10 @@ impl Budget for i128 {
     }
     fn fraction(&self, q: &i128) -> f64 {
         *self as f64 / *q as f64
+    }
+    #[inline]
+    fn at_least_one_ns(&self, q: &i128) -> bool {
+        *self >= *q
     }
     #[inline]
     fn below_one_ns(&self, q: &i128) -> bool {
@@ -80,6 +86,9 @@ impl Budget for BigInt {
         let shift = q.bits().saturating_sub(900);
         let (b, q) = (self >> shift, q >> shift);
         ToPrimitive::to_f64(&b).unwrap_or(0.0) / ToPrimitive::to_f64(&q).unwrap_or(1.0)
+    }
+    fn at_least_one_ns(&self, q: &BigInt) -> bool {
+        self >= q
     }
     fn below_one_ns(&self, q: &BigInt) -> bool {
         &self.abs() < q
