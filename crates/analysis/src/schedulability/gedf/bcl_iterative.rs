@@ -16,6 +16,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::int;
+use super::piecewise::divmod;
 use super::explain::{explained, Names, ns, Explain, Quiet};
 use super::model::{precheck, Needs};
 use schedlab_model::PolicyName;
@@ -64,15 +65,62 @@ pub(crate) struct Slacks {
     pub rounds: usize,
 }
 
+/// Per pair (k, i ≠ k) whose term depends on Sᵢ: ⌊Dₖ/Tᵢ⌋·Cᵢ, Dₖ mod Tᵢ
+/// and Cᵢ, so that a round needs no division:
+/// Jᵢ(Dₖ) = ⌊Dₖ/Tᵢ⌋·Cᵢ + min(Cᵢ, max(0, Dₖ mod Tᵢ − Sᵢ)).
+#[derive(Clone, Copy)]
+struct Pair {
+    i: usize,
+    base: i64,
+    rem: i64,
+    c: i64,
+}
+
+/// Task k's terms: the sum of those that do not depend on any slack
+/// (Dₖ mod Tᵢ = 0, or ⌊Dₖ/Tᵢ⌋·Cᵢ already at the cap Dₖ − Cₖ + 1), and the
+/// range of `pairs` holding the others.
+struct Row {
+    fixed: i64,
+    from: usize,
+    to: usize,
+}
+
 pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Slacks {
     let n = tasks.len();
-    let mut slack = vec![0i128; n];
+    let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
+    let mut pairs = Vec::with_capacity(n * n.saturating_sub(1));
+    let mut rows = Vec::with_capacity(n);
+    for (k, tk) in tasks.iter().enumerate() {
+        let (dk, cap) = (tk.deadline as i64, tk.deadline as i64 - tk.wcet as i64 + 1);
+        let (mut fixed, from) = (0i64, pairs.len());
+        for (i, ti) in tasks.iter().enumerate() {
+            if i != k {
+                let (c, t) = (ti.wcet as i64, ti.period as i64);
+                let (q, rem) = divmod(dk, t, inv[i]);
+                let base = q * c;
+                if rem == 0 || base >= cap {
+                    fixed += base.min(cap);
+                } else {
+                    pairs.push(Pair { i, base, rem, c });
+                }
+            }
+        }
+        rows.push(Row { fixed, from, to: pairs.len() });
+    }
+    let (mi, inv_m) = (m as i64, 1.0 / m as f64);
+    let mut slack = vec![0i64; n];
     let mut rounds = 0;
     loop {
         rounds += 1;
         let (mut changed, mut failed) = (false, None);
-        for k in 0..n {
-            let (s, _) = slack_k(tasks, m, k, &slack);
+        for (k, row) in rows.iter().enumerate() {
+            let tk = &tasks[k];
+            let x = tk.deadline as i64 - tk.wcet as i64;
+            let mut sum = row.fixed;
+            for p in &pairs[row.from..row.to] {
+                sum += (p.base + p.c.min((p.rem - slack[p.i]).max(0))).min(x + 1);
+            }
+            let s = x - divmod(sum, mi, inv_m).0;
             if s < 0 {
                 failed.get_or_insert(k);
             } else if s > slack[k] {
@@ -81,7 +129,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Slacks {
             }
         }
         if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
-            return Slacks { slack, failed, rounds };
+            return Slacks { slack: slack.into_iter().map(i128::from).collect(), failed, rounds };
         }
     }
 }

@@ -38,7 +38,9 @@ impl Lin {
         let (a, b) = if self.v < o.v || (self.v == o.v && self.slope <= o.slope) { (self, o) } else { (o, self) };
         let mut room = a.room.min(b.room);
         if a.slope > b.slope {
-            room = room.min((b.v - a.v) / (a.slope - b.slope));
+            // Slopes differ by 1 in the terms of the tests: no division then.
+            let (gap, ds) = (b.v - a.v, a.slope - b.slope);
+            room = room.min(if ds == 1 { gap } else { gap / ds });
         }
         Lin { v: a.v, slope: a.slope, room }
     }
@@ -61,6 +63,30 @@ pub fn sawtooth(c: i64, t: i64, a: i64) -> Lin {
     }
 }
 
+/// ⌊a/t⌋ and a mod t (remainder in [0, t)) for 0 < t, with `inv` = 1/t
+/// as f64: for |a| < 2⁵⁰ a float estimate corrected by a step or two (it
+/// is off by at most one there, plus truncation), several times cheaper than a
+/// 64-bit division; beyond that the division itself.
+#[inline(always)]
+pub fn divmod(a: i64, t: i64, inv: f64) -> (i64, i64) {
+    debug_assert!(t > 0);
+    if a.unsigned_abs() >= 1 << 50 {
+        return (a.div_euclid(t), a.rem_euclid(t));
+    }
+    // Truncation (no `floor` call) may land one more step off for a < 0.
+    let mut q = (a as f64 * inv) as i64;
+    let mut r = a - q * t;
+    while r < 0 {
+        q -= 1;
+        r += t;
+    }
+    while r >= t {
+        q += 1;
+        r -= t;
+    }
+    (q, r)
+}
+
 /// Evaluations before giving up on the upward search.
 pub const MAX_EVALS: usize = 4096;
 
@@ -69,10 +95,13 @@ pub const MAX_EVALS: usize = 4096;
 /// value is exact and whose slope and room give a lower bound of S over
 /// the room. S must be non-decreasing.
 pub fn lfp(c: i64, d: i64, m: i64, mut eval: impl FnMut(i64) -> Lin) -> Result<i64, i64> {
+    // Floor divisions by float reciprocals (see `divmod`): S ≥ 0, so ⌊S/m⌋
+    // is S / m.
+    let inv_m = 1.0 / m as f64;
     let mut r = c;
     for _ in 0..MAX_EVALS {
         let s = eval(r);
-        let f = c + s.v / m;
+        let f = c + divmod(s.v, m, inv_m).0;
         if f > d {
             return Err(f);
         }
@@ -80,7 +109,12 @@ pub fn lfp(c: i64, d: i64, m: i64, mut eval: impl FnMut(i64) -> Lin) -> Result<i
             return Ok(r);
         }
         let end = r.saturating_add(s.room).saturating_add(1);
-        let cand = if s.slope < m { (s.v - s.slope * r + m * (c - 1)).div_euclid(m - s.slope) + 1 } else { end };
+        let cand = if s.slope < m {
+            let den = m - s.slope;
+            divmod(s.v - s.slope * r + m * (c - 1), den, 1.0 / den as f64).0 + 1
+        } else {
+            end
+        };
         let next = f.max(cand.min(end));
         if next > d {
             return Err(next);
@@ -114,6 +148,24 @@ mod tests {
                 return Ok(r);
             }
             r = f;
+        }
+    }
+
+    #[test]
+    fn divmod_is_exact() {
+        let mut rng = schedlab_model::gen::rng::Rng::new(5);
+        for _ in 0..200_000 {
+            let t = if rng.below(2) == 0 { rng.range_u64(1, 100) } else { rng.range_u64(1, 1 << 41) } as i64;
+            let a = match rng.below(3) {
+                0 => rng.range_u64(0, 1 << 49) as i64,
+                1 => (rng.range_u64(0, (1 << 49) / t as u64) as i64) * t + [0, t - 1][rng.below(2) as usize],
+                _ => rng.range_u64(0, 1000) as i64,
+            };
+            assert_eq!(divmod(a, t, 1.0 / t as f64), (a / t, a % t), "{a} / {t}");
+            let b = -a;
+            assert_eq!(divmod(b, t, 1.0 / t as f64), (b.div_euclid(t), b.rem_euclid(t)), "{b} / {t}");
+            let big = a + (1 << 50) + rng.below(1 << 60) as i64;
+            assert_eq!(divmod(-big, t, 1.0 / t as f64), ((-big).div_euclid(t), (-big).rem_euclid(t)), "{big} / {t}");
         }
     }
 
