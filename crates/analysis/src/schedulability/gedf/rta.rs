@@ -21,7 +21,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::bcl_iterative::MAX_ROUNDS;
-use super::piecewise::{lfp, sawtooth, Lin};
+use super::piecewise::{divmod, lfp, Lin, FAR};
 use super::exact::int;
 use super::explain::{explained, Names, ns, Explain, Quiet};
 use super::model::{precheck, Needs};
@@ -48,29 +48,116 @@ pub(crate) fn workload(ti: &TaskParams, l: i128, s: i128) -> i128 {
     n * c + c.min(a - n * t)
 }
 
-/// Σ_{i≠k} min(Wᵢ(R), Jᵢ(Dₖ), R − Cₖ + 1) at R, piecewise linear.
-#[inline]
-fn interference(tasks: &[TaskParams], k: usize, slack: &[i128], r: i64) -> Lin {
-    let tk = &tasks[k];
-    let (ck, dk) = (tk.wcet as i64, tk.deadline as i64);
-    let cap = Lin::cap(r, ck);
-    let mut s = Lin::constant(0);
-    for (i, ti) in tasks.iter().enumerate() {
-        if i != k {
-            let (c, t, si) = (ti.wcet as i64, ti.period as i64, slack[i] as i64);
-            let w = sawtooth(c, t, r + ti.deadline as i64 - c - si);
-            let j = (dk / t) * c + c.min((dk % t - si).max(0));
-            s = s.add(w.min(Lin::constant(j)).min(cap));
-        }
-    }
-    s
+/// What the rounds reuse: per pair (k, i), ⌊Dₖ/Tᵢ⌋·Cᵢ and Dₖ mod Tᵢ (so
+/// Jᵢ(Dₖ) needs no division), and per task Dᵢ − Cᵢ (the sawtooth's offset
+/// before the slack).
+struct Pairs {
+    n: usize,
+    /// 1/Tᵢ as f64 (for [`divmod`]).
+    inv: Vec<f64>,
+    j0: Vec<i64>,
+    rem: Vec<i64>,
 }
 
-/// A response-time bound ≤ Dₖ for task k (the least fixed point), or
-/// `Err(an iterate above Dₖ)`.
-pub(crate) fn bound_k(tasks: &[TaskParams], m: u32, k: usize, slack: &[i128]) -> Result<i128, i128> {
+impl Pairs {
+    fn new(tasks: &[TaskParams]) -> Pairs {
+        let n = tasks.len();
+        let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
+        let (mut j0, mut rem) = (Vec::with_capacity(n * n), Vec::with_capacity(n * n));
+        for tk in tasks {
+            let dk = tk.deadline as i64;
+            for (ti, &inv) in tasks.iter().zip(&inv) {
+                let (c, t) = (ti.wcet as i64, ti.period as i64);
+                let (q, r) = divmod(dk, t, inv);
+                j0.push(q * c);
+                rem.push(r);
+            }
+        }
+        Pairs { n, inv, j0, rem }
+    }
+}
+
+/// A response-time bound ≤ Dₖ for task k (the least fixed point of
+/// R ← Cₖ + ⌊Σ_{i≠k} min(Wᵢ(R), Jᵢ(Dₖ), R − Cₖ + 1)/m⌋), or `Err(an
+/// iterate above Dₖ)`.
+///
+/// The search ([`lfp`]) evaluates the sum at increasing R only, so each
+/// sawtooth Wᵢ keeps its position (jobs Nᵢ and remainder, at the window
+/// offset R + Dᵢ − Cᵢ − Sᵢ) and moves it forward by subtraction: one
+/// division per task and bound instead of one per evaluation. `st` is
+/// scratch.
+fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64], st: &mut Vec<Saw>) -> Result<i128, i128> {
     let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
-    lfp(ck, dk, m as i64, |r| interference(tasks, k, slack, r)).map(i128::from).map_err(i128::from)
+    let (j0, rem) = (&pairs.j0[k * pairs.n..(k + 1) * pairs.n], &pairs.rem[k * pairs.n..(k + 1) * pairs.n]);
+    st.clear();
+    for (i, ti) in tasks.iter().enumerate() {
+        if i != k {
+            let (c, t, si) = (ti.wcet as i64, ti.period as i64, slack[i]);
+            let a = ck + ti.deadline as i64 - c - si;
+            let (n, r) = divmod(a, t, pairs.inv[i]);
+            st.push(Saw { c, t, n: n * c, r, j: j0[i] + c.min((rem[i] - si).max(0)) });
+        }
+    }
+    // Terms that have reached Jᵢ(Dₖ) for good (Wᵢ and the cap both at or
+    // above it; all three are non-decreasing in R) leave the loop: their sum
+    // is `done`, constant from then on.
+    let (mut at, mut active, mut done) = (ck, st.len(), 0i64);
+    let eval = |r: i64| {
+        let delta = r - at;
+        at = r;
+        let capv = r - ck + 1;
+        let (mut v, mut slope, mut room) = (done, 0i64, FAR);
+        let mut x = 0;
+        while x < active {
+            let w = &mut st[x];
+            w.r += delta;
+            while w.r >= w.t {
+                w.r -= w.t;
+                w.n += w.c;
+            }
+            let (wv, ws, wroom) = if w.r < w.c { (w.n + w.r, 1, w.c - w.r) } else { (w.n + w.c, 0, w.t - w.r) };
+            if wv >= w.j {
+                if capv >= w.j {
+                    done += w.j;
+                    v += w.j;
+                    active -= 1;
+                    st.swap(x, active);
+                    continue;
+                }
+                // min(Jᵢ, cap) = cap until the cap reaches Jᵢ.
+                v += capv;
+                slope += 1;
+                room = room.min(w.j - capv);
+            } else {
+                // min(Wᵢ, Jᵢ) = Wᵢ, linear until its piece ends or it reaches Jᵢ;
+                // then the minimum with the cap (slope 1).
+                let wroom = if ws == 1 { wroom.min(w.j - wv) } else { wroom };
+                if wv <= capv {
+                    v += wv;
+                    slope += ws;
+                    room = room.min(wroom);
+                } else {
+                    v += capv;
+                    slope += 1;
+                    room = room.min(if ws == 0 { wroom.min(wv - capv) } else { wroom });
+                }
+            }
+            x += 1;
+        }
+        Lin { v, slope, room }
+    };
+    lfp(ck, dk, m as i64, eval).map(i128::from).map_err(i128::from)
+}
+
+/// One interfering task's sawtooth at the current R (see [`bound_k`]).
+struct Saw {
+    c: i64,
+    t: i64,
+    /// Whole jobs in the window times Cᵢ, and the remainder (0 ≤ r < t).
+    n: i64,
+    r: i64,
+    /// Jᵢ(Dₖ) with the current slack.
+    j: i64,
 }
 
 pub(crate) struct Bounds {
@@ -80,23 +167,41 @@ pub(crate) struct Bounds {
     pub rounds: usize,
 }
 
+/// The rounds of slack feedback. A task is recomputed only when another
+/// task's slack changed since its last computation (otherwise the result
+/// would be the same).
 pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
     let n = tasks.len();
-    let mut slack = vec![0i128; n];
+    let pairs = Pairs::new(tasks);
+    let mut st = Vec::with_capacity(n);
+    let mut slack = vec![0i64; n];
     let mut r: Vec<Option<i128>> = vec![None; n];
+    // Slack changes so far, each task's own, and the others' as each task last saw them.
+    let (mut changes, mut own, mut seen) = (0usize, vec![0usize; n], vec![usize::MAX; n]);
+    let mut last: Vec<Result<i128, i128>> = vec![Ok(0); n];
     let mut rounds = 0;
     loop {
         rounds += 1;
         let (mut changed, mut failed) = (false, None);
         for k in 0..n {
-            match bound_k(tasks, m, k, &slack) {
+            let others = changes - own[k];
+            let res = if seen[k] == others {
+                last[k]
+            } else {
+                seen[k] = others;
+                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st);
+                last[k]
+            };
+            match res {
                 Ok(b) => {
                     if r[k].is_none_or(|old| b < old) {
                         r[k] = Some(b);
-                        let s = tasks[k].deadline as i128 - b;
+                        let s = tasks[k].deadline as i64 - b as i64;
                         if s > slack[k] {
                             slack[k] = s;
                             changed = true;
+                            changes += 1;
+                            own[k] += 1;
                         }
                     }
                 }
