@@ -28,6 +28,7 @@ use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, int};
 use super::explain::{explained, Names, ns, Explain, Quiet};
 use super::load::dbf;
+use super::piecewise::divmod;
 use super::model::{precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -101,6 +102,43 @@ enum Found {
     Skipped { points: usize },
 }
 
+/// One task's demand position at window length t: ⌊t/Tᵢ⌋·Cᵢ and t mod Tᵢ,
+/// moved forward by subtraction as t grows (the candidates of one k are
+/// visited in increasing order), so the dbfs need no division:
+/// dbf(τᵢ, t) = (⌊t/Tᵢ⌋ + [t mod Tᵢ ≥ Dᵢ])·Cᵢ (Dᵢ ≤ Tᵢ), dbf′(τᵢ, t) = ⌊t/Tᵢ⌋·Cᵢ + min(Cᵢ, t mod Tᵢ).
+#[derive(Clone, Copy)]
+struct Pos {
+    c: u64,
+    d: u64,
+    t: u64,
+    qc: u64,
+    r: u64,
+}
+
+/// [`lhs`] from the positions at t = a + Dₖ (same value), with the m − 1
+/// largest differences kept in `top` (sorted, largest first; `top.len()` is
+/// m − 1 and it is zeroed here).
+fn lhs_at(pos: &[Pos], k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
+    top.fill(0);
+    let mut s1: u128 = 0;
+    for (i, p) in pos.iter().enumerate() {
+        let dbf = p.qc + if p.r >= p.d { p.c } else { 0 };
+        let carry = p.qc + p.c.min(p.r);
+        let (i1, i2) = if i == k { ((dbf - p.c).min(a), (carry - p.c).min(a)) } else { (dbf.min(x), carry.min(x)) };
+        s1 += i1 as u128;
+        if i2 > i1 {
+            let mut v = i2 - i1;
+            // Insert into the sorted top (the smallest falls off).
+            for slot in top.iter_mut() {
+                if v > *slot {
+                    std::mem::swap(slot, &mut v);
+                }
+            }
+        }
+    }
+    s1 + top.iter().map(|&v| v as u128).sum::<u128>()
+}
+
 fn search(tasks: &[TaskParams], m: u32) -> Found {
     let n = tasks.len();
     let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();
@@ -110,9 +148,14 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let u: f64 = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
     let v: f64 = tasks.iter().map(|t| (t.period - t.deadline) as f64 * t.wcet as f64 / t.period as f64).sum();
     let gap = m as f64 - u;
+    let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
     let mut points = 0usize;
     let mut diffs = Vec::with_capacity(n);
     let mut cand: Vec<u128> = Vec::new();
+    let mut pos: Vec<Pos> = Vec::with_capacity(n);
+    // The m − 1 largest differences: a small sorted array when m is small.
+    let mut top = vec![0u64; (m as usize).saturating_sub(1).min(n)];
+    let small_top = top.len() <= 8;
     for k in 0..n {
         let tk = &tasks[k];
         let dk = tk.deadline as u128;
@@ -122,7 +165,14 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
         }
         // Generous upper end; points near it are checked exactly.
         let hi = if hi_f < 0.0 { 0 } else { (hi_f * (1.0 + 1e-9)).ceil() as u128 + 1 };
-        let count: u128 = 1 + tasks.iter().map(|ti| (hi + dk).saturating_sub(ti.deadline as u128) / ti.period as u128 + 1).sum::<u128>();
+        let jobs = |ti: &TaskParams, i: usize| -> u128 {
+            let span = (hi + dk).saturating_sub(ti.deadline as u128);
+            match i64::try_from(span) {
+                Ok(s) => divmod(s, ti.period as i64, inv[i]).0 as u128,
+                Err(_) => span / ti.period as u128,
+            }
+        };
+        let count: u128 = 1 + tasks.iter().enumerate().map(|(i, ti)| jobs(ti, i) + 1).sum::<u128>();
         if count + points as u128 > MAX_POINTS as u128 {
             return Found::Skipped { points };
         }
@@ -140,12 +190,35 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
         cand.sort_unstable();
         cand.dedup();
         let near = hi_f * (1.0 - 1e-9) - 2.0;
+        // Every candidate is below 2⁵⁷ (count ≤ MAX_POINTS bounds hi by
+        // MAX_POINTS·Tᵢ + Dᵢ): positions in u64, sums in u128.
+        pos.clear();
+        for (i, ti) in tasks.iter().enumerate() {
+            let (c, t) = (ti.wcet as i64, ti.period as i64);
+            let (q, r) = divmod(dk as i64, t, inv[i]);
+            pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64 });
+        }
+        let mut at = 0u64;
         for &a in &cand {
             if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
                 break;
             }
             points += 1;
-            let value = lhs(tasks, m, k, a, &mut diffs);
+            let a64 = a as u64;
+            let delta = a64 - at;
+            at = a64;
+            for p in pos.iter_mut() {
+                p.r += delta;
+                while p.r >= p.t {
+                    p.r -= p.t;
+                    p.qc += p.c;
+                }
+            }
+            let value = if small_top {
+                lhs_at(&pos, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
+            } else {
+                lhs(tasks, m, k, a, &mut diffs)
+            };
             let bound = m as u128 * (a + dk - tk.wcet as u128 + 1);
             if value >= bound {
                 return Found::Miss { k, a, value, bound };
