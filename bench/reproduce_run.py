@@ -32,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from fractions import Fraction
 from typing import Any
 
 import schedlab
@@ -57,16 +58,28 @@ def reduction_levels(ts: schedlab.TaskSet) -> int:
     return levels
 
 
+def draw(m: int, frac: float, seed: int, args: argparse.Namespace) -> schedlab.TaskSet:
+    """A task set of the experiment. WCETs are rounded up to whole µs, which
+    can lift a set drawn just below U = m above it; such a set is infeasible
+    for every policy and is replaced by the next draw of a separate seed
+    stream (seed + k·10⁶), so every point has only sets with U ≤ m."""
+    for k in range(100):
+        ts = schedlab.generate(
+            seed=seed + k * 1_000_000,
+            cpus=m,
+            policy="run",
+            utils="bimo-heavy",
+            util=frac * m,
+            slack=args.slack * m,
+            periods="list:25ms,50ms,100ms,200ms",
+        )
+        if sum(Fraction(t.wcet, t.period) for t in ts.tasks) <= m:
+            return ts
+    raise RuntimeError(f"no set with U <= {m} from seed {seed}")
+
+
 def one_set(m: int, frac: float, seed: int, args: argparse.Namespace) -> dict[str, Any]:
-    ts = schedlab.generate(
-        seed=seed,
-        cpus=m,
-        policy="run",
-        utils="bimo-heavy",
-        util=frac * m,
-        slack=args.slack * m,
-        periods="list:25ms,50ms,100ms,200ms",
-    )
+    ts = draw(m, frac, seed, args)
     row: dict[str, Any] = {"tasks": len(ts), "util": ts.utilization}
     for pol in POLICIES:
         spec = dataclasses.replace(ts, policy=schedlab.Policy(pol))
