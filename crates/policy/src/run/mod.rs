@@ -222,8 +222,8 @@ pub(crate) struct Run<N: Budget> {
     servers: Vec<u32>,
     /// Roots above level 0 (whose deadlines drive the grid).
     grid_roots: Vec<u32>,
-    /// Trace names `S1`, ... of the nodes.
-    names: Vec<String>,
+    /// The `server` note of each node, `{"server": "S1"}`, built once.
+    notes: Vec<serde_json::Value>,
     /// The level-0 server on each CPU.
     cpu_server: Vec<u32>,
     /// Level-0 servers whose execution changed in the current step.
@@ -271,7 +271,7 @@ impl<N: Budget> Run<N> {
         }
         let servers = (0..flat.nodes.len() as u32).filter(|&i| !flat.nodes[i as usize].leaf).collect();
         let grid_roots = (0..flat.nodes.len() as u32).filter(|&i| flat.nodes[i as usize].parent == NONE && !flat.nodes[i as usize].leaf).collect();
-        let names = flat.ids.iter().map(|&id| tree.servers[id].name()).collect();
+        let notes = flat.ids.iter().map(|&id| serde_json::json!({"server": tree.servers[id].name()})).collect();
         let nodes = flat.nodes.len();
         Run {
             info,
@@ -284,7 +284,7 @@ impl<N: Budget> Run<N> {
             tasks,
             servers,
             grid_roots,
-            names,
+            notes,
             cpu_server: vec![NONE; m as usize],
             changed: Vec::with_capacity(nodes),
             freed: Vec::with_capacity(m as usize),
@@ -557,7 +557,7 @@ impl<N: Budget> Run<N> {
             self.running += 1;
             k.resched(c);
             if k.tracing() {
-                k.note(Some(c), "server", serde_json::json!({"server": self.names[l as usize]}));
+                k.note(Some(c), "server", self.notes[l as usize].clone());
             }
         }
         if k.tracing() {
