@@ -7,8 +7,8 @@
 //!    wcet·offset/period a whole number of ns), over a hyperperiod: no deadline miss, every trace replays; the levels of the
 //!    reductions and the preemptions per job (below 3, the RUN paper's
 //!    simulations) are reported. Periods are whole milliseconds and every
-//!    utilisation is at least 1e-5, which rules out windows whose fluid
-//!    slack is below 2 ns (docs/policies.md, "Integer time"); the WCETs are
+//!    utilisation is at least 1 %, which rules out windows whose fluid slack
+//!    is below 2 ns (docs/policies.md, "Integer time"); the WCETs are
 //!    arbitrary integers of ns. Debug builds also assert, at every
 //!    replenishment, that each item ended its period within 1 ns of its
 //!    exact entitlement.
