@@ -14,13 +14,13 @@
 //!   deadline: computed from the notional release d, never from the
 //!   current time; what is left over, or overrun, carries on.
 //! - **Selection** (top-down): a root always executes; an executing server
-//!   selects its child item with the earliest deadline and a positive
-//!   budget (ties: the current one, then the lower node index), or, if none
-//!   has budget left (only through the sub-ns rounding of timers), its
-//!   earliest-deadline item anyway, so that exactly as many level-0 servers
-//!   execute as the reduction says; a server that does not execute selects
-//!   nothing. A node executes iff its item is selected, negated for a dual
-//!   item. A selected item's budget is consumed at wall-clock rate.
+//!   selects, by EDF, a child item with budget left ([`Run::choose`]:
+//!   floor-first, then the sub-ns remainders one nanosecond at a time, and
+//!   with no budget anywhere its earliest-deadline item anyway, so that
+//!   exactly as many level-0 servers execute as the reduction says); a
+//!   server that does not execute selects nothing. A node executes iff its
+//!   item is selected, negated for a dual item. A selected item's budget is
+//!   consumed at wall-clock rate.
 //! - **Level-0 servers** run their tasks' jobs by EDF (deadline, task);
 //!   when a server's job completes early, the server idles for the rest of
 //!   its time: that time is given to no one else.
@@ -28,8 +28,8 @@
 //!   that stop free theirs, and servers that start take their previous CPU
 //!   when it is free, else a freed one, else the lowest free one.
 //! - **Events**: one timer at the next instant the tree changes: the
-//!   earliest grid deadline or budget exhaustion, exhaustions armed at
-//!   ⌈exact instant⌉. At that instant (or in any callback at or after it)
+//!   earliest grid deadline or budget exhaustion (at whole nanoseconds:
+//!   the floor of a budget, or 1 ns for a remainder). At that instant (or in any callback at or after it)
 //!   the tree catches up: consumption is charged up to the instant, every
 //!   due item is replenished (bottom-up), then every server whose item was
 //!   replenished or exhausted, and below it every node whose execution
