@@ -21,7 +21,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::bcl_iterative::MAX_ROUNDS;
-use super::piecewise::{divmod, lfp, Lin, FAR};
+use super::piecewise::{divmod, MAX_EVALS};
 use super::exact::int;
 use super::explain::{explained, Names, ns, Explain, Quiet};
 use super::model::{precheck, Needs};
@@ -55,12 +55,14 @@ struct Pairs {
     n: usize,
     /// 1/Tᵢ as f64 (for [`divmod`]).
     inv: Vec<f64>,
+    /// 1/j as f64 for j ≤ m.
+    inv_small: Vec<f64>,
     j0: Vec<i64>,
     rem: Vec<i64>,
 }
 
 impl Pairs {
-    fn new(tasks: &[TaskParams]) -> Pairs {
+    fn new(tasks: &[TaskParams], m: u32) -> Pairs {
         let n = tasks.len();
         let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
         let (mut j0, mut rem) = (Vec::with_capacity(n * n), Vec::with_capacity(n * n));
@@ -73,7 +75,8 @@ impl Pairs {
                 rem.push(r);
             }
         }
-        Pairs { n, inv, j0, rem }
+        let inv_small = (0..=m).map(|j| 1.0 / j.max(1) as f64).collect();
+        Pairs { n, inv, inv_small, j0, rem }
     }
 }
 
@@ -81,12 +84,13 @@ impl Pairs {
 /// R ← Cₖ + ⌊Σ_{i≠k} min(Wᵢ(R), Jᵢ(Dₖ), R − Cₖ + 1)/m⌋), or `Err(an
 /// iterate above Dₖ)`.
 ///
-/// The search ([`lfp`]) evaluates the sum at increasing R only, so each
+/// The search ([`lfp_rising`]) evaluates the sum at increasing R only, so each
 /// sawtooth Wᵢ keeps its position (jobs Nᵢ and remainder, at the window
 /// offset R + Dᵢ − Cᵢ − Sᵢ) and moves it forward by subtraction: one
 /// division per task and bound instead of one per evaluation. `st` is
 /// scratch.
-fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64], st: &mut Vec<Saw>) -> Result<i128, i128> {
+fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64], st: &mut Vec<Saw>, rooms: &mut Vec<i64>) -> Result<i128, i128> {
+    let inv = &pairs.inv_small;
     let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
     let (j0, rem) = (&pairs.j0[k * pairs.n..(k + 1) * pairs.n], &pairs.rem[k * pairs.n..(k + 1) * pairs.n]);
     st.clear();
@@ -102,11 +106,14 @@ fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64],
     // above it; all three are non-decreasing in R) leave the loop: their sum
     // is `done`, constant from then on.
     let (mut at, mut active, mut done) = (ck, st.len(), 0i64);
-    let eval = |r: i64| {
+    // S(R) exactly, and in `rooms` the room of every rising term (slope 1):
+    // each term stays at least its value plus min(δ, room) at R + δ.
+    let mut eval = |r: i64, rooms: &mut Vec<i64>| -> i64 {
+        rooms.clear();
         let delta = r - at;
         at = r;
         let capv = r - ck + 1;
-        let (mut v, mut slope, mut room) = (done, 0i64, FAR);
+        let mut v = done;
         let mut x = 0;
         while x < active {
             let w = &mut st[x];
@@ -126,27 +133,76 @@ fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64],
                 }
                 // min(Jᵢ, cap) = cap until the cap reaches Jᵢ.
                 v += capv;
-                slope += 1;
-                room = room.min(w.j - capv);
-            } else {
-                // min(Wᵢ, Jᵢ) = Wᵢ, linear until its piece ends or it reaches Jᵢ;
-                // then the minimum with the cap (slope 1).
-                let wroom = if ws == 1 { wroom.min(w.j - wv) } else { wroom };
-                if wv <= capv {
-                    v += wv;
-                    slope += ws;
-                    room = room.min(wroom);
-                } else {
-                    v += capv;
-                    slope += 1;
-                    room = room.min(if ws == 0 { wroom.min(wv - capv) } else { wroom });
+                rooms.push(w.j - capv);
+            } else if wv <= capv {
+                // min(Wᵢ, Jᵢ) = Wᵢ, rising until its piece ends or it reaches Jᵢ.
+                v += wv;
+                if ws == 1 {
+                    rooms.push(wroom.min(w.j - wv));
                 }
+            } else {
+                // The cap, below Wᵢ < Jᵢ: rising while Wᵢ rises in parallel
+                // and stays below Jᵢ, or up to a flat Wᵢ.
+                v += capv;
+                rooms.push(if ws == 0 { wroom.min(wv - capv) } else { wroom.min(w.j - wv) });
             }
             x += 1;
         }
-        Lin { v, slope, room }
+        v
     };
-    lfp(ck, dk, m as i64, eval).map(i128::from).map_err(i128::from)
+    lfp_rising(ck, dk, m as i64, inv, &mut eval, rooms).map(i128::from).map_err(i128::from)
+}
+
+/// The least R ≥ c with c + ⌊S(R)/m⌋ ≤ R, if it is at most d, else
+/// `Err(a point above d)` — [`super::piecewise::lfp`]'s answer, with longer jumps: below any
+/// R + δ, S is at least S(R) + Σ_rising min(δ, roomᵢ) (every term is
+/// non-decreasing, and linear with slope 1 over its room), a concave bound;
+/// every point where that bound is still ≥ m·(R + δ − c + 1) has
+/// f > R + δ and is skipped, up to the first where it drops below (found
+/// by walking the rooms in increasing order). `inv[j]` = 1/j as f64.
+fn lfp_rising(c: i64, d: i64, m: i64, inv: &[f64], eval: &mut impl FnMut(i64, &mut Vec<i64>) -> i64, rooms: &mut Vec<i64>) -> Result<i64, i64> {
+    let mut r = c;
+    for _ in 0..MAX_EVALS {
+        let v = eval(r, rooms);
+        let f = c + divmod(v, m, inv[m as usize]).0;
+        if f > d {
+            return Err(f);
+        }
+        if f <= r {
+            return Ok(r);
+        }
+        // g(δ) = bound − m·(R + δ − c + 1), g(0) ≥ 0 since f > R.
+        rooms.sort_unstable();
+        let mut g = v - m * (r - c + 1);
+        let (mut from, mut rising) = (0i64, rooms.len() as i64);
+        let mut jump = None;
+        for &room in rooms.iter() {
+            if rising < m {
+                let q = divmod(g, m - rising, inv[(m - rising) as usize]).0;
+                if from + q < room {
+                    jump = Some(from + q + 1);
+                    break;
+                }
+            }
+            g += (rising - m) * (room - from);
+            from = room;
+            rising -= 1;
+        }
+        let jump = jump.unwrap_or_else(|| from + divmod(g, m - rising, inv[(m - rising) as usize]).0 + 1);
+        let next = f.max(r.saturating_add(jump));
+        if next > d {
+            return Err(next);
+        }
+        r = next;
+    }
+    // Not reached for sane inputs; as `lfp`: d itself is the last resort.
+    let v = eval(d, rooms);
+    let f = c + v / m;
+    if f <= d {
+        Ok(d)
+    } else {
+        Err(f)
+    }
 }
 
 /// One interfering task's sawtooth at the current R (see [`bound_k`]).
@@ -172,8 +228,9 @@ pub(crate) struct Bounds {
 /// would be the same).
 pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
     let n = tasks.len();
-    let pairs = Pairs::new(tasks);
+    let pairs = Pairs::new(tasks, m);
     let mut st = Vec::with_capacity(n);
+    let mut rooms = Vec::with_capacity(n);
     let mut slack = vec![0i64; n];
     let mut r: Vec<Option<i128>> = vec![None; n];
     // Slack changes so far, each task's own, and the others' as each task last saw them.
@@ -189,7 +246,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
                 last[k]
             } else {
                 seen[k] = others;
-                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st);
+                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st, &mut rooms);
                 last[k]
             };
             match res {
@@ -295,6 +352,62 @@ mod tests {
         assert!(r.iter().all(|x| x.is_some()));
         assert_eq!(r[2], Some(5));
         assert!(o.slack().expect("slack").0 >= int(0).0);
+    }
+
+    /// The bounds equal the plain iteration R ← Cₖ + ⌊Σ min(Wᵢ, Jᵢ, R − Cₖ + 1)/m⌋.
+    #[test]
+    fn bounds_equal_the_plain_iteration() {
+        let mut rng = schedlab_model::gen::rng::Rng::new(2007);
+        let (mut ok, mut err) = (0, 0);
+        for _ in 0..20_000 {
+            let m = rng.range_u64(1, 5) as u32;
+            let n = rng.range_u64(2, 8) as usize;
+            let tasks: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = rng.range_u64(2, 60);
+                    let c = rng.range_u64(1, t);
+                    TaskParams::constrained(c, rng.range_u64(c, t), t)
+                })
+                .collect();
+            let slack: Vec<i64> = tasks.iter().map(|t| rng.below(t.deadline - t.wcet + 1) as i64).collect();
+            let k = rng.below(n as u64) as usize;
+            let (ck, dk) = (tasks[k].wcet as i128, tasks[k].deadline as i128);
+            let s = |r: i128| -> i128 {
+                (0..n)
+                    .filter(|&i| i != k)
+                    .map(|i| {
+                        let ti = &tasks[i];
+                        let (c, t) = (ti.wcet as i128, ti.period as i128);
+                        let j = (dk / t) * c + c.min((dk % t - slack[i] as i128).max(0));
+                        workload(ti, r, slack[i] as i128).min(j).min(r - ck + 1)
+                    })
+                    .sum()
+            };
+            let mut r = ck;
+            let plain = loop {
+                let f = ck + s(r) / m as i128;
+                if f > dk {
+                    break Err(f);
+                }
+                if f <= r {
+                    break Ok(r);
+                }
+                r = f;
+            };
+            let pairs = Pairs::new(&tasks, m);
+            let got = bound_k(&tasks, &pairs, m, k, &slack, &mut Vec::new(), &mut Vec::new());
+            match plain {
+                Ok(r) => {
+                    ok += 1;
+                    assert_eq!(got, Ok(r), "{tasks:?} m {m} k {k} slack {slack:?}");
+                }
+                Err(_) => {
+                    err += 1;
+                    assert!(got.is_err(), "{tasks:?} m {m} k {k} slack {slack:?}: {got:?}");
+                }
+            }
+        }
+        assert!(ok > 3000 && err > 3000, "{ok} {err}");
     }
 
     #[test]
