@@ -136,8 +136,14 @@ pub struct RunConfig {
     /// default: max(5 s, 20 periods + deadline) of its task (a panic with a
     /// backtrace can take seconds to print inside a job).
     pub job_timeout: Option<u64>,
-    /// SCHED_DEADLINE runtime = WCET + this (the job loop's own overhead).
+    /// SCHED_DEADLINE runtime = WCET + `dl_slack` + `dl_slack_ratio` × WCET
+    /// (at most the deadline): the job loop's own CPU time (fixed) and the
+    /// interrupt time the kernel charges to the running thread (it grows with
+    /// the job's length). A job that needs more than its runtime is throttled
+    /// by the CBS until its next period (`docs/runtime.md`).
     pub dl_slack: u64,
+    /// See `dl_slack`.
+    pub dl_slack_ratio: f64,
     /// Time between the end of setup and the synchronous release (ns).
     pub start_margin: u64,
     /// Calibration cache directory (default: see [`crate::calibrate::cache_dir`]).
@@ -165,7 +171,8 @@ impl Default for RunConfig {
             allow_command: false,
             kernel_trace: true,
             job_timeout: None,
-            dl_slack: 50_000,
+            dl_slack: 100_000,
+            dl_slack_ratio: 0.05,
             start_margin: 20_000_000,
             cache_dir: None,
             recalibrate: false,
@@ -176,6 +183,11 @@ impl Default for RunConfig {
 }
 
 impl RunConfig {
+    /// The SCHED_DEADLINE runtime of a task: WCET + `dl_slack` + ⌈`dl_slack_ratio` × WCET⌉, at most `deadline`.
+    pub fn dl_runtime(&self, wcet: u64, deadline: u64) -> u64 {
+        let ratio = if self.dl_slack_ratio.is_finite() && self.dl_slack_ratio > 0.0 { (self.dl_slack_ratio * wcet as f64).ceil() as u64 } else { 0 };
+        wcet.saturating_add(self.dl_slack).saturating_add(ratio).min(deadline.max(wcet))
+    }
     /// The workload of task `i`.
     pub fn workload_of(&self, i: usize) -> &WorkloadSpec {
         self.workloads.iter().rev().find(|(t, _)| *t == i).map_or(&self.workload, |(_, w)| w)

@@ -57,9 +57,12 @@ pub struct Args {
     /// A job running longer than this is declared hung by the watchdog [default: max(5s, 20 periods + deadline)].
     #[arg(long)]
     job_timeout: Option<Duration>,
-    /// SCHED_DEADLINE runtime = WCET + this.
-    #[arg(long, default_value = "50us")]
+    /// SCHED_DEADLINE runtime = WCET + this + --dl-slack-ratio × WCET (at most the deadline).
+    #[arg(long, default_value = "100us")]
     dl_slack: Duration,
+    /// The part of the SCHED_DEADLINE slack proportional to the WCET (interrupt time charged to the job).
+    #[arg(long, default_value_t = 0.05)]
+    dl_slack_ratio: f64,
     /// Setup time before the synchronous release.
     #[arg(long, default_value = "20ms")]
     start_margin: Duration,
@@ -94,6 +97,9 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
     let overrun: Overrun = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
+        return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
+    }
     let mut cfg = RunConfig {
         duration: a.duration.0,
         backend,
@@ -106,6 +112,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         kernel_trace: !a.no_kernel_trace,
         job_timeout: a.job_timeout.map(|d| d.0),
         dl_slack: a.dl_slack.0,
+        dl_slack_ratio: a.dl_slack_ratio,
         start_margin: a.start_margin.0.max(1_000_000),
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),

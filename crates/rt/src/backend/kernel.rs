@@ -89,7 +89,7 @@ impl KernelBackend {
                 let cpus = plan.cpus_of(t.index);
                 if is_edf(plan.policy) {
                     let partition = Self::partitions(plan).map(|_| plan.info.domain_of(t.index));
-                    Mapping { class: Class::Deadline { runtime: t.wcet + plan.config.dl_slack, deadline: t.deadline, period: t.period }, cpus, partition }
+                    Mapping { class: Class::Deadline { runtime: plan.config.dl_runtime(t.wcet, t.deadline), deadline: t.deadline, period: t.period }, cpus, partition }
                 } else {
                     Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
                 }
@@ -156,8 +156,8 @@ impl Backend for KernelBackend {
             }
             if runtime > deadline {
                 return bad(format!(
-                    "task '{}': SCHED_DEADLINE runtime (WCET {} ns + slack {} ns) exceeds its deadline {} ns; lower --dl-slack or the WCET",
-                    t.name, t.wcet, plan.config.dl_slack, deadline
+                    "task '{}': SCHED_DEADLINE runtime {} ns (WCET {} ns + slack) exceeds its deadline {} ns; lower the WCET",
+                    t.name, runtime, t.wcet, deadline
                 ));
             }
             if period < min || period > max {
