@@ -32,7 +32,10 @@ line, column and field path of every problem.
 :func:`simulate` runs the discrete-event simulator as ``schedlab simulate``
 does and returns a :class:`SimResult` (pandas DataFrames of jobs, tasks and
 CPUs; the validator; Perfetto, SVG and CSV exports). :func:`validate`,
-:func:`read_trace` and :func:`stats` work on trace files.
+:func:`read_trace` and :func:`stats` work on trace files. :func:`run` executes
+the spec on real threads of this Linux kernel (root) as ``schedlab run`` does
+and returns a :class:`RunResult`, a :class:`SimResult` over the recorded
+schedule plus the measured overheads.
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ from typing import Any
 from . import _native
 from ._analysis import Analysis, Outcome, analyze
 from ._errors import Diagnostic, SpecError
+from ._run import Job, RunError, RunResult, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
 from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Task, TaskSet
 
@@ -57,6 +61,10 @@ __all__ = [
     "schema",
     "simulate",
     "SimResult",
+    "run",
+    "RunResult",
+    "RunError",
+    "Job",
     "analyze",
     "Analysis",
     "Outcome",

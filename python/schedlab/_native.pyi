@@ -9,6 +9,7 @@ name); files that cannot be read or written raise OSError.
 """
 
 import os
+from collections.abc import Callable, Sequence
 
 __version__: str
 
@@ -101,6 +102,36 @@ def simulate(
     keep_events: bool = True,
 ) -> SimRun:
     """Simulate the spec file ``path`` or the spec JSON ``spec_json`` as ``schedlab simulate`` does."""
+
+def run(
+    path: str | os.PathLike[str] | None = None,
+    spec_json: str | None = None,
+    file: str = "<taskset>",
+    spec_dir: str | os.PathLike[str] | None = None,
+    *,
+    duration: str = "2s",
+    backend: str = "kernel",
+    seed: int = 0,
+    exec: str = "wcet",
+    sporadic: str = "none",
+    jitter: bool = True,
+    miss: str = "continue",
+    workload: str | Callable[[int, int, int, int, int, int], None] | None = None,
+    workloads: Sequence[tuple[str, str | Callable[[int, int, int, int, int, int], None]]] = ...,
+    allow_command: bool = False,
+    kernel_trace: bool = True,
+    job_timeout: str | None = None,
+    dl_slack: str = "100us",
+    dl_slack_ratio: float = 0.05,
+    start_margin: str = "20ms",
+    recalibrate: bool = False,
+    trace: str | os.PathLike[str] | None = None,
+    keep_events: bool = True,
+) -> tuple[SimRun, str]:
+    """Run the spec on real threads of this Linux kernel as ``schedlab run``
+    does; returns the recorded schedule and the run's facts as JSON. Callable
+    workloads are called per job as ``f(task, job, release, deadline, exec,
+    wcet)`` with the GIL held (not real-time)."""
 
 def analyze(
     path: str | os.PathLike[str] | None = None,

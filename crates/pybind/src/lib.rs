@@ -12,6 +12,7 @@ use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
 
+mod rt;
 mod sim;
 
 mod py {
@@ -311,6 +312,73 @@ mod _native {
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let cfg = sim::config(&opts, dir)?;
         py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)
+    }
+
+    /// run(path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s",
+    ///     backend="kernel", seed=0, exec="wcet", sporadic="none", jitter=True, miss="continue",
+    ///     workload="spin", workloads=[], allow_command=False, kernel_trace=True, job_timeout=None,
+    ///     dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms", recalibrate=False, trace=None, keep_events=True)
+    ///     -> tuple[SimRun, str]
+    ///
+    /// Runs the spec on real threads of this Linux kernel (crate `rt`), as
+    /// `schedlab run` does, and returns the recorded schedule as a SimRun and
+    /// the run's facts (backend, mapping, overheads, integrity, notes) as
+    /// JSON. `workload` and the values of `workloads` ((task name or index,
+    /// workload) pairs) are kinds as text or callables (called per job as
+    /// `f(task, job, release, deadline, exec, wcet)` with the GIL held: not
+    /// real-time). Raises SpecError for a spec that cannot be used,
+    /// ValueError for a bad option or a policy the backend cannot run,
+    /// PermissionError when privileges are missing (nothing was touched),
+    /// schedlab.RunError when the run failed (kernel admission, a job body,
+    /// the watchdog; the machine was restored), KeyboardInterrupt on SIGINT.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
+                        seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
+                        allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
+                        recalibrate=false, trace=None, keep_events=true))]
+    #[allow(clippy::too_many_arguments)]
+    fn run<'py>(
+        py: Python<'py>,
+        path: Option<PathBuf>,
+        spec_json: Option<&str>,
+        file: &str,
+        spec_dir: Option<PathBuf>,
+        duration: &str,
+        backend: &str,
+        seed: u64,
+        exec: &str,
+        sporadic: &str,
+        jitter: bool,
+        miss: &str,
+        workload: Option<Bound<'py, PyAny>>,
+        workloads: Vec<(String, Bound<'py, PyAny>)>,
+        allow_command: bool,
+        kernel_trace: bool,
+        job_timeout: Option<&str>,
+        dl_slack: &str,
+        dl_slack_ratio: f64,
+        start_margin: &str,
+        recalibrate: bool,
+        trace: Option<PathBuf>,
+        keep_events: bool,
+    ) -> PyResult<(sim::SimRun, String)> {
+        let (spec, dir) = match (&path, spec_json) {
+            (Some(p), None) => {
+                let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
+                (loaded.spec, p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from))
+            }
+            (None, Some(j)) => (spec_from_json(j)?, None),
+            _ => return Err(PyValueError::new_err("run() takes either a spec path or spec JSON")),
+        };
+        let _ = file;
+        let opts = rt::RunOptions { duration, backend, seed, exec, sporadic, jitter, miss, allow_command, kernel_trace, job_timeout, dl_slack, dl_slack_ratio, start_margin, recalibrate };
+        let default = match workload {
+            Some(w) => w,
+            None => pyo3::types::PyString::new(py, "spin").into_any(),
+        };
+        let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
+        let cfg = rt::config(&opts, &spec, dir, &default, &workloads)?;
+        rt::run(py, spec, cfg, trace, keep_events)
     }
 
     /// validate_trace(path, tolerance="0", mode="auto") -> str

@@ -174,6 +174,25 @@ pub(crate) fn run(spec: &Spec, file: &str, cfg: SimConfig, trace: Option<PathBuf
     Ok(SimRun { header, report, jobs, events: keep_events.then_some(events), trace })
 }
 
+/// A [`SimRun`] over a schedule recorded elsewhere (the Linux runtime's
+/// trace, `schedlab.run`): the same metrics, job table and exports as a
+/// simulation, the trace written to `trace` when given.
+pub(crate) fn from_events(header: Header, events: Vec<Event>, trace: Option<PathBuf>, keep_events: bool) -> Result<SimRun, Fail> {
+    if let Some(p) = &trace {
+        schedlab_trace::write_all(p, &header, events.iter()).map_err(|e| match e {
+            TraceError::Format(m) => Fail::Value(format!("trace: {m}")),
+            e => trace_fail(p, e),
+        })?;
+    }
+    let mut metrics = Metrics::from_header(&header).with_sink(Vec::<JobRecord>::new());
+    for e in &events {
+        metrics.push(e);
+    }
+    let (report, mut jobs) = metrics.finish();
+    jobs.sort_unstable_by_key(|j| (j.task, j.job));
+    Ok(SimRun { header, report, jobs, events: keep_events.then_some(events), trace })
+}
+
 /// The job table as columns of native-endian bytes (see `SimRun::job_columns`).
 #[derive(Default)]
 struct JobColumns {
