@@ -144,6 +144,10 @@ pub struct RunConfig {
     pub dl_slack: u64,
     /// See `dl_slack`.
     pub dl_slack_ratio: f64,
+    /// SCHED_FLAG_RECLAIM on the SCHED_DEADLINE threads: a job that needs
+    /// more than its runtime uses bandwidth the others leave unused (GRUB)
+    /// instead of being throttled to its next period while CPUs idle.
+    pub dl_reclaim: bool,
     /// Time between the end of setup and the synchronous release (ns).
     pub start_margin: u64,
     /// Calibration cache directory (default: see [`crate::calibrate::cache_dir`]).
@@ -173,6 +177,7 @@ impl Default for RunConfig {
             job_timeout: None,
             dl_slack: 100_000,
             dl_slack_ratio: 0.05,
+            dl_reclaim: true,
             start_margin: 20_000_000,
             cache_dir: None,
             recalibrate: false,

@@ -12,6 +12,9 @@ pub const SCHED_IDLE: u32 = 5;
 pub const SCHED_DEADLINE: u32 = 6;
 /// `sched_flags`: children of the thread start at SCHED_OTHER.
 pub const FLAG_RESET_ON_FORK: u64 = 0x01;
+/// `sched_flags`: a SCHED_DEADLINE thread may reclaim bandwidth left unused
+/// by the others (GRUB) instead of being throttled at runtime exhaustion.
+pub const FLAG_RECLAIM: u64 = 0x02;
 /// `sched_flags`: SIGXCPU when a SCHED_DEADLINE thread overruns its runtime.
 pub const FLAG_DL_OVERRUN: u64 = 0x04;
 
@@ -36,8 +39,9 @@ pub enum Class {
     Other { nice: i32 },
     /// SCHED_FIFO at this priority (1..=99).
     Fifo { priority: u32 },
-    /// SCHED_DEADLINE with runtime ≤ deadline ≤ period (ns).
-    Deadline { runtime: u64, deadline: u64, period: u64 },
+    /// SCHED_DEADLINE with runtime ≤ deadline ≤ period (ns); `reclaim`:
+    /// SCHED_FLAG_RECLAIM (GRUB bandwidth reclaiming).
+    Deadline { runtime: u64, deadline: u64, period: u64, reclaim: bool },
 }
 
 impl Class {
@@ -46,8 +50,9 @@ impl Class {
         match self {
             Class::Other { nice } => SchedAttr { size, policy: SCHED_OTHER, nice, ..Default::default() },
             Class::Fifo { priority } => SchedAttr { size, policy: SCHED_FIFO, priority, ..Default::default() },
-            Class::Deadline { runtime, deadline, period } => {
-                SchedAttr { size, policy: SCHED_DEADLINE, flags: FLAG_RESET_ON_FORK, runtime, deadline, period, ..Default::default() }
+            Class::Deadline { runtime, deadline, period, reclaim } => {
+                let flags = FLAG_RESET_ON_FORK | if reclaim { FLAG_RECLAIM } else { 0 };
+                SchedAttr { size, policy: SCHED_DEADLINE, flags, runtime, deadline, period, ..Default::default() }
             }
         }
     }
@@ -55,7 +60,9 @@ impl Class {
         match self {
             Class::Other { nice } => format!("SCHED_OTHER nice {nice}"),
             Class::Fifo { priority } => format!("SCHED_FIFO {priority}"),
-            Class::Deadline { runtime, deadline, period } => format!("SCHED_DEADLINE runtime {runtime} ns, deadline {deadline} ns, period {period} ns"),
+            Class::Deadline { runtime, deadline, period, reclaim } => {
+                format!("SCHED_DEADLINE runtime {runtime} ns, deadline {deadline} ns, period {period} ns{}", if reclaim { ", reclaim" } else { "" })
+            }
         }
     }
 }

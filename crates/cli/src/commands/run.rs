@@ -63,6 +63,9 @@ pub struct Args {
     /// The part of the SCHED_DEADLINE slack proportional to the WCET (interrupt time charged to the job).
     #[arg(long, default_value_t = 0.05)]
     dl_slack_ratio: f64,
+    /// Strict CBS: no SCHED_FLAG_RECLAIM (a job past its runtime is throttled to its next period even while CPUs idle).
+    #[arg(long)]
+    no_dl_reclaim: bool,
     /// Setup time before the synchronous release.
     #[arg(long, default_value = "20ms")]
     start_margin: Duration,
@@ -113,6 +116,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         job_timeout: a.job_timeout.map(|d| d.0),
         dl_slack: a.dl_slack.0,
         dl_slack_ratio: a.dl_slack_ratio,
+        dl_reclaim: !a.no_dl_reclaim,
         start_margin: a.start_margin.0.max(1_000_000),
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),

@@ -89,7 +89,7 @@ impl KernelBackend {
                 let cpus = plan.cpus_of(t.index);
                 if is_edf(plan.policy) {
                     let partition = Self::partitions(plan).map(|_| plan.info.domain_of(t.index));
-                    Mapping { class: Class::Deadline { runtime: plan.config.dl_runtime(t.wcet, t.deadline), deadline: t.deadline, period: t.period }, cpus, partition }
+                    Mapping { class: Class::Deadline { runtime: plan.config.dl_runtime(t.wcet, t.deadline), deadline: t.deadline, period: t.period, reclaim: plan.config.dl_reclaim }, cpus, partition }
                 } else {
                     Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
                 }
@@ -150,7 +150,7 @@ impl Backend for KernelBackend {
         let min = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_min_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(100) * 1000;
         let max = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_max_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(4_194_304) * 1000;
         for (t, m) in plan.tasks.iter().zip(Self::map(plan)) {
-            let Class::Deadline { runtime, deadline, period } = m.class else { continue };
+            let Class::Deadline { runtime, deadline, period, .. } = m.class else { continue };
             if deadline > period {
                 return bad(format!("task '{}': SCHED_DEADLINE needs deadline ≤ period (deadline {} ns, period {} ns); arbitrary deadlines run on --backend dispatch", t.name, deadline, period));
             }
