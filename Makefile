@@ -9,6 +9,7 @@
 #   make test      Rust tests, then the Python package and its tests
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
+#   make bench-rt  Linux runtime latency against cyclictest and rt-app (root; installs rt-tests, rt-app)
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -24,7 +25,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python demo bench clean
+.PHONY: venv develop test test-rust test-python demo bench bench-rt clean
 
 venv: $(STAMP)
 
@@ -63,6 +64,11 @@ demo: develop
 # bench/results/ and the tables to docs/performance.md (by hand).
 bench:
 	$(PYTHON) bench/simso_compare.py compare
+
+# Root; release builds; installs rt-tests and rt-app with apt-get when
+# missing. Results go to bench/results/ (docs/performance.md, "Linux runtime latency").
+bench-rt:
+	$(PYTHON) bench/rt_latency.py
 
 clean:
 	rm -rf $(VENV) out dist .pytest_cache python/.pytest_cache .hypothesis
