@@ -201,7 +201,7 @@ def main() -> None:
     res: dict[str, object] = {
         "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
         "host": platform.node(),
-        "kernel": platform.release(),
+        "os_kernel": platform.release(),
         "cpus": os.cpu_count(),
         "loadavg_before": load_before,
         "seconds_per_phase": a.seconds,
@@ -233,7 +233,7 @@ def main() -> None:
     ]
     res["targets"] = [{"target": t, "value": v, "verdict": s} for t, v, s in targets]
     lines = [
-        f"# Linux runtime latency — {res['date']}, {res['host']} ({res['kernel']}, {res['cpus']} CPUs), "
+        f"# Linux runtime latency — {res['date']}, {res['host']} ({res['os_kernel']}, {res['cpus']} CPUs), "
         f"{a.seconds} s per phase, load average before {load_before[0]:.2f}, after {res['loadavg_after'][0]:.2f}",  # type: ignore[index]
         "",
         "| measurement | n | p50 | p99 | p99.9 | max |",
