@@ -47,7 +47,7 @@ import os
 from typing import Any
 
 from . import _native
-from ._analysis import Analysis, Outcome, analyze
+from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
 from ._errors import Diagnostic, SpecError
 from ._run import Job, RunError, RunResult, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
@@ -66,6 +66,8 @@ __all__ = [
     "RunError",
     "Job",
     "analyze",
+    "analyze_batch",
+    "VERDICTS",
     "Analysis",
     "Outcome",
     "GanttChart",

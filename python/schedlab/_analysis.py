@@ -1,19 +1,26 @@
 """Schedulability analysis from Python: :func:`analyze` runs the tests of the
 registry (``schedlab tests``) on a spec, exactly as ``schedlab analyze``
-does, and returns the explained outcomes."""
+does, and returns the explained outcomes; :func:`analyze_batch` runs tests
+on many task sets in one call and returns their verdicts."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import _native
 from ._sim import _choice, _duration, _flag, _path
 from ._types import TaskSet
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+    import pandas as pd  # type: ignore[import-untyped, unused-ignore]
 
 
 def _fraction(v: dict[str, Any] | None) -> Fraction | None:
@@ -158,3 +165,105 @@ def analyze(
 
 def _all_str(xs: Any) -> bool:
     return all(isinstance(x, str) for x in xs)
+
+
+#: The verdicts of :func:`analyze_batch`, in the order of their codes.
+VERDICTS = ("schedulable", "unschedulable", "inconclusive", "not-applicable")
+
+
+def analyze_batch(
+    tasksets: Any,
+    *,
+    tests: str | list[str] | tuple[str, ...],
+    cpus: int,
+    threads: int | None = None,
+) -> pd.DataFrame:
+    """Run schedulability tests on many task sets in one call into Rust.
+
+    Every set is analysed as a bare task set on ``cpus`` CPUs (no names,
+    policy, pins or overheads): the same verdicts as :func:`analyze` with
+    these tests on a spec of those tasks, computed by the tests' fast paths
+    (no explanation built) on all cores. Use :func:`analyze` on a set to see
+    why it got its verdict.
+
+    Args:
+        tasksets: The task sets, each task ``(wcet, deadline, period)`` in
+            integer nanoseconds: a numpy array of shape ``(sets, tasks, 3)``
+            (fastest: no per-set work in Python), or a sequence of sets, each
+            a ``(tasks, 3)`` array or a sequence of 3-tuples (sets may differ
+            in size).
+        tests: Test IDs (``schedlab tests`` lists them), or one ID.
+        cpus: CPUs of the platform, the same for every set.
+        threads: Worker threads (None: every core).
+
+    Returns:
+        A DataFrame with one row per set (in order) and one categorical
+        column per test, each value one of :data:`VERDICTS`.
+
+    Raises:
+        ValueError: for an unknown test ID, a bad shape, or a value that is
+            not a non-negative integer.
+    """
+    import numpy as np
+    import pandas as pd
+
+    ids = [tests] if isinstance(tests, str) else list(tests)
+    if not ids or not _all_str(ids):
+        raise ValueError(f"tests: expected test IDs, got {tests!r}")
+    if isinstance(cpus, bool) or not isinstance(cpus, int) or cpus < 0:
+        raise ValueError(f"cpus: expected a non-negative int, got {cpus!r}")
+    flat, offsets = _flatten(tasksets)
+    codes = _native.analyze_batch(flat.tobytes(), offsets.tobytes(), cpus, ids, threads)
+    table = np.frombuffer(codes, dtype=np.uint8).reshape(len(offsets) - 1, len(ids))
+    return pd.DataFrame({t: pd.Categorical.from_codes(table[:, j], categories=VERDICTS) for j, t in enumerate(ids)})
+
+
+def _as_u64(a: Any, what: str) -> npt.NDArray[np.uint64]:
+    """``a`` as little-endian uint64 after checking every value is a non-negative integer."""
+    import numpy as np
+
+    arr = np.asarray(a)
+    if arr.size == 0:
+        return np.zeros(arr.shape, dtype="<u8")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+            raise ValueError(f"{what}: times must be integer nanoseconds")
+    elif arr.dtype.kind not in "iu":
+        raise ValueError(f"{what}: expected integer nanoseconds, got dtype {arr.dtype}")
+    if np.any(arr < 0):
+        raise ValueError(f"{what}: times must be non-negative")
+    return arr.astype("<u8")
+
+
+def _flatten(tasksets: Any) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """Every task in one (n, 3) array and the sets' offsets into it."""
+    import numpy as np
+
+    if isinstance(tasksets, np.ndarray):
+        if tasksets.ndim != 3 or tasksets.shape[2] != 3:
+            raise ValueError(f"tasksets: expected an array of shape (sets, tasks, 3), got {tasksets.shape}")
+        sets, per = tasksets.shape[0], tasksets.shape[1]
+        flat = _as_u64(tasksets, "tasksets").reshape(-1, 3)
+        return np.ascontiguousarray(flat), np.arange(sets + 1, dtype="<u8") * per
+    if isinstance(tasksets, (str, bytes)):
+        raise ValueError("tasksets: expected task sets, got a string")
+    sets = list(tasksets)
+    sizes = [len(ts) for ts in sets]
+    if any(isinstance(ts, np.ndarray) for ts in sets):
+        parts = []
+        for s, ts in enumerate(sets):
+            arr = np.asarray(ts) if len(ts) else np.zeros((0, 3), dtype="<u8")
+            if arr.ndim != 2 or arr.shape[1] != 3:
+                raise ValueError(f"tasksets[{s}]: expected (wcet, deadline, period) triples, got shape {arr.shape}")
+            parts.append(arr)
+        rows: Any = np.concatenate(parts) if parts else np.zeros((0, 3))
+    else:
+        # Tuples: one numpy conversion for all the tasks of all the sets.
+        tuples = list(itertools.chain.from_iterable(sets))
+        rows = np.array(tuples) if tuples else np.zeros((0, 3))
+        if rows.ndim != 2 or rows.shape[1] != 3:
+            raise ValueError("tasksets: expected every task as (wcet, deadline, period) triples")
+    flat = _as_u64(rows, "tasksets").reshape(-1, 3)
+    offsets = np.zeros(len(sizes) + 1, dtype="<u8")
+    np.cumsum(sizes, out=offsets[1:])
+    return np.ascontiguousarray(flat), offsets

@@ -156,3 +156,12 @@ def trace_stats(path: str | os.PathLike[str]) -> str:
 
 def read_trace(path: str | os.PathLike[str]) -> tuple[str, str]:
     """A trace file as JSON: the header and the array of events."""
+
+def analyze_batch(
+    tasks: bytes,
+    offsets: bytes,
+    cpus: int,
+    tests: list[str],
+    threads: int | None = None,
+) -> bytes:
+    """Verdict codes (one byte per set and test, row-major) of many task sets given as little-endian u64 buffers."""

@@ -4,6 +4,7 @@
 //! present ([`report`]).
 
 pub mod accounting;
+pub mod batch;
 pub mod partition;
 pub mod reduction;
 pub mod report;

@@ -459,6 +459,44 @@ mod _native {
         })
     }
 
+    /// analyze_batch(tasks, offsets, cpus, tests, threads=None) -> bytes
+    ///
+    /// Runs the tests with IDs `tests` on many task sets in one call, on
+    /// `threads` cores (None: all): `tasks` holds every task as three
+    /// little-endian u64 (wcet, deadline, period in ns), `offsets` the sets'
+    /// bounds (u64, one more than the sets; set s is tasks
+    /// offsets[s]..offsets[s+1]), each set on `cpus` CPUs. Returns one byte
+    /// per (set, test), row-major: 0 schedulable, 1 unschedulable,
+    /// 2 inconclusive, 3 not-applicable. ValueError for an unknown test or
+    /// malformed buffers.
+    #[pyfunction]
+    #[pyo3(signature = (tasks, offsets, cpus, tests, threads=None))]
+    fn analyze_batch(py: Python<'_>, tasks: &[u8], offsets: &[u8], cpus: u32, tests: Vec<String>, threads: Option<usize>) -> PyResult<Py<pyo3::types::PyBytes>> {
+        use schedlab_analysis::batch;
+        use schedlab_analysis::schedulability::{TaskParams, Verdict};
+        if tasks.len() % 24 != 0 || offsets.len() % 8 != 0 || offsets.is_empty() {
+            return Err(PyValueError::new_err("tasks must be n×3 u64 and offsets at least one u64"));
+        }
+        let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
+        let codes = py.detach(|| -> Result<Vec<u8>, String> {
+            let tasks: Vec<TaskParams> = tasks.chunks_exact(24).map(|t| TaskParams::constrained(word(&t[..8]), word(&t[8..16]), word(&t[16..]))).collect();
+            let offsets: Vec<usize> = offsets.chunks_exact(8).map(|o| word(o) as usize).collect();
+            let ids: Vec<&str> = tests.iter().map(String::as_str).collect();
+            let verdicts = batch::run_flat(&tasks, &offsets, cpus, &batch::tests(&ids)?, threads)?;
+            Ok(verdicts
+                .into_iter()
+                .map(|v| match v {
+                    Verdict::Schedulable => 0,
+                    Verdict::Unschedulable => 1,
+                    Verdict::Inconclusive => 2,
+                    Verdict::NotApplicable => 3,
+                })
+                .collect())
+        });
+        let codes = codes.map_err(PyValueError::new_err)?;
+        Ok(pyo3::types::PyBytes::new(py, &codes).unbind())
+    }
+
     /// cli_main(argv) -> int
     ///
     /// Runs the `schedlab` command with `argv` (argv[0] is the program name)
