@@ -409,8 +409,7 @@ def test_admission_failure_names_the_spec_and_field(tmp_path: Path) -> None:
 def test_the_examples_of_docs_python_md_run(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     blocks = re.findall(r"```python\n(.*?)```", (repo / "docs" / "python.md").read_text(), re.S)
     assert len(blocks) >= 5
-    (tmp_path / "examples").mkdir()
-    shutil.copy(repo / "examples" / "demo.yaml", tmp_path / "examples")
+    shutil.copytree(repo / "examples", tmp_path / "examples")
     (tmp_path / "out").mkdir()
     monkeypatch.chdir(tmp_path)
     namespace: dict[str, Any] = {}
