@@ -85,11 +85,34 @@ struct Row {
     to: usize,
 }
 
-pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Slacks {
+/// Buffers reused by the iterations of one thread (a batch runs millions).
+#[derive(Default)]
+struct Scratch {
+    inv: Vec<f64>,
+    pairs: Vec<Pair>,
+    rows: Vec<Row>,
+    slack: Vec<i64>,
+}
+
+thread_local! {
+    static SCRATCH: std::cell::RefCell<Scratch> = std::cell::RefCell::new(Scratch::default());
+}
+
+/// The slack iteration; `keep`: return the slacks (for explanations).
+pub(crate) fn iterate(tasks: &[TaskParams], m: u32, keep: bool) -> Slacks {
+    SCRATCH.with(|s| match s.try_borrow_mut() {
+        Ok(mut s) => iterate_in(&mut s, tasks, m, keep),
+        Err(_) => iterate_in(&mut Scratch::default(), tasks, m, keep),
+    })
+}
+
+fn iterate_in(sc: &mut Scratch, tasks: &[TaskParams], m: u32, keep: bool) -> Slacks {
     let n = tasks.len();
-    let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
-    let mut pairs = Vec::with_capacity(n * n.saturating_sub(1));
-    let mut rows = Vec::with_capacity(n);
+    let Scratch { inv, pairs, rows, slack } = sc;
+    inv.clear();
+    inv.extend(tasks.iter().map(|t| 1.0 / t.period as f64));
+    pairs.clear();
+    rows.clear();
     for (k, tk) in tasks.iter().enumerate() {
         let (dk, cap) = (tk.deadline as i64, tk.deadline as i64 - tk.wcet as i64 + 1);
         let (mut fixed, from) = (0i64, pairs.len());
@@ -108,7 +131,8 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Slacks {
         rows.push(Row { fixed, from, to: pairs.len() });
     }
     let (mi, inv_m) = (m as i64, 1.0 / m as f64);
-    let mut slack = vec![0i64; n];
+    slack.clear();
+    slack.resize(n, 0);
     let mut rounds = 0;
     loop {
         rounds += 1;
@@ -129,7 +153,8 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Slacks {
             }
         }
         if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
-            return Slacks { slack: slack.into_iter().map(i128::from).collect(), failed, rounds };
+            let slack = if keep { slack.iter().map(|&s| i128::from(s)).collect() } else { Vec::new() };
+            return Slacks { slack, failed, rounds };
         }
     }
 }
@@ -139,7 +164,7 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
     if let Err(v) = precheck(tasks, m, needs, ex) {
         return v;
     }
-    let r = iterate(tasks, m);
+    let r = iterate(tasks, m, ex.out().is_some());
     if let Some((o, names)) = ex.out() {
         let k = r.failed.unwrap_or_else(|| (0..tasks.len()).min_by_key(|&k| r.slack[k]).unwrap_or(0));
         let (s, sum) = slack_k(tasks, m, k, &r.slack);
