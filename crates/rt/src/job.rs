@@ -113,18 +113,24 @@ impl<'a> JobCtx<'a> {
         Ok(())
     }
 
-    /// Spins for `ns` of CPU time by the calibrated loop (a fixed amount of
-    /// work, like real code: it takes longer under cache interference),
-    /// checking every ~20 µs.
+    /// Spins the calibrated loop for `ns` (a fixed amount of work, like real
+    /// code), checking every ~20 µs, and stops early when the thread's CPU
+    /// clock has advanced by `ns`: a job never uses more CPU time than it was
+    /// told to, even when interference (a co-runner, a noisy VM) slows the
+    /// loop down below its calibration; it then does less work instead.
     pub fn spin(&mut self, ns: u64) -> Result<(), JobError> {
         let total = self.calibration.iterations(ns);
         let chunk = self.calibration.iterations(CHUNK_NS).max(1);
+        let end = clock::thread_cpu() + ns;
         let mut done = 0;
         while done < total {
             let n = chunk.min(total - done);
             spin::kernel(n);
             done += n;
             self.check()?;
+            if clock::thread_cpu() >= end {
+                break;
+            }
         }
         Ok(())
     }

@@ -1,6 +1,7 @@
 //! The calibrated spin: a job told to run 2 ms runs 2 ms of thread CPU time
 //! ± 20 % (the stated tolerance; the median of 15 jobs, so a co-runner on
-//! the shared VM does not decide alone), and the calibration is cached.
+//! the shared VM does not decide alone) and never more than 2 ms plus one
+//! ~20 µs check interval, and the calibration is cached.
 
 use schedlab_rt::calibrate;
 use schedlab_rt::clock;
@@ -29,6 +30,9 @@ fn a_2ms_spin_consumes_2ms_of_cpu_time_within_20_percent() {
     let err = (median - 2e6) / 2e6;
     eprintln!("2 ms spin: median {median:.0} ns, error {:+.1} %, all {v:?}", err * 100.0);
     assert!(err.abs() <= 0.20, "median {median} ns for 2 ms (error {:+.1} %)", err * 100.0);
+    // The CPU clock cuts the loop: at most one check interval (and a clock
+    // read) beyond the target, however slow the loop runs.
+    assert!(v.iter().all(|&x| x <= 2_000_000 + 200_000), "{v:?}");
     let _ = std::fs::remove_dir_all(dir);
 }
 
