@@ -283,16 +283,17 @@ def simso_model(spec_path: Path, horizon_ns: int, scheduler: str):
 def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_out: Path | None = None) -> dict:
     import simso  # noqa: F401  (fail early outside the venv)
 
-    times, jobs, misses = [], None, None
+    times, cpu_times, jobs, misses = [], [], None, None
     devnull = open(os.devnull, "w")
     for _ in range(reps):
         model = simso_model(spec_path, horizon_ns, scheduler)
         # simso.schedulers.EDF prints a debug line per decision; it goes to
         # /dev/null (still formatted and written: that cost is SimSo's).
         with contextlib.redirect_stdout(devnull):
-            t0 = time.perf_counter()
+            t0, c0 = time.perf_counter(), time.process_time()
             model.run_model()
             times.append(time.perf_counter() - t0)
+            cpu_times.append(time.process_time() - c0)
         j = sum(len(t.jobs) for t in model.task_list)
         x = model.results.total_exceeded_count
         if jobs is not None and (j, x) != (jobs, misses):
@@ -327,6 +328,7 @@ def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_
         "late_unfinished_at_end": late_unfinished,
         "misses_by_task": {k: v for k, v in misses_by_task.items() if v},
         "times_s": times,
+        "cpu_times_s": cpu_times,
         "python": platform.python_version(),
         "simso_version": version("simso"),
         "simpy_version": version("SimPy"),
@@ -460,11 +462,14 @@ def part_criterion(res: dict, filt: str) -> None:
     t0 = time.time()
     p = sh(["cargo", "bench", "-p", "schedlab-sim", "--bench", "sim", "--", filt], capture_output=True, text=True)
     sys.stderr.write(p.stderr[-2000:])
-    counts = {}
+    counts, cpu = {}, {}
     for line in p.stdout.splitlines():
         if line.startswith("bench-counts "):
             c = json.loads(line[len("bench-counts "):])
             counts[c["id"]] = c
+        elif line.startswith("bench-cpu "):  # optimal/: CPU time per run, beside the wall time
+            c = json.loads(line[len("bench-cpu "):])
+            cpu[c["id"]] = c
     out = {}
     for bid, c in counts.items():
         est = CRITERION / c["id"] / "new" / "estimates.json"
@@ -472,14 +477,24 @@ def part_criterion(res: dict, filt: str) -> None:
             continue  # filtered out of this run (a stale estimate otherwise)
         e = json.loads(est.read_text())
         ns = e["mean"]["point_estimate"]
+        # The fastest sample (time per iteration): on a shared machine the
+        # least disturbed one; the mean is what criterion reports.
+        smp = json.loads((est.parent / "sample.json").read_text())
+        best_ns = min(t / i for t, i in zip(smp["times"], smp["iters"]))
         out[bid] = c | {
             "mean_ns": ns,
             "mean_ci_ns": [e["mean"]["confidence_interval"]["lower_bound"], e["mean"]["confidence_interval"]["upper_bound"]],
             "median_ns": e["median"]["point_estimate"],
             "jobs_per_s": c["jobs"] / (ns * 1e-9),
+            "best_ns": best_ns,
+            "jobs_per_s_best": c["jobs"] / (best_ns * 1e-9),
             "ns_per_event": ns / c["events"],
             "ns_per_job": ns / c["jobs"],
         }
+        if bid in cpu:
+            x = cpu[bid]
+            out[bid] |= {"cpu_ns": x["cpu_ns"] / x["iters"], "cpu_wall_ns": x["wall_ns"] / x["iters"], "cpu_iters": x["iters"],
+                         "jobs_per_cpu_s": c["jobs"] / (x["cpu_ns"] / x["iters"] * 1e-9)}
     res.setdefault("criterion", {}).update(out)
     res.setdefault("criterion_stdout", []).append(p.stdout)
 
@@ -590,8 +605,9 @@ def part_optimal(res: dict, reps: int, runs: int, horizon_s: int = 10) -> None:
         sh(["hyperfine", "--style", "basic", "-N", "--warmup", "1", "--runs", str(runs), "--export-json", export,
             *names, *(c for _, c in cmds)], stdout=subprocess.DEVNULL)
         hf = json.loads(export.read_text())
+    # user + system: CPU time, less disturbed than wall time on a shared machine.
     out["hyperfine"] = {"commands": [c for _, c in cmds], "results": [
-        {k: r[k] for k in ("command", "mean", "stddev", "median", "min", "max")} | {"runs": len(r["times"])}
+        {k: r[k] for k in ("command", "mean", "stddev", "median", "min", "max", "user", "system")} | {"runs": len(r["times"])}
         for r in hf["results"]]}
     res["optimal"] = out
     # schedlab in process: the criterion benches on the same files.
@@ -603,6 +619,12 @@ def fmt_rate(x: float) -> str:
         if x >= div:
             return f"{x / div:.3g}{unit}"
     return f"{x:.3g}"
+
+
+def cpu_rate(r: dict) -> float | None:
+    """SimSo's jobs per CPU second (process_time around run_model())."""
+    c = r.get("cpu_times_s")
+    return r["jobs"] / (sum(c) / len(c)) if c else None
 
 
 def optimal_ratios(res: dict) -> list[str]:
@@ -619,16 +641,28 @@ def optimal_ratios(res: dict) -> list[str]:
             sj = r["jobs"] / r["stats"]["mean"]
             if bid in cr:
                 x = cr[bid]["jobs_per_s"] / sj
+                sb = r["jobs"] / r["stats"]["min"]
+                xb = cr[bid].get("jobs_per_s_best", cr[bid]["jobs_per_s"]) / sb
                 L.append(f"- U = {label}, in-process jobs/s, criterion `{bid}` / SimSo `{sched}` `run_model()`: "
-                         f"{fmt_rate(cr[bid]['jobs_per_s'])} / {fmt_rate(sj)} = **{x:.0f}×** "
-                         f"({'met' if x >= 1000 else 'NOT met'})")
+                         f"mean {fmt_rate(cr[bid]['jobs_per_s'])} / {fmt_rate(sj)} = **{x:.0f}×** "
+                         f"({'met' if x >= 1000 else 'NOT met'}); fastest sample / fastest rep "
+                         f"{fmt_rate(cr[bid].get('jobs_per_s_best', 0))} / {fmt_rate(sb)} = **{xb:.0f}×** "
+                         f"({'met' if xb >= 1000 else 'NOT met'})"
+                         + (f"; CPU time {fmt_rate(cr[bid]['jobs_per_cpu_s'])} / {fmt_rate(sc)} = **{cr[bid]['jobs_per_cpu_s'] / sc:.0f}×** "
+                            f"({'met' if cr[bid]['jobs_per_cpu_s'] / sc >= 1000 else 'NOT met'})"
+                            if "jobs_per_cpu_s" in cr[bid] and (sc := cpu_rate(r)) else ""))
             else:
                 L.append(f"- U = {label}, {pol}: no criterion estimate for `{bid}` in this run")
-    hf = {r["command"]: r["mean"] for r in o["hyperfine"]["results"]}
+    hf = {r["command"]: r for r in o["hyperfine"]["results"]}
     for pol, sched in OPTIMAL_SIMSO.items():
         a, b = hf[f"schedlab simulate {pol} --horizon {o['horizon']}"], hf[f"SimSo {sched} (python, whole command)"]
-        L.append(f"- U = {OPTIMAL_UTIL[''][1]}, whole command (hyperfine, same jobs), {pol}: SimSo {b * 1e3:.0f} ms / schedlab "
-                 f"{a * 1e3:.2f} ms = **{b / a:.0f}×** ({'met' if b / a >= 1000 else 'NOT met'})")
+        parts = []
+        for what, f in (("mean", lambda r: r["mean"]), ("fastest", lambda r: r["min"]),
+                        ("CPU time", lambda r: r.get("user", 0) + r.get("system", 0))):
+            x = f(b) / f(a) if f(a) else 0
+            parts.append(f"{what} SimSo {f(b) * 1e3:.0f} ms / schedlab {f(a) * 1e3:.2f} ms = **{x:.0f}×** "
+                         f"({'met' if x >= 1000 else 'NOT met'})")
+        L.append(f"- U = {OPTIMAL_UTIL[''][1]}, whole command (hyperfine, same jobs), {pol}: " + "; ".join(parts))
     return L + [""]
 
 
@@ -718,26 +752,35 @@ def markdown(res: dict) -> str:
                 if r.get("first_difference"):
                     line += f"; first difference: {r['first_difference']}"
                 L.append(line)
-            L += ["", "| tool | how timed | wall time | jobs/s |", "|---|---|---|---|"]
+            L += ["", "| tool | how timed | wall time, mean ± sd | fastest | CPU time (mean) | jobs/s (mean) | jobs/s (fastest) |",
+                  "|---|---|---|---|---|---|---|"]
+
+            def ms(x):
+                return f"{x * 1e3:.2f} ms" if x < 1 else f"{x:.3f} s"
             for pol, sched in OPTIMAL_SIMSO.items():
                 r = rows[pol]["simso"]
                 st = r["stats"]
-                L.append(f"| SimSo `{sched}` | in-process `run_model()`, {st['n']} reps | {st['mean']:.3f} s ± {st['sd']:.3f} "
-                         f"| {fmt_rate(r['jobs'] / st['mean'])} |")
+                cpu = sum(r["cpu_times_s"]) / len(r["cpu_times_s"]) if r.get("cpu_times_s") else None
+                L.append(f"| SimSo `{sched}` | in-process `run_model()`, {st['n']} reps | {ms(st['mean'])} ± {ms(st['sd'])} "
+                         f"| {ms(st['min'])} | {ms(cpu) if cpu else '—'} | {fmt_rate(r['jobs'] / st['mean'])} "
+                         f"| {fmt_rate(r['jobs'] / st['min'])} |")
             for pol in OPTIMAL_SIMSO:
                 c = res.get("criterion", {}).get(OPTIMAL_CRITERION[(pol, rows["suffix"])])
                 if c:
-                    L.append(f"| schedlab `{pol}` | criterion `{c['id']}`, in process | {c['mean_ns'] / 1e6:.3f} ms "
-                             f"| {fmt_rate(c['jobs_per_s'])} |")
+                    cpu = ms(c["cpu_ns"] / 1e9) if "cpu_ns" in c else "—"
+                    L.append(f"| schedlab `{pol}` | criterion `{c['id']}`, in process | {ms(c['mean_ns'] / 1e9)} "
+                             f"| {ms(c['best_ns'] / 1e9)} | {cpu} | {fmt_rate(c['jobs_per_s'])} | {fmt_rate(c['jobs_per_s_best'])} |")
             if not rows["suffix"]:
                 for r in o["hyperfine"]["results"]:
                     if "fixed cost" in r["command"]:
-                        rate = "—"
+                        rate = best = "—"
                     else:
                         pol = "pd2" if ("pd2" in r["command"] or "PD2" in r["command"]) else "run"
                         rate = fmt_rate(rows[pol]["expected_jobs"] / r["mean"])
-                    L.append(f"| {r['command']} | hyperfine, {r['runs']} runs | {r['mean'] * 1e3:.2f} ms ± {(r['stddev'] or 0) * 1e3:.2f} "
-                             f"| {rate} |")
+                        best = fmt_rate(rows[pol]["expected_jobs"] / r["min"])
+                    cpu = r.get("user", 0) + r.get("system", 0)
+                    L.append(f"| {r['command']} | hyperfine, {r['runs']} runs | {ms(r['mean'])} ± {ms(r['stddev'] or 0)} "
+                             f"| {ms(r['min'])} | {ms(cpu)} | {rate} | {best} |")
             L.append("")
     if res.get("criterion"):
         L += ["## criterion (in-process schedlab)", "",
@@ -811,7 +854,7 @@ def main() -> None:
     r.add_argument("--jobs-out", type=Path, help="write task,job,release_ns,finish_ns of every completed job")
     c = sub.add_parser("compare")
     c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory", "optimal"],
-                   help="default: headline, criterion, scaling, memory (optimal takes ~6 min more: SimSo's PD2)")
+                   help="default: headline, criterion, scaling, memory (optimal takes ~10 min more: SimSo's PD2)")
     c.add_argument("--reps", type=int, default=5, help="SimSo in-process repetitions (headline)")
     c.add_argument("--runs", type=int, default=10, help="hyperfine runs per command (headline)")
     c.add_argument("--criterion-filter", action="append", default=None,

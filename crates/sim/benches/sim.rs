@@ -15,8 +15,12 @@
 //!   (10 tasks, m = 4, U = 3.8, the run compared with SimSo's PD2 and RUN) and
 //!   `…_m4_u4.json` (the same at U = 4), as the files say (PD^2 with SimSo's
 //!   0.1 ms quantum, RUN with first-fit packing); `pd2_m4_10s_q1ms` is the
-//!   U = 3.8 set with PD^2's default 1 ms quantum, for scale. A policy that
-//!   does not build (not implemented yet) is skipped with a note on stderr.
+//!   U = 3.8 set with PD^2's default 1 ms quantum, for scale, and
+//!   `run_m4_10s_no_notes` RUN without policy events. A policy that does not
+//!   build (not implemented yet) is skipped with a note on stderr. After each
+//!   benchmark, about 1 s of runs measures the thread's CPU time per run
+//!   (`/proc/thread-self/schedstat`) and prints `bench-cpu {json}`: on a
+//!   shared machine it moves much less with the load than the wall time.
 //!
 //! Before each benchmark one line `bench-counts {json}` goes to stdout with
 //! the jobs released and the simulator's events (`SimSummary::events`, queue
@@ -141,6 +145,32 @@ fn policies(c: &mut Criterion) {
     g.finish();
 }
 
+/// On-CPU time of this thread in ns (`/proc/thread-self/schedstat`, Linux),
+/// `None` elsewhere.
+fn thread_cpu_ns() -> Option<u64> {
+    std::fs::read_to_string("/proc/thread-self/schedstat").ok()?.split_whitespace().next()?.parse().ok()
+}
+
+/// CPU time per run, beside criterion's wall time: on a shared machine the
+/// wall time of a run grows with the load, its CPU time much less. Runs for
+/// about a second and prints `bench-cpu {json}` for the script.
+fn cpu_time(id: &str, spec: &Spec, config: &SimConfig) {
+    // Only for benchmarks the command line selects (criterion's filter is a
+    // regex; a substring test is enough for the ids here).
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    if !filters.is_empty() && !filters.iter().any(|f| id.contains(f.trim_end_matches('$'))) {
+        return;
+    }
+    let (Some(c0), t0) = (thread_cpu_ns(), std::time::Instant::now()) else { return };
+    let mut iters = 0u64;
+    while iters < 3 || t0.elapsed() < Duration::from_secs(1) {
+        black_box(run_counting(spec, config));
+        iters += 1;
+    }
+    let (cpu, wall) = (thread_cpu_ns().unwrap_or(c0) - c0, t0.elapsed().as_nanos() as u64);
+    println!("bench-cpu {{\"id\":\"{id}\",\"iters\":{iters},\"cpu_ns\":{cpu},\"wall_ns\":{wall}}}");
+}
+
 fn optimal(c: &mut Criterion) {
     let mut g = c.benchmark_group("optimal");
     configure(&mut g);
@@ -162,6 +192,19 @@ fn optimal(c: &mut Criterion) {
             continue;
         }
         bench_one(&mut g, "optimal", id, &spec, 10 * S);
+        cpu_time(&format!("optimal/{id}"), &spec, &SimConfig { horizon: Some(10 * S), ..SimConfig::default() });
+    }
+    // RUN as above without its policy events (`Kernel::note`, one JSON
+    // payload per server (de)allocation): `schedlab simulate` records them
+    // even without a trace, so `run_m4_10s` includes them; this measures
+    // what they cost.
+    let spec = named_set("optimal_run_m4");
+    if schedlab_policy::build(&spec, None).is_ok() {
+        let config = SimConfig { horizon: Some(10 * S), policy_events: false, ..SimConfig::default() };
+        let jobs = counts("optimal", "run_m4_10s_no_notes", &spec, &config);
+        g.throughput(Throughput::Elements(jobs));
+        g.bench_function("run_m4_10s_no_notes", |b| b.iter(|| black_box(run_counting(&spec, &config))));
+        cpu_time("optimal/run_m4_10s_no_notes", &spec, &config);
     }
     g.finish();
 }
