@@ -81,6 +81,9 @@ fn config(a: &Args) -> Result<SimConfig, String> {
         spec_overheads: !a.no_overheads,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         tick: a.tick.0,
+        // Policy events (RUN's server choices, ...) only feed the trace and
+        // the exports; the statistics do not read them.
+        policy_events: a.trace.is_some() || a.svg.is_some() || a.perfetto.is_some(),
         ..SimConfig::default()
     })
 }
