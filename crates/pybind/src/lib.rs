@@ -474,7 +474,7 @@ mod _native {
     fn analyze_batch(py: Python<'_>, tasks: &[u8], offsets: &[u8], cpus: u32, tests: Vec<String>, threads: Option<usize>) -> PyResult<Py<pyo3::types::PyBytes>> {
         use schedlab_analysis::batch;
         use schedlab_analysis::schedulability::{TaskParams, Verdict};
-        if tasks.len() % 24 != 0 || offsets.len() % 8 != 0 || offsets.is_empty() {
+        if !tasks.len().is_multiple_of(24) || !offsets.len().is_multiple_of(8) || offsets.is_empty() {
             return Err(PyValueError::new_err("tasks must be n×3 u64 and offsets at least one u64"));
         }
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
