@@ -111,6 +111,8 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
         ("{name: pllf}", "{cpus: 2}", LIGHT),
         ("{name: edzl}", "{cpus: 2}", LIGHT),
         ("{name: pd2}", "{cpus: 2}", LIGHT_QUANTA),
+        // RUN needs implicit deadlines.
+        ("{name: run}", "{cpus: 2}", LIGHT_QUANTA),
     ];
     let mut failures = Vec::new();
     for (policy, platform, tasks) in cases {
