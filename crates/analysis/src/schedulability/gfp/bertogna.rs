@@ -10,14 +10,12 @@
 //! pass from the highest priority down is the paper's iteration at its
 //! fixed point. Schedulable when every Rₖ ≤ Dₖ.
 
-use super::super::gedf::exact::int;
-use super::super::gedf::explain::{explained, Names, ns, Explain, Quiet};
-use super::super::gedf::model::{precheck, Needs};
+use super::super::gedf::explain::{explained, Names, Explain, Quiet};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::super::gedf::piecewise::{lfp, sawtooth, Lin};
-use super::{bounds_line, order_line, priority_order, valid_order};
+use super::super::gedf::piecewise::{sawtooth, Lin};
+use super::{order_line, priority_order, response_times};
 use schedlab_model::PolicyName;
 
 pub const ID: &str = "gfp.bertogna";
@@ -41,58 +39,13 @@ pub(crate) fn workload(ti: &TaskParams, l: i128, ri: i128) -> i128 {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
-        return v;
-    }
-    if !valid_order(tasks, order, ex) {
-        return Verdict::NotApplicable;
-    }
-    let mut r: Vec<Option<i128>> = vec![None; tasks.len()];
-    let mut rb: Vec<i128> = vec![0; tasks.len()];
-    for (pos, &k) in order.iter().enumerate() {
-        let hp = &order[..pos];
-        let (ck, dk) = (tasks[k].wcet as i128, tasks[k].deadline as i128);
-        let f = |x: i64| {
-            let cap = Lin::cap(x, ck as i64);
-            hp.iter().fold(Lin::constant(0), |acc, &i| {
-                let (c, t) = (tasks[i].wcet as i64, tasks[i].period as i64);
-                acc.add(sawtooth(c, t, x + rb[i] as i64 - c).min(cap))
-            })
-        };
-        match lfp(ck as i64, dk as i64, m as i64, f).map(i128::from).map_err(i128::from) {
-            Ok(b) => {
-                r[k] = Some(b);
-                rb[k] = b;
-            }
-            Err(above) => {
-                if let Some((o, names)) = ex.out() {
-                    o.reason = format!(
-                        "for {} (priority {} of {}): the response-time iteration exceeds the deadline ({} > {}); the test cannot prove it",
-                        names.label(k),
-                        pos + 1,
-                        tasks.len(),
-                        ns(above),
-                        ns(dk)
-                    );
-                    o.task = Some(k);
-                    o.value = Some(int(above));
-                    o.bound = Some(int(dk));
-                }
-                bounds_line(&r, ex);
-                return Verdict::Inconclusive;
-            }
-        }
-    }
-    if let Some((o, names)) = ex.out() {
-        let k = (0..tasks.len()).min_by_key(|&k| tasks[k].deadline as i128 - rb[k]).unwrap_or(0);
-        o.reason = format!("every response-time bound is within its deadline; tightest {}: R = {} ≤ D = {}", names.label(k), ns(rb[k]), ns(tasks[k].deadline as i128));
-        o.task = Some(k);
-        o.value = Some(int(rb[k]));
-        o.bound = Some(int(tasks[k].deadline as i128));
-    }
-    bounds_line(&r, ex);
-    Verdict::Schedulable
+    response_times(tasks, m, order, ex, |hp, rb, ck, x| {
+        let cap = Lin::cap(x, ck);
+        hp.iter().fold(Lin::constant(0), |acc, &i| {
+            let (c, t) = (tasks[i].wcet as i64, tasks[i].period as i64);
+            acc.add(sawtooth(c, t, x + rb[i] as i64 - c).min(cap))
+        })
+    })
 }
 
 /// The verdict alone, for tasks in `order` (indices, highest priority first).
