@@ -113,20 +113,21 @@ impl<'a> JobCtx<'a> {
         Ok(())
     }
 
-    /// Spins the calibrated loop for `ns` (a fixed amount of work, like real
-    /// code), checking every ~20 µs, and stops early when the thread's CPU
-    /// clock has advanced by `ns`: a job never uses more CPU time than it was
-    /// told to, even when interference (a co-runner, a noisy VM) slows the
-    /// loop down below its calibration; it then does less work instead.
+    /// Spins for `ns` of CPU time: the calibrated loop in ~20 µs chunks,
+    /// held to the thread's CPU clock in both directions — it stops when
+    /// the clock has advanced by `ns` (interference that slows the loop
+    /// never makes a job use more CPU time than it was given) and, if the
+    /// calibrated work is done sooner (the loop ran faster than when it was
+    /// calibrated), it goes on until then. On a quiet machine the two agree;
+    /// on a noisy VM the loop's speed moves by tens of per cent.
     pub fn spin(&mut self, ns: u64) -> Result<(), JobError> {
         let total = self.calibration.iterations(ns);
-        let chunk = self.calibration.iterations(CHUNK_NS).max(1);
+        let chunk = self.calibration.iterations(CHUNK_NS.min(ns)).max(1);
         let end = clock::thread_cpu() + ns;
         let mut done = 0;
-        while done < total {
-            let n = chunk.min(total - done);
-            spin::kernel(n);
-            done += n;
+        while done < total || clock::thread_cpu() < end {
+            spin::kernel(chunk);
+            done += chunk;
             self.check()?;
             if clock::thread_cpu() >= end {
                 break;
