@@ -132,20 +132,9 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
         // whose wall-clock execution exceeds its thread CPU time by that
         // much, or a late timer) can fail one run; the policy must pass in
         // one of three. Every failed attempt is printed.
-        let mut errs = Vec::new();
-        for _ in 0..3 {
-            match attempt() {
-                Ok(()) => {
-                    errs.clear();
-                    break;
-                }
-                Err(e) => {
-                    eprintln!("attempt failed: {e}");
-                    errs.push(e);
-                }
-            }
+        if let Err(e) = up_to_three(attempt) {
+            failures.push(e);
         }
-        failures.extend(errs);
     }
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
     assert_eq!(state(), before, "the machine is as before");
@@ -166,22 +155,6 @@ macro_rules! ensure {
             return Err(format!($($f)+));
         }
     };
-}
-
-/// Runs `f` up to three times; it must pass once (a VM stall of several
-/// ms can fail one run, see `every_policy_...`). Failed attempts are printed.
-fn up_to_three(f: impl Fn() -> Result<(), String>) {
-    let mut errs = Vec::new();
-    for _ in 0..3 {
-        match f() {
-            Ok(()) => return,
-            Err(e) => {
-                eprintln!("attempt failed: {e}");
-                errs.push(e);
-            }
-        }
-    }
-    panic!("{}", errs.join("\n\n"));
 }
 
 #[test]
@@ -216,7 +189,8 @@ fn gedf_preempts_resumes_and_migrates() {
         ensure!(moved >= 1, "no job migrated");
         eprintln!("preempted jobs: {}, migrated jobs: {moved}", preempted.len());
         Ok(())
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     up_to_three(|| {
         // The same kind of set under P-EDF: preemptions, never a migration.
         let spec = spec_of("{name: pedf}", "{cpus: 2}", "  - {name: x, wcet: 8ms, period: 40ms, cpu: 0}\n  - {name: y, wcet: 8ms, period: 40ms, cpu: 1}\n  - {name: z, wcet: 1ms, period: 5ms, cpu: 0}\n");
@@ -227,7 +201,8 @@ fn gedf_preempts_resumes_and_migrates() {
         let r = validate(&o, TOLERANCE);
         ensure!(r.pass, "{}", r.render());
         Ok(())
-    });
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");
 }
 

@@ -78,20 +78,7 @@ tasks:
         }
         Ok(())
     };
-    let mut errs = Vec::new();
-    for _ in 0..3 {
-        match attempt() {
-            Ok(()) => {
-                errs.clear();
-                break;
-            }
-            Err(e) => {
-                eprintln!("attempt failed: {e}");
-                errs.push(e);
-            }
-        }
-    }
-    assert!(errs.is_empty(), "{}", errs.join("\n\n"));
+    up_to_three(attempt).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");
 }
 
@@ -139,19 +126,6 @@ tasks:
         }
         Ok(())
     };
-    let mut errs = Vec::new();
-    for _ in 0..3 {
-        match attempt() {
-            Ok(()) => {
-                errs.clear();
-                break;
-            }
-            Err(e) => {
-                eprintln!("attempt failed: {e}");
-                errs.push(e);
-            }
-        }
-    }
-    assert!(errs.is_empty(), "{}", errs.join("\n\n"));
+    up_to_three(attempt).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before);
 }
