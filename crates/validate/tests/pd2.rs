@@ -22,13 +22,15 @@
 //! and `SCHEDLAB_ORACLE_SEED=S` draws another family; a failure prints the
 //! case. Run with `--nocapture` to see the counts.
 
+mod replayed;
+
 use schedlab_model::gen::rng::Rng;
+use replayed::*;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{build, Conformance, JobId, JobView};
-use schedlab_sim::{simulate, Arrivals, Costs, Execution, Overheads, SimConfig, Sporadic};
-use schedlab_trace::{Event, Header};
-use schedlab_validate::inject::{inject, FaultKind};
-use schedlab_validate::{validate, Check, Options, PolicyChecks, Report};
+use schedlab_sim::{Arrivals, Costs, Execution, Overheads, SimConfig, Sporadic};
+use schedlab_trace::Event;
+use schedlab_validate::{Check, PolicyChecks};
 use std::collections::BTreeMap;
 
 const MS: u64 = 1_000_000;
@@ -41,10 +43,6 @@ const QUANTA: &[u64] = &[MS, 250 * US, 3 * MS];
 
 /// Sets per campaign.
 const SETS: usize = 1000;
-
-fn sets(default: usize) -> usize {
-    std::env::var("SCHEDLAB_ORACLE_SETS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
 
 fn case_seed(salt: u64, i: usize) -> u64 {
     let base = std::env::var("SCHEDLAB_ORACLE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x0bd2_2024_u64);
@@ -174,33 +172,8 @@ fn random_case(seed: u64, m: u32, full: bool, flavour: Flavour) -> Case {
     Case { seed, flavour, quantum, weights, spec: spec(m, quantum, tasks, false, false), config }
 }
 
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
 fn lcm(a: u64, b: u64) -> u64 {
     a / gcd(a, b) * b
-}
-
-struct Run {
-    header: Header,
-    events: Vec<Event>,
-}
-
-fn simulate_spec(spec: &Spec, config: &SimConfig) -> Run {
-    let mut policy = build(spec, None).unwrap_or_else(|e| panic!("admission failed: {e}"));
-    let header = schedlab_sim::header(spec, policy.info(), config);
-    let mut events = Vec::new();
-    simulate(spec, policy.as_mut(), config, &mut |e| events.push(e.clone())).unwrap_or_else(|e| panic!("simulation failed: {e}"));
-    Run { header, events }
-}
-
-fn check(run: &Run, events: Vec<Event>) -> Report {
-    validate(&run.header, events, &Options::default()).unwrap_or_else(|e| panic!("the trace cannot be validated: {e}"))
 }
 
 /// Deadline misses, and the largest lateness of any job: completion −
@@ -522,14 +495,6 @@ fn pd2_declares_a_global_replayed_policy() {
 // ---------------------------------------------------------------------------
 // 6. Determinism.
 
-fn jsonl(run: &Run) -> Vec<u8> {
-    let mut w = schedlab_trace::JsonlWriter::new(Vec::new(), &run.header).unwrap();
-    for e in &run.events {
-        w.write_event(e).unwrap();
-    }
-    w.finish().unwrap()
-}
-
 /// Same spec and seed: byte-identical traces, in every mode, with sporadic
 /// arrivals, execution times below the WCET and overheads; the schedules
 /// still replay.
@@ -560,27 +525,11 @@ fn same_spec_and_seed_give_the_same_trace() {
 /// policy's choice. Delayed dispatches and dropped preemptions are caught too.
 #[test]
 fn replay_catches_wrong_pd2_schedules() {
-    let mut caught = BTreeMap::<&str, (usize, usize)>::new();
-    for i in 0..40 {
+    assert_replay_catches_faults((0..40).map(|i| {
         let mut case = random_case(case_seed(7, i), CPUS[i % 2], i % 2 == 0, Flavour::Exact);
         case.spec.policy.as_mut().unwrap().early_release = Some(i % 4 >= 2);
-        let run = simulate_spec(&case.spec, &case.config);
-        assert!(check(&run, run.events.clone()).pass);
-        for &kind in &[FaultKind::SwapDispatch, FaultKind::DelayDispatch, FaultKind::IdleWhileWaiting] {
-            let Some(f) = inject(&run.header, &run.events, kind, case.seed) else { continue };
-            let r = check(&run, f.events.clone());
-            let c = caught.entry(kind.name()).or_default();
-            c.0 += 1;
-            if r.violations(Check::Replay) > 0 {
-                c.1 += 1;
-            } else {
-                panic!("{kind}: {} not caught by replay\n{}\n{}", f.mutation.description, case.describe(), r.render());
-            }
-        }
-    }
-    println!("injected / caught by replay: {caught:?}");
-    assert_eq!(caught.len(), 3, "{caught:?}");
-    assert!(caught.values().all(|&(n, c)| n >= 20 && c == n), "{caught:?}");
+        (simulate_spec(&case.spec, &case.config), case.seed, case.describe())
+    }));
 }
 
 /// A hand-made wrong schedule: in the two-CPU example, a and b swap their

@@ -23,14 +23,15 @@
 //! and `SCHEDLAB_ORACLE_SEED=S` draws another family; a failure prints the
 //! case. Run with `--nocapture` to see the counts.
 
+mod replayed;
+
 use schedlab_analysis::reduction::reduce_spec;
+use replayed::*;
 use schedlab_model::gen::rng::Rng;
 use schedlab_model::{Duration, Packing, Platform, PolicyName, PolicySpec, Slack, Spec, Task};
-use schedlab_policy::build;
-use schedlab_sim::{simulate, Execution, SimConfig};
-use schedlab_trace::{Event, Header, SwitchReason};
-use schedlab_validate::inject::{inject, FaultKind};
-use schedlab_validate::{validate, Check, Options, PolicyChecks, Report};
+use schedlab_sim::{Execution, SimConfig};
+use schedlab_trace::{Event, SwitchReason};
+use schedlab_validate::{Check, PolicyChecks, Report};
 use std::collections::{BTreeMap, HashMap};
 
 const MS: u64 = 1_000_000;
@@ -43,10 +44,6 @@ const PACKINGS: &[Packing] = &[Packing::Wfd, Packing::Wfd, Packing::Wfd, Packing
 
 /// Sets in campaign 1.
 const SETS: usize = 1200;
-
-fn sets(default: usize) -> usize {
-    std::env::var("SCHEDLAB_ORACLE_SETS").ok().and_then(|s| s.parse().ok()).unwrap_or(default)
-}
 
 fn case_seed(salt: u64, i: usize) -> u64 {
     let base = std::env::var("SCHEDLAB_ORACLE_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x0052_554e_2024_u64);
@@ -122,31 +119,6 @@ fn random_case(seed: u64, m: u32, full: bool) -> Case {
     pol.slack = Some(if r.below(2) == 0 { Slack::Greedy } else { Slack::Proportional });
     let config = SimConfig { horizon: Some(max_offset + H), seed: r.next_u64(), spec_overheads: false, ..SimConfig::default() };
     Case { seed, spec, config }
-}
-
-fn gcd(a: u64, b: u64) -> u64 {
-    if b == 0 {
-        a
-    } else {
-        gcd(b, a % b)
-    }
-}
-
-struct Run {
-    header: Header,
-    events: Vec<Event>,
-}
-
-fn simulate_spec(spec: &Spec, config: &SimConfig) -> Run {
-    let mut policy = build(spec, None).unwrap_or_else(|e| panic!("admission failed: {e}"));
-    let header = schedlab_sim::header(spec, policy.info(), config);
-    let mut events = Vec::new();
-    simulate(spec, policy.as_mut(), config, &mut |e| events.push(e.clone())).unwrap_or_else(|e| panic!("simulation failed: {e}"));
-    Run { header, events }
-}
-
-fn check(run: &Run, events: Vec<Event>) -> Report {
-    validate(&run.header, events, &Options::default()).unwrap_or_else(|e| panic!("the trace cannot be validated: {e}"))
 }
 
 /// Preemptions (a job switched away before completing) and migrations (a
@@ -326,14 +298,6 @@ fn run_is_partitioned_edf_when_packing_is_perfect() {
 // ---------------------------------------------------------------------------
 // 5. Determinism.
 
-fn jsonl(run: &Run) -> Vec<u8> {
-    let mut w = schedlab_trace::JsonlWriter::new(Vec::new(), &run.header).unwrap();
-    for e in &run.events {
-        w.write_event(e).unwrap();
-    }
-    w.finish().unwrap()
-}
-
 /// Same spec, configuration and seed: byte-identical traces, `server`
 /// notes included.
 #[test]
@@ -361,26 +325,10 @@ fn same_spec_and_seed_give_the_same_trace() {
 /// are caught by the replay.
 #[test]
 fn replay_catches_corrupted_run_traces() {
-    let mut caught = BTreeMap::<&str, (usize, usize)>::new();
-    for i in 0..40 {
+    assert_replay_catches_faults((0..40).map(|i| {
         let case = random_case(case_seed(6, i), CPUS[i % 2], i % 2 == 0);
-        let run = simulate_spec(&case.spec, &case.config);
-        assert!(check(&run, run.events.clone()).pass);
-        for &kind in &[FaultKind::SwapDispatch, FaultKind::DelayDispatch, FaultKind::IdleWhileWaiting] {
-            let Some(f) = inject(&run.header, &run.events, kind, case.seed) else { continue };
-            let r = check(&run, f.events.clone());
-            let c = caught.entry(kind.name()).or_default();
-            c.0 += 1;
-            if r.violations(Check::Replay) > 0 {
-                c.1 += 1;
-            } else {
-                panic!("{kind}: {} not caught by replay\n{}\n{}", f.mutation.description, case.describe(), r.render());
-            }
-        }
-    }
-    println!("injected / caught by replay: {caught:?}");
-    assert_eq!(caught.len(), 3, "{caught:?}");
-    assert!(caught.values().all(|&(n, c)| n >= 20 && c == n), "{caught:?}");
+        (simulate_spec(&case.spec, &case.config), case.seed, case.describe())
+    }));
 }
 
 /// A hand-made wrong schedule: three tasks (2, 3) on two CPUs; the trace
