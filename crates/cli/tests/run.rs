@@ -118,15 +118,26 @@ fn run_writes_trace_and_overheads_and_validates() {
     let _s = serial();
     let ok = spec_file("full.yaml", SPEC);
     let d = dir();
-    let out = bin()
-        .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--exec", "fraction:0.5"])
-        .arg("--trace")
-        .arg(d.join("t.sltrace"))
-        .arg("--overheads-out")
-        .arg(d.join("oh.csv"))
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    // A VM stall of several ms can fail one run's validation (exit 1; see
+    // docs/runtime.md): the run must validate in one of three attempts.
+    let mut out = None;
+    for _ in 0..3 {
+        let o = bin()
+            .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--exec", "fraction:0.5"])
+            .arg("--trace")
+            .arg(d.join("t.sltrace"))
+            .arg("--overheads-out")
+            .arg(d.join("oh.csv"))
+            .output()
+            .unwrap();
+        if o.status.code() == Some(0) {
+            out = Some(o);
+            break;
+        }
+        assert_eq!(o.status.code(), Some(1), "only a validation failure may be retried: {}", String::from_utf8_lossy(&o.stderr));
+        eprintln!("attempt failed: {}", String::from_utf8_lossy(&o.stdout));
+    }
+    let out = out.expect("the run validates in one of three attempts");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["validation"]["pass"], true);
     assert_eq!(v["run"]["integrity"]["kernel_lost"], 0);
