@@ -50,7 +50,9 @@ fn run_group(c: &mut Criterion, group: &str, ids: &[&str], inputs: &[Input]) {
     g.throughput(Throughput::Elements(inputs.len() as u64));
     for id in ids {
         let test = find(id).unwrap_or_else(|| panic!("{id} is registered"));
-        g.bench_function(*id, |b| b.iter(|| inputs.iter().map(|i| (test.run)(black_box(i)).verdict as usize).sum::<usize>()));
+        g.bench_function(*id, |b| {
+            b.iter(|| inputs.iter().map(|i| (test.run)(black_box(i)).verdict as usize).sum::<usize>())
+        });
     }
     g.finish();
 }
@@ -85,25 +87,43 @@ fn batches(c: &mut Criterion) {
     for i in &mut inputs {
         i.options.heuristics = vec![Heuristic::FFD];
     }
-    let all = ["gedf.gfb", "gedf.bak", "gedf.bcl", "gedf.bcl-iterative", "gedf.rta", "gedf.bar", "gedf.any", "pedf.qpa"];
+    let all =
+        ["gedf.gfb", "gedf.bak", "gedf.bcl", "gedf.bcl-iterative", "gedf.rta", "gedf.bar", "gedf.any", "pedf.qpa"];
     let mut g = c.benchmark_group("batch");
     g.throughput(Throughput::Elements(inputs.len() as u64));
     for id in ["gedf.rta", "gedf.any", "pedf.qpa"] {
         let tests = batch::tests(&[id]).expect("registered");
         for threads in [1, 2] {
-            g.bench_function(format!("{id}/{threads}-threads"), |b| b.iter(|| batch::run(black_box(&inputs), &tests, Some(threads)).len()));
+            g.bench_function(format!("{id}/{threads}-threads"), |b| {
+                b.iter(|| batch::run(black_box(&inputs), &tests, Some(threads)).len())
+            });
         }
     }
     let tests = batch::tests(&all).expect("registered");
     for threads in [1, 2] {
-        g.bench_function(format!("all-8/{threads}-threads"), |b| b.iter(|| batch::run(black_box(&inputs), &tests, Some(threads)).len()));
+        g.bench_function(format!("all-8/{threads}-threads"), |b| {
+            b.iter(|| batch::run(black_box(&inputs), &tests, Some(threads)).len())
+        });
     }
     g.finish();
 }
 
 fn uni(c: &mut Criterion) {
     let inputs = sets(2, 1, 5, 0.05, 0.2);
-    run_group(c, "uni", &["uni.edf.util", "uni.edf.density", "uni.edf.qpa", "uni.fp.ll", "uni.fp.hyperbolic", "uni.fp.rta", "uni.fpds.rta"], &inputs);
+    run_group(
+        c,
+        "uni",
+        &[
+            "uni.edf.util",
+            "uni.edf.density",
+            "uni.edf.qpa",
+            "uni.fp.ll",
+            "uni.fp.hyperbolic",
+            "uni.fp.rta",
+            "uni.fpds.rta",
+        ],
+        &inputs,
+    );
 }
 
 /// The global tests on the 10,000 sets: `global/` times the fast
@@ -129,7 +149,9 @@ fn global(c: &mut Criterion) {
     let mut g = c.benchmark_group("global");
     g.throughput(Throughput::Elements(inputs.len() as u64));
     for (id, decide) in tests {
-        g.bench_function(*id, |b| b.iter(|| inputs.iter().map(|i| decide(black_box(&i.tasks), i.cpus) as usize).sum::<usize>()));
+        g.bench_function(*id, |b| {
+            b.iter(|| inputs.iter().map(|i| decide(black_box(&i.tasks), i.cpus) as usize).sum::<usize>())
+        });
     }
     let orders: Vec<Vec<usize>> = inputs
         .iter()
@@ -139,8 +161,24 @@ fn global(c: &mut Criterion) {
             o
         })
         .collect();
-    g.bench_function(bertogna::ID, |b| b.iter(|| inputs.iter().zip(&orders).map(|(i, o)| bertogna::decide(black_box(&i.tasks), i.cpus, o) as usize).sum::<usize>()));
-    g.bench_function(guan::ID, |b| b.iter(|| inputs.iter().zip(&orders).map(|(i, o)| guan::decide(black_box(&i.tasks), i.cpus, o) as usize).sum::<usize>()));
+    g.bench_function(bertogna::ID, |b| {
+        b.iter(|| {
+            inputs
+                .iter()
+                .zip(&orders)
+                .map(|(i, o)| bertogna::decide(black_box(&i.tasks), i.cpus, o) as usize)
+                .sum::<usize>()
+        })
+    });
+    g.bench_function(guan::ID, |b| {
+        b.iter(|| {
+            inputs
+                .iter()
+                .zip(&orders)
+                .map(|(i, o)| guan::decide(black_box(&i.tasks), i.cpus, o) as usize)
+                .sum::<usize>()
+        })
+    });
     g.finish();
     let ids: Vec<&str> = tests.iter().map(|t| t.0).collect();
     run_group(c, "global-explained", &ids, &inputs[..1000]);

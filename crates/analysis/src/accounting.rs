@@ -145,7 +145,9 @@ impl fmt::Display for AccountingError {
                 schedlab_model::Duration(*latency),
                 schedlab_model::Duration(*deadline)
             ),
-            AccountingError::Overflow { task } => write!(f, "tasks[{task}]: the inflated WCET does not fit in 64-bit nanoseconds"),
+            AccountingError::Overflow { task } => {
+                write!(f, "tasks[{task}]: the inflated WCET does not fit in 64-bit nanoseconds")
+            }
         }
     }
 }
@@ -201,7 +203,14 @@ pub fn inflate(input: &Input, overheads: &Overheads, acc: &Accounting) -> Result
     let burst = c.release.saturating_mul(n);
     // u: the share of a CPU taken by tick and release interrupts.
     let interrupts = c.tick.saturating_add(burst);
-    let mut u = if acc.tick > 0 { BigRational::new(BigInt::from(if acc.method == Method::Epos { interrupts } else { c.tick }), BigInt::from(acc.tick)) } else { BigRational::zero() };
+    let mut u = if acc.tick > 0 {
+        BigRational::new(
+            BigInt::from(if acc.method == Method::Epos { interrupts } else { c.tick }),
+            BigInt::from(acc.tick),
+        )
+    } else {
+        BigRational::zero()
+    };
     if acc.method == Method::PerTaskRelease {
         for t in &input.tasks {
             if t.period > 0 {
@@ -224,7 +233,11 @@ pub fn inflate(input: &Input, overheads: &Overheads, acc: &Accounting) -> Result
         let (mut period, mut deadline) = (t.period, t.deadline);
         if acc.method == Method::PerTaskRelease && c.release_latency > 0 {
             if c.release_latency >= t.deadline.min(t.period) {
-                return Err(AccountingError::LatencyTooLarge { task: i, latency: c.release_latency, deadline: t.deadline.min(t.period) });
+                return Err(AccountingError::LatencyTooLarge {
+                    task: i,
+                    latency: c.release_latency,
+                    deadline: t.deadline.min(t.period),
+                });
             }
             period -= c.release_latency;
             deadline -= c.release_latency;
@@ -239,13 +252,18 @@ pub fn inflate(input: &Input, overheads: &Overheads, acc: &Accounting) -> Result
             deadline,
         });
     }
-    Ok(Inflated { input: Input { tasks, ..input.clone() }, costs: c, capacity: capacity.to_f64().unwrap_or(0.0), charges })
+    Ok(Inflated {
+        input: Input { tasks, ..input.clone() },
+        costs: c,
+        capacity: capacity.to_f64().unwrap_or(0.0),
+        charges,
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_model::overheads::{Cpmd, Costs};
+    use schedlab_model::overheads::{Costs, Cpmd};
 
     const US: u64 = 1000;
 
@@ -291,7 +309,10 @@ mod tests {
         costs.release_latency = 20 * US;
         let mut oh = Overheads::constant(costs);
         oh.cpmd = Cpmd::epos_bound(64);
-        let mut input = Input::new(2, vec![TaskParams::implicit(1000 * US, 10_000 * US), TaskParams::implicit(500 * US, 5_000 * US)]);
+        let mut input = Input::new(
+            2,
+            vec![TaskParams::implicit(1000 * US, 10_000 * US), TaskParams::implicit(500 * US, 5_000 * US)],
+        );
         input.wss = vec![4096, 128 * 1024];
         let out = inflate(&input, &oh, &Accounting::new(Method::PerTaskRelease, 1000 * US, Domains::Global)).unwrap();
         // Task 0 is charged task 1's (larger) CPMD and vice versa.
@@ -301,7 +322,11 @@ mod tests {
         assert_eq!(out.input.tasks[1].deadline, 4_980 * US);
         // u = 0.248/1000 + 0.5/10000 + 0.5/5000 = 0.000398.
         assert!((out.capacity - (1.0 - 0.000398)).abs() < 1e-12, "{}", out.capacity);
-        let lat = inflate(&Input::new(1, vec![TaskParams::implicit(1, 10 * US)]), &oh, &Accounting::new(Method::PerTaskRelease, 0, Domains::PerCpu));
+        let lat = inflate(
+            &Input::new(1, vec![TaskParams::implicit(1, 10 * US)]),
+            &oh,
+            &Accounting::new(Method::PerTaskRelease, 0, Domains::PerCpu),
+        );
         assert!(matches!(lat, Err(AccountingError::LatencyTooLarge { task: 0, .. })), "{lat:?}");
     }
 

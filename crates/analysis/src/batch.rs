@@ -17,7 +17,7 @@
 //! assert_eq!(v, vec![Verdict::Schedulable, Verdict::Schedulable]);
 //! ```
 
-use crate::schedulability::{find, Input, Outcome, Test, TaskParams, Verdict};
+use crate::schedulability::{find, Input, Outcome, TaskParams, Test, Verdict};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 /// Sets handed to a worker at a time.
@@ -104,7 +104,13 @@ pub fn outcomes(sets: &[Input], tests: &[&Test], threads: Option<usize>) -> Vec<
 /// [`run`] on task sets in one flat array (as from Python / numpy): set `s`
 /// is `tasks[offsets[s]..offsets[s + 1]]` on `cpus` CPUs. Each worker
 /// reuses one [`Input`] (no allocation per set).
-pub fn run_flat(tasks: &[TaskParams], offsets: &[usize], cpus: u32, tests: &[&Test], threads: Option<usize>) -> Result<Vec<Verdict>, String> {
+pub fn run_flat(
+    tasks: &[TaskParams],
+    offsets: &[usize],
+    cpus: u32,
+    tests: &[&Test],
+    threads: Option<usize>,
+) -> Result<Vec<Verdict>, String> {
     check_offsets(offsets, tasks.len())?;
     let n = offsets.len().saturating_sub(1);
     Ok(chunked(n, threads, |from, to, out| {
@@ -133,7 +139,12 @@ fn check_offsets(offsets: &[usize], tasks: usize) -> Result<(), String> {
 /// in ns, on `cpus` CPUs. Errors name the first bad set.
 pub fn inputs(tasks: &[[u64; 3]], offsets: &[usize], cpus: u32) -> Result<Vec<Input>, String> {
     check_offsets(offsets, tasks.len())?;
-    Ok(offsets.windows(2).map(|w| Input::new(cpus, tasks[w[0]..w[1]].iter().map(|&[c, d, p]| TaskParams::constrained(c, d, p)).collect())).collect())
+    Ok(offsets
+        .windows(2)
+        .map(|w| {
+            Input::new(cpus, tasks[w[0]..w[1]].iter().map(|&[c, d, p]| TaskParams::constrained(c, d, p)).collect())
+        })
+        .collect())
 }
 
 #[cfg(test)]

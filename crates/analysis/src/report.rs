@@ -9,9 +9,9 @@ use schedlab_model::exact::Ratio;
 use schedlab_model::overheads::{line_size, Lookup, Overheads};
 use schedlab_model::spec::Domains;
 use schedlab_model::{Duration, PolicyName, Spec};
-use std::path::Path;
 use serde_json::{json, Value};
 use std::fmt::Write as _;
+use std::path::Path;
 
 /// Which tests to run.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -37,7 +37,10 @@ pub struct Request {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum AnalyzeError {
     /// A test ID not in the registry (with the closest ID, if any).
-    UnknownTest { id: String, suggestion: Option<String> },
+    UnknownTest {
+        id: String,
+        suggestion: Option<String>,
+    },
     Accounting(AccountingError),
 }
 
@@ -120,7 +123,9 @@ pub fn analyze(input: &Input, req: &Request) -> Result<Report, AnalyzeError> {
     let policy = input.policy.as_ref().map(|p| p.name);
     let tests: Vec<&'static Test> = match &req.selection {
         Selection::All => registry().iter().collect(),
-        Selection::Policy => registry().iter().filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p))).collect(),
+        Selection::Policy => {
+            registry().iter().filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p))).collect()
+        }
         Selection::Ids(ids) => ids
             .iter()
             .map(|id| find(id).ok_or_else(|| AnalyzeError::UnknownTest { id: id.clone(), suggestion: suggest(id) }))
@@ -212,7 +217,14 @@ impl Report {
                 inf.capacity
             );
             for (i, ch) in inf.charges.iter().enumerate() {
-                let _ = writeln!(s, "  {}: wcet {} -> {} (cpmd {})", self.input.task_label(i), Duration(ch.wcet), Duration(ch.inflated_wcet), Duration(ch.cpmd));
+                let _ = writeln!(
+                    s,
+                    "  {}: wcet {} -> {} (cpmd {})",
+                    self.input.task_label(i),
+                    Duration(ch.wcet),
+                    Duration(ch.inflated_wcet),
+                    Duration(ch.cpmd)
+                );
             }
             s.push('\n');
         }
@@ -221,13 +233,22 @@ impl Report {
             let _ = writeln!(s, "{:<24} {:<15} {}", o.test, o.verdict.name(), o.reason);
             if let (Some(v), Some(b)) = (&o.value, &o.bound) {
                 let slack = o.slack().map(|x| x.to_f64()).unwrap_or(f64::NAN);
-                let _ = writeln!(s, "{:<24} value {:.6} ({}), bound {:.6} ({}), slack {slack:.6}", "", v.to_f64(), v.to_fraction(), b.to_f64(), b.to_fraction());
+                let _ = writeln!(
+                    s,
+                    "{:<24} value {:.6} ({}), bound {:.6} ({}), slack {slack:.6}",
+                    "",
+                    v.to_f64(),
+                    v.to_fraction(),
+                    b.to_f64(),
+                    b.to_fraction()
+                );
             }
             for d in &o.details {
                 let _ = writeln!(s, "{:<24} {d}", "");
             }
             if o.verdict == Verdict::Inconclusive && !exact {
-                let _ = writeln!(s, "{:<24} (a sufficient test: failing it does not mean a deadline will be missed)", "");
+                let _ =
+                    writeln!(s, "{:<24} (a sufficient test: failing it does not mean a deadline will be missed)", "");
             }
         }
         if self.outcomes.is_empty() {
@@ -257,8 +278,12 @@ mod tests {
         assert!(r.outcomes.iter().all(|o| find(o.test).unwrap().info.policies.contains(&PolicyName::Run)));
         assert!(r.outcomes.iter().any(|o| o.test == "run.feasibility"));
         assert!(r.schedulable());
-        let e = analyze(&input, &Request { selection: Selection::Ids(vec!["run.feasibilty".into()]), overheads: None }).unwrap_err();
-        assert_eq!(e.to_string(), "unknown test `run.feasibilty` (did you mean `run.feasibility`?); `schedlab tests` lists them");
+        let e = analyze(&input, &Request { selection: Selection::Ids(vec!["run.feasibilty".into()]), overheads: None })
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "unknown test `run.feasibilty` (did you mean `run.feasibility`?); `schedlab tests` lists them"
+        );
         let v = r.to_json();
         assert_eq!(v["schedulable"], true);
         assert_eq!(v["outcomes"][0]["slack"]["exact"], "0/1");
@@ -268,7 +293,10 @@ mod tests {
     fn overheads_can_turn_a_feasible_set_infeasible() {
         let input = run_input(2, vec![TaskParams::implicit(2_000_000, 3_000_000); 3]);
         let oh = Overheads::constant(Costs { schedule: 1000, ..Costs::default() });
-        let req = Request { selection: Selection::Ids(vec!["run.feasibility".into()]), overheads: Some((oh, Accounting::new(Default::default(), 0, Domains::Global))) };
+        let req = Request {
+            selection: Selection::Ids(vec!["run.feasibility".into()]),
+            overheads: Some((oh, Accounting::new(Default::default(), 0, Domains::Global))),
+        };
         let r = analyze(&input, &req).unwrap();
         assert_eq!(r.outcomes[0].verdict, Verdict::Unschedulable, "{}", r.render());
         assert_eq!(r.input.tasks[0].wcet, 2_002_000);

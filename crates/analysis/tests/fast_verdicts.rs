@@ -9,8 +9,16 @@ use schedlab_analysis::partition::Heuristic;
 use schedlab_analysis::schedulability::{registry, Input, TaskParams, Verdict};
 use schedlab_model::gen::rng::Rng;
 
-const HEURISTICS: [Heuristic; 8] =
-    [Heuristic::FF, Heuristic::BF, Heuristic::WF, Heuristic::NF, Heuristic::FFD, Heuristic::BFD, Heuristic::WFD, Heuristic::NFD];
+const HEURISTICS: [Heuristic; 8] = [
+    Heuristic::FF,
+    Heuristic::BF,
+    Heuristic::WF,
+    Heuristic::NF,
+    Heuristic::FFD,
+    Heuristic::BFD,
+    Heuristic::WFD,
+    Heuristic::NFD,
+];
 
 fn random_input(r: &mut Rng) -> Input {
     let m = r.range_u64(1, 6) as u32;
@@ -47,7 +55,11 @@ fn random_input(r: &mut Rng) -> Input {
         input.options.blocking = (0..n).map(|_| if r.below(2) == 0 { r.below(3) } else { 0 }).collect();
     }
     if r.below(6) == 0 {
-        input.options.admission = Some(["uni.edf.util", "uni.edf.density", "uni.fp.ll", "uni.fp.hyperbolic", "uni.fpds.rta", "uni.edf.qpa"][r.below(6) as usize].into());
+        input.options.admission = Some(
+            ["uni.edf.util", "uni.edf.density", "uni.fp.ll", "uni.fp.hyperbolic", "uni.fpds.rta", "uni.edf.qpa"]
+                [r.below(6) as usize]
+                .into(),
+        );
     }
     input
 }

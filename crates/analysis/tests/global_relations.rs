@@ -76,7 +76,10 @@ fn fast_and_explained_paths_agree_and_verdicts_explain_themselves() {
             assert_eq!(v, o.verdict, "{id}: fast {v} vs explained {o:?} on m = {m}, {tasks:?}");
             assert!(!o.reason.is_empty(), "{id}: {o:?}");
             if v == Verdict::Unschedulable {
-                assert!(necessary_fails(&tasks, m), "{id} says unschedulable without a failed necessary condition: {o:?} {tasks:?}");
+                assert!(
+                    necessary_fails(&tasks, m),
+                    "{id} says unschedulable without a failed necessary condition: {o:?} {tasks:?}"
+                );
             }
             if v == Verdict::Schedulable {
                 accepted[j] += 1;
@@ -85,12 +88,20 @@ fn fast_and_explained_paths_agree_and_verdicts_explain_themselves() {
                 }
             }
             if v == Verdict::Inconclusive {
-                assert!(o.slack().is_none_or(|s| s.0 <= schedlab_model::exact::Ratio::zero().0) || *id == load::ID || *id == bar::ID, "{id}: {o:?}");
+                assert!(
+                    o.slack().is_none_or(|s| s.0 <= schedlab_model::exact::Ratio::zero().0)
+                        || *id == load::ID
+                        || *id == bar::ID,
+                    "{id}: {o:?}"
+                );
             }
         }
     }
     println!("accepted of {SETS}: {:?}", GEDF.iter().map(|g| g.0).zip(&accepted).collect::<Vec<_>>());
-    assert!(accepted.iter().all(|&a| a > SETS / 20 && a < SETS), "each test accepts some sets and not all: {accepted:?}");
+    assert!(
+        accepted.iter().all(|&a| a > SETS / 20 && a < SETS),
+        "each test accepts some sets and not all: {accepted:?}"
+    );
 }
 
 #[test]
@@ -114,7 +125,11 @@ fn any_accepts_iff_some_test_accepts_and_names_it() {
     for (tasks, m) in sets() {
         let some = GEDF.iter().find(|g| (g.1)(&tasks, m) == Verdict::Schedulable).map(|g| g.0);
         let (v, which) = combined::decide_which(&tasks, m);
-        assert_eq!(v == Verdict::Schedulable, some.is_some(), "any = {v}, first accepting test {some:?}: m = {m}, {tasks:?}");
+        assert_eq!(
+            v == Verdict::Schedulable,
+            some.is_some(),
+            "any = {v}, first accepting test {some:?}: m = {m}, {tasks:?}"
+        );
         assert_eq!(combined::decide(&tasks, m), v);
         if let Some(w) = which {
             let test = GEDF.iter().find(|g| g.0 == w).expect("a G-EDF test");

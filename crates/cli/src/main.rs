@@ -1,1 +1,3 @@
-fn main() { std::process::exit(schedlab_cli::run(std::env::args().collect())) }
+fn main() {
+    std::process::exit(schedlab_cli::run(std::env::args().collect()))
+}

@@ -38,7 +38,8 @@ fn analyze_explains_the_verdict_and_exit_code_follows_it() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("run.feasibility") && out.contains("schedulable") && out.contains("slack 0.000000"), "{out}");
-    let v: serde_json::Value = serde_json::from_slice(&schedlab(&["analyze", spec.to_str().unwrap(), "--json"]).stdout).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_slice(&schedlab(&["analyze", spec.to_str().unwrap(), "--json"]).stdout).unwrap();
     assert_eq!(v["schedulable"], true);
     assert_eq!(v["outcomes"][0]["value"]["exact"], "2/1");
 }
@@ -74,11 +75,19 @@ const PARTITIONED: &str = "platform: {cpus: 2}\npolicy: {name: pedf}\ntasks:\n- 
 fn partition_respects_pins_and_writes_them_back() {
     let spec = write("part.yaml", PARTITIONED);
     let out = spec.with_file_name("pinned.yaml");
-    let o = schedlab(&["partition", spec.to_str().unwrap(), "--heuristic", "ffd", "-o", out.to_str().unwrap(), "--json"]);
+    let o =
+        schedlab(&["partition", spec.to_str().unwrap(), "--heuristic", "ffd", "-o", out.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(0), "{}{}", text(&o.stdout), text(&o.stderr));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
     assert_eq!(v["test"], "pedf.qpa");
-    let bin_of = |name: &str| v["bins"].as_array().unwrap().iter().position(|b| b["tasks"].as_array().unwrap().iter().any(|t| t == name)).unwrap();
+    let bin_of = |name: &str| {
+        v["bins"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .position(|b| b["tasks"].as_array().unwrap().iter().any(|t| t == name))
+            .unwrap()
+    };
     assert_eq!(bin_of("c"), 1, "c is pinned to CPU 1");
     assert_ne!(bin_of("a"), bin_of("b"), "0.6 + 0.6 does not fit one CPU");
     // The written spec pins every task where the partition put it, and simulates without a miss.
@@ -91,7 +100,10 @@ fn partition_respects_pins_and_writes_them_back() {
 
 #[test]
 fn partition_failures_and_bad_input() {
-    let spec = write("part-over.yaml", &PARTITIONED.replace("wcet: 3ms, period: 10ms, cpu: 1", "wcet: 5ms, period: 10ms, cpu: 1"));
+    let spec = write(
+        "part-over.yaml",
+        &PARTITIONED.replace("wcet: 3ms, period: 10ms, cpu: 1", "wcet: 5ms, period: 10ms, cpu: 1"),
+    );
     let o = schedlab(&["partition", spec.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1), "0.6+0.6+0.5+0.3 = 2.0 with a pin that blocks a fit: {}", text(&o.stdout));
     let g = write("part-global.yaml", FULL);

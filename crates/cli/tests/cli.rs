@@ -40,7 +40,19 @@ fn gen_is_byte_identical_for_a_seed() {
 
 #[test]
 fn the_recorded_options_reproduce_the_set() {
-    let first = schedlab(&["gen", "--seed", "11", "--utils", "bimo-medium", "--util", "3", "--periods", "short", "--deadlines", "constrained"]);
+    let first = schedlab(&[
+        "gen",
+        "--seed",
+        "11",
+        "--utils",
+        "bimo-medium",
+        "--util",
+        "3",
+        "--periods",
+        "short",
+        "--deadlines",
+        "constrained",
+    ]);
     let text = stdout(&first);
     let line = text.lines().find(|l| l.trim_start().starts_with("generator:")).unwrap();
     let options = line.split_once(':').unwrap().1.trim().trim_matches('"').to_string();
@@ -54,7 +66,27 @@ fn the_recorded_options_reproduce_the_set() {
 fn generated_sets_check_in_both_formats() {
     for (fmt, ext) in [("yaml", "yaml"), ("json", "json")] {
         let f = tmp(&format!("g.{ext}"));
-        let o = schedlab(&["gen", "--seed", "3", "--cpus", "8", "--cluster-size", "4", "--policy", "cedf", "--cache", "8MiB/16/64B", "--colors-per-task", "4", "--wss", "uniform:32KiB-256KiB", "--format", fmt, "-o", f.to_str().unwrap()]);
+        let o = schedlab(&[
+            "gen",
+            "--seed",
+            "3",
+            "--cpus",
+            "8",
+            "--cluster-size",
+            "4",
+            "--policy",
+            "cedf",
+            "--cache",
+            "8MiB/16/64B",
+            "--colors-per-task",
+            "4",
+            "--wss",
+            "uniform:32KiB-256KiB",
+            "--format",
+            fmt,
+            "-o",
+            f.to_str().unwrap(),
+        ]);
         assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
         assert!(o.stdout.is_empty());
         let c = schedlab(&["check", f.to_str().unwrap()]);
@@ -72,7 +104,10 @@ fn check_prints_the_summary() {
     assert!(s.contains("7 tasks on 4 CPUs, policy cedf, constrained deadlines"), "{s}");
     assert!(s.contains("exact 233/200"), "{s}");
     assert!(s.contains("hyperperiod 200ms"), "{s}");
-    assert!(s.lines().any(|l| l.trim_start().starts_with("filter") && l.contains("3.5ms") && l.contains("15ms")), "{s}");
+    assert!(
+        s.lines().any(|l| l.trim_start().starts_with("filter") && l.contains("3.5ms") && l.contains("15ms")),
+        "{s}"
+    );
 
     let j = schedlab(&["--json", "check", repo("examples/demo.yaml").to_str().unwrap()]);
     let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();

@@ -9,7 +9,14 @@ fn bin() -> Command {
 
 #[test]
 fn bad_options_exit_2() {
-    for extra in [&["--sizes", "4,2"][..], &["--sizes", "0"], &["--backend", "bogus"], &["--percentile", "101"], &["--utilization", "9"], &["--policy", "nope"]] {
+    for extra in [
+        &["--sizes", "4,2"][..],
+        &["--sizes", "0"],
+        &["--backend", "bogus"],
+        &["--percentile", "101"],
+        &["--utilization", "9"],
+        &["--policy", "nope"],
+    ] {
         let out = bin().args(["overheads", "measure"]).args(extra).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -22,7 +29,19 @@ fn measures_growing_sets_and_writes_a_csv_analyze_reads() {
     let csv = dir.join("oh.csv");
     for backend in ["dispatch", "kernel"] {
         let out = bin()
-            .args(["overheads", "measure", "--sizes", "2,4", "--duration", "300ms", "--percentile", "99", "--backend", backend, "-o"])
+            .args([
+                "overheads",
+                "measure",
+                "--sizes",
+                "2,4",
+                "--duration",
+                "300ms",
+                "--percentile",
+                "99",
+                "--backend",
+                backend,
+                "-o",
+            ])
             .arg(&csv)
             .output()
             .unwrap();
@@ -40,7 +59,14 @@ fn measures_growing_sets_and_writes_a_csv_analyze_reads() {
         assert!(o.get(schedlab_model::overheads::Overhead::ReleaseLatency, 3) > 0);
         let spec = dir.join("set.yaml");
         std::fs::write(&spec, "platform: {cpus: 2}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n  - {name: b, wcet: 2ms, period: 20ms}\n").unwrap();
-        let out = bin().args(["analyze"]).arg(&spec).arg("--overheads").arg(&csv).args(["--accounting", "per-task-release"]).output().unwrap();
+        let out = bin()
+            .args(["analyze"])
+            .arg(&spec)
+            .arg("--overheads")
+            .arg(&csv)
+            .args(["--accounting", "per-task-release"])
+            .output()
+            .unwrap();
         assert!(matches!(out.status.code(), Some(0 | 1)), "{}", String::from_utf8_lossy(&out.stderr));
     }
 }

@@ -60,7 +60,10 @@ fn the_example_tree() {
     assert_eq!(v["packing"], "wf");
     assert!(v["file"].as_str().unwrap().ends_with("run.yaml"));
     let s5 = &v["servers"][4];
-    assert_eq!((&s5["name"], &s5["level"], &s5["rate"], &s5["parent"]), (&"S5".into(), &1.into(), &"4/5".into(), &"S6".into()));
+    assert_eq!(
+        (&s5["name"], &s5["level"], &s5["rate"], &s5["parent"]),
+        (&"S5".into(), &1.into(), &"4/5".into(), &"S6".into())
+    );
     assert_eq!(s5["children"][0]["name"], "S2*");
     assert_eq!(s5["children"][0]["rate"], "1/10");
 }
@@ -74,16 +77,27 @@ fn other_policies_use_the_defaults() {
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.contains("packing wfd, slack greedy"), "{out}");
-    assert!(out.contains("0 reduction levels: every level-0 server is a unit server (S1, S2); RUN is partitioned EDF"), "{out}");
+    assert!(
+        out.contains("0 reduction levels: every level-0 server is a unit server (S1, S2); RUN is partitioned EDF"),
+        "{out}"
+    );
 }
 
 #[test]
 fn bad_input_exits_2_naming_the_field_and_the_fix() {
-    let over = write("over.yaml", "platform: {cpus: 1}\ntasks:\n- {name: a, wcet: 2ms, period: 3ms}\n- {name: b, wcet: 2ms, period: 3ms}\n");
+    let over = write(
+        "over.yaml",
+        "platform: {cpus: 1}\ntasks:\n- {name: a, wcet: 2ms, period: 3ms}\n- {name: b, wcet: 2ms, period: 3ms}\n",
+    );
     let o = schedlab(&["reduce", over.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = text(&o.stderr);
-    assert!(err.contains("over.yaml: tasks: total utilisation 4/3") && err.contains("exceeds the 1 CPUs") && err.contains("add CPUs"), "{err}");
+    assert!(
+        err.contains("over.yaml: tasks: total utilisation 4/3")
+            && err.contains("exceeds the 1 CPUs")
+            && err.contains("add CPUs"),
+        "{err}"
+    );
     let o = schedlab(&["reduce", over.to_str().unwrap(), "--json"]);
     assert_eq!(o.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
@@ -91,7 +105,10 @@ fn bad_input_exits_2_naming_the_field_and_the_fix() {
 
     let dl = write("dl.yaml", "platform: {cpus: 2}\ntasks:\n- {name: a, wcet: 1ms, period: 3ms, deadline: 2ms}\n");
     let err = text(&schedlab(&["reduce", dl.to_str().unwrap()]).stderr);
-    assert!(err.contains("tasks[0].deadline: `a` has deadline 2ms ≠ period 3ms: RUN needs implicit deadlines"), "{err}");
+    assert!(
+        err.contains("tasks[0].deadline: `a` has deadline 2ms ≠ period 3ms: RUN needs implicit deadlines"),
+        "{err}"
+    );
 
     let heavy = write("heavy.yaml", "platform: {cpus: 2}\ntasks:\n- {name: a, wcet: 4ms, period: 3ms}\n");
     let err = text(&schedlab(&["reduce", heavy.to_str().unwrap()]).stderr);

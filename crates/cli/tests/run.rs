@@ -49,13 +49,18 @@ fn bad_input_exits_2_before_anything_is_touched() {
     let bad = spec_file("bad.yaml", "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 1ms}\n");
     assert_eq!(bin().args(["run", bad.to_str().unwrap(), "--duration", "1s"]).status().unwrap().code(), Some(2));
     let ok = spec_file("ok.yaml", SPEC);
-    for extra in [&["--backend", "bogus"][..], &["--exec", "bogus"], &["--workload", "cmd:/bin/true"], &["--duration", "0s"]] {
+    for extra in
+        [&["--backend", "bogus"][..], &["--exec", "bogus"], &["--workload", "cmd:/bin/true"], &["--duration", "0s"]]
+    {
         let out = bin().args(["run", ok.to_str().unwrap()]).args(extra).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
     let out = bin().args(["run", ok.to_str().unwrap(), "--backend", "bogus"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("dispatch"), "the message names the backends");
-    let llf = spec_file("llf.yaml", "platform: {cpus: 2}\npolicy: {name: llf}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n");
+    let llf = spec_file(
+        "llf.yaml",
+        "platform: {cpus: 2}\npolicy: {name: llf}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n",
+    );
     let out = bin().args(["run", llf.to_str().unwrap(), "--duration", "1s"]).output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--backend dispatch"));
@@ -87,7 +92,11 @@ fn without_privileges_exit_3_and_nothing_changes() {
 fn sigint_mid_run_restores_the_machine_and_exits_130() {
     let _s = serial();
     let ok = spec_file("int.yaml", &SPEC.replace("pfp", "pedf"));
-    let child = bin().args(["run", ok.to_str().unwrap(), "--duration", "20s", "--json"]).stdout(std::process::Stdio::piped()).spawn().unwrap();
+    let child = bin()
+        .args(["run", ok.to_str().unwrap(), "--duration", "20s", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     // Mid-run: the partitions exist.
     assert!(!schedlab_rt::cpuset::leftovers().is_empty(), "the run created its cpusets");
@@ -105,7 +114,11 @@ fn sigint_mid_run_restores_the_machine_and_exits_130() {
 fn sigterm_mid_run_restores_the_machine() {
     let _s = serial();
     let ok = spec_file("term.yaml", SPEC);
-    let child = bin().args(["run", ok.to_str().unwrap(), "--duration", "20s"]).stdout(std::process::Stdio::null()).spawn().unwrap();
+    let child = bin()
+        .args(["run", ok.to_str().unwrap(), "--duration", "20s"])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
     std::thread::sleep(std::time::Duration::from_millis(1200));
     unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
     let out = child.wait_with_output().unwrap();
@@ -134,7 +147,12 @@ fn run_writes_trace_and_overheads_and_validates() {
             out = Some(o);
             break;
         }
-        assert_eq!(o.status.code(), Some(1), "only a validation failure may be retried: {}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(
+            o.status.code(),
+            Some(1),
+            "only a validation failure may be retried: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
         eprintln!("attempt failed: {}", String::from_utf8_lossy(&o.stdout));
     }
     let out = out.expect("the run validates in one of three attempts");

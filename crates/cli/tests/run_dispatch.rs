@@ -17,14 +17,31 @@ fn dispatch_run_writes_a_trace_that_validate_accepts() {
     // A VM stall of several ms can fail one run's validation: three attempts.
     let mut last = String::new();
     for _ in 0..3 {
-        let out = bin().args(["run", spec.to_str().unwrap(), "--backend", "dispatch", "--duration", "1s", "--exec", "fraction:0.5", "--trace"]).arg(&trace).output().unwrap();
+        let out = bin()
+            .args([
+                "run",
+                spec.to_str().unwrap(),
+                "--backend",
+                "dispatch",
+                "--duration",
+                "1s",
+                "--exec",
+                "fraction:0.5",
+                "--trace",
+            ])
+            .arg(&trace)
+            .output()
+            .unwrap();
         assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
         let v = bin().args(["validate", trace.to_str().unwrap(), "--tolerance", "2ms"]).output().unwrap();
         last = format!("{}{}", String::from_utf8_lossy(&v.stdout), String::from_utf8_lossy(&v.stderr));
         if v.status.code() == Some(0) {
             let (h, events) = schedlab_trace::read_all(&trace).unwrap();
             assert_eq!(h.source, schedlab_trace::Source::Runtime);
-            assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 100);
+            assert_eq!(
+                events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(),
+                100
+            );
             return;
         }
         eprintln!("attempt failed: {last}");

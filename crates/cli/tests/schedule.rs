@@ -25,7 +25,19 @@ fn simulate_writes_a_trace_that_validates_and_exports() {
     let svg = tmp("demo.svg");
     let perfetto = tmp("demo.perfetto.json");
     let csv = tmp("demo.csv");
-    let o = schedlab(&["simulate", &demo(), "--trace", trace.to_str().unwrap(), "--svg", svg.to_str().unwrap(), "--perfetto", perfetto.to_str().unwrap(), "--csv", csv.to_str().unwrap(), "--validate"]);
+    let o = schedlab(&[
+        "simulate",
+        &demo(),
+        "--trace",
+        trace.to_str().unwrap(),
+        "--svg",
+        svg.to_str().unwrap(),
+        "--perfetto",
+        perfetto.to_str().unwrap(),
+        "--csv",
+        csv.to_str().unwrap(),
+        "--validate",
+    ]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
     assert!(out.lines().any(|l| l.starts_with("all ") && l.contains(" 88 ")), "{out}");
@@ -59,7 +71,18 @@ fn simulation_is_deterministic() {
     let a = tmp("a.jsonl");
     let b = tmp("b.jsonl");
     for p in [&a, &b] {
-        let o = schedlab(&["simulate", &demo(), "--seed", "5", "--exec", "uniform", "--sporadic", "uniform:3ms", "--trace", p.to_str().unwrap()]);
+        let o = schedlab(&[
+            "simulate",
+            &demo(),
+            "--seed",
+            "5",
+            "--exec",
+            "uniform",
+            "--sporadic",
+            "uniform:3ms",
+            "--trace",
+            p.to_str().unwrap(),
+        ]);
         assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     }
     assert_eq!(std::fs::read(&a).unwrap(), std::fs::read(&b).unwrap());
@@ -73,10 +96,13 @@ fn a_corrupted_trace_fails_validation_with_the_first_violation() {
     let t = std::fs::read_to_string(&trace).unwrap();
     let mut lines: Vec<String> = t.lines().map(String::from).collect();
     let i = lines.iter().position(|l| l.contains("\"switch-to\"") && l.contains("\"task\":4")).unwrap();
-    let cpu = |l: &str| l.split("\"cpu\":").nth(1).unwrap().split(|c: char| !c.is_ascii_digit()).next().unwrap().to_string();
+    let cpu =
+        |l: &str| l.split("\"cpu\":").nth(1).unwrap().split(|c: char| !c.is_ascii_digit()).next().unwrap().to_string();
     let c = cpu(&lines[i]);
     lines[i] = lines[i].replace(&format!("\"cpu\":{c}"), "\"cpu\":3");
-    let j = (i + 1..lines.len()).find(|&j| lines[j].contains("\"task\":4") && lines[j].contains(&format!("\"cpu\":{c}"))).unwrap();
+    let j = (i + 1..lines.len())
+        .find(|&j| lines[j].contains("\"task\":4") && lines[j].contains(&format!("\"cpu\":{c}")))
+        .unwrap();
     lines[j] = lines[j].replace(&format!("\"cpu\":{c}"), "\"cpu\":3");
     std::fs::write(&trace, lines.join("\n") + "\n").unwrap();
     let v = schedlab(&["validate", trace.to_str().unwrap()]);

@@ -72,7 +72,10 @@ fn flow(v: &Value) -> String {
         Value::String(s) => scalar(s),
         Value::Array(items) => format!("[{}]", items.iter().map(flow).collect::<Vec<_>>().join(", ")),
         Value::Object(map) => {
-            format!("{{{}}}", map.iter().map(|(k, v)| format!("{}: {}", scalar(k), flow(v))).collect::<Vec<_>>().join(", "))
+            format!(
+                "{{{}}}",
+                map.iter().map(|(k, v)| format!("{}: {}", scalar(k), flow(v))).collect::<Vec<_>>().join(", ")
+            )
         }
     }
 }

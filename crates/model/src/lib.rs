@@ -19,7 +19,9 @@ pub mod validate;
 pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
 pub use source::Format;
-pub use spec::{Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Slack, Spec, Task};
+pub use spec::{
+    Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Slack, Spec, Task,
+};
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};
 

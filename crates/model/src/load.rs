@@ -35,7 +35,12 @@ pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded
     let tree = source::parse(text, format).map_err(|e| {
         SpecError::one(
             file,
-            Diagnostic { path: String::new(), line: e.mark.map(|m| m.line), column: e.mark.map(|m| m.col), message: e.message },
+            Diagnostic {
+                path: String::new(),
+                line: e.mark.map(|m| m.line),
+                column: e.mark.map(|m| m.col),
+                message: e.message,
+            },
         )
     })?;
     if !matches!(tree.value, source::Value::Map(_)) {
@@ -58,7 +63,11 @@ pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded
     if !errors.is_empty() {
         return Err(SpecError {
             file: file.to_string(),
-            diagnostics: errors.into_iter().take(MAX_DIAGNOSTICS).map(|i| locate(&tree, Diagnostic::new(i.path, i.message))).collect(),
+            diagnostics: errors
+                .into_iter()
+                .take(MAX_DIAGNOSTICS)
+                .map(|i| locate(&tree, Diagnostic::new(i.path, i.message)))
+                .collect(),
         });
     }
     let warnings = warnings.into_iter().map(|i| locate(&tree, Diagnostic::new(i.path, i.message))).collect();
@@ -79,7 +88,10 @@ pub fn load_path(path: &Path) -> Result<Loaded, SpecError> {
     }
     let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read the file: {e}")))?;
     let text = String::from_utf8(bytes).map_err(|e| {
-        whole(format!("the file is not UTF-8 text (invalid byte at offset {}); a spec is YAML or JSON text", e.utf8_error().valid_up_to()))
+        whole(format!(
+            "the file is not UTF-8 text (invalid byte at offset {}); a spec is YAML or JSON text",
+            e.utf8_error().valid_up_to()
+        ))
     })?;
     let loaded = load_str(&text, Some(Format::from_path(path)), &file)?;
     if let Some(o) = &loaded.spec.overheads {
@@ -87,7 +99,13 @@ pub fn load_path(path: &Path) -> Result<Loaded, SpecError> {
         let target = base.join(o);
         if !target.is_file() {
             let tree = source::parse(&text, Format::from_path(path)).ok();
-            let mut d = Diagnostic::new("overheads", format!("the overhead file `{}` does not exist; give a path relative to the spec's folder", target.display()));
+            let mut d = Diagnostic::new(
+                "overheads",
+                format!(
+                    "the overhead file `{}` does not exist; give a path relative to the spec's folder",
+                    target.display()
+                ),
+            );
             if let Some(t) = tree {
                 d = locate(&t, d);
             }

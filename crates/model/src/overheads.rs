@@ -37,8 +37,14 @@ pub enum Overhead {
 }
 
 impl Overhead {
-    pub const ALL: [Overhead; 6] =
-        [Overhead::Release, Overhead::Schedule, Overhead::ContextSwitch, Overhead::Ipi, Overhead::Tick, Overhead::ReleaseLatency];
+    pub const ALL: [Overhead; 6] = [
+        Overhead::Release,
+        Overhead::Schedule,
+        Overhead::ContextSwitch,
+        Overhead::Ipi,
+        Overhead::Tick,
+        Overhead::ReleaseLatency,
+    ];
     /// The CSV column name.
     pub fn column(self) -> &'static str {
         match self {
@@ -240,7 +246,12 @@ pub struct Overheads {
 impl Overheads {
     /// Constant kernel costs and no CPMD (for tests and experiments).
     pub fn constant(costs: Costs) -> Overheads {
-        Overheads { file: "<built-in>".into(), kernel: KernelTable::constant(costs), cpmd: Cpmd::None, lookup: Lookup::Step }
+        Overheads {
+            file: "<built-in>".into(),
+            kernel: KernelTable::constant(costs),
+            cpmd: Cpmd::None,
+            lookup: Lookup::Step,
+        }
     }
     /// The kernel overheads in force for `n` tasks.
     pub fn costs(&self, n: u64) -> Costs {
@@ -274,11 +285,15 @@ impl Overheads {
             return Err(whole("is a folder; give the path of an overhead CSV".into()));
         }
         if meta.len() > MAX_FILE_BYTES {
-            return Err(whole(format!("the file has {} bytes; an overhead file may have at most {MAX_FILE_BYTES}", meta.len())));
+            return Err(whole(format!(
+                "the file has {} bytes; an overhead file may have at most {MAX_FILE_BYTES}",
+                meta.len()
+            )));
         }
         let bytes = std::fs::read(path).map_err(|e| whole(format!("cannot read the overhead file: {e}")))?;
-        let text = String::from_utf8(bytes)
-            .map_err(|e| whole(format!("the file is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to())))?;
+        let text = String::from_utf8(bytes).map_err(|e| {
+            whole(format!("the file is not UTF-8 text (invalid byte at offset {})", e.utf8_error().valid_up_to()))
+        })?;
         parse(&text, &file, line)
     }
 
@@ -358,7 +373,10 @@ fn parse_us(s: &str) -> Result<u64, String> {
         None => (s2, 0),
     };
     let (int, frac) = mant.split_once('.').unwrap_or((mant, ""));
-    if (int.is_empty() && frac.is_empty()) || !int.bytes().all(|b| b.is_ascii_digit()) || !frac.bytes().all(|b| b.is_ascii_digit()) {
+    if (int.is_empty() && frac.is_empty())
+        || !int.bytes().all(|b| b.is_ascii_digit())
+        || !frac.bytes().all(|b| b.is_ascii_digit())
+    {
         return Err(bad());
     }
     let digits = format!("{int}{frac}");
@@ -419,7 +437,8 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
         }
         let cs = cells(l);
         let first = cs[0].text;
-        let is_header = first.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && !first.eq_ignore_ascii_case("inf");
+        let is_header =
+            first.chars().next().is_some_and(|c| c.is_ascii_alphabetic()) && !first.eq_ignore_ascii_case("inf");
         if is_header {
             tables.push(Table { line: ln, header: cs, rows: Vec::new() });
         } else {
@@ -458,18 +477,33 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
             }
         }
         if t.rows.is_empty() {
-            return Err(err(t.line, first_col, &key, "the table has a header but no rows; add at least one row of values".into()));
+            return Err(err(
+                t.line,
+                first_col,
+                &key,
+                "the table has a header but no rows; add at least one row of values".into(),
+            ));
         }
         for (ln, r) in &t.rows {
             if r.len() != t.header.len() {
                 let col = r.last().map(|c| c.col).unwrap_or(1);
-                return Err(err(*ln, col, "", format!("the row has {} cells but the header has {} columns", r.len(), t.header.len())));
+                return Err(err(
+                    *ln,
+                    col,
+                    "",
+                    format!("the row has {} cells but the header has {} columns", r.len(), t.header.len()),
+                ));
             }
         }
         match key.as_str() {
             "TASK-COUNT" => {
                 if kernel.is_some() {
-                    return Err(err(t.line, first_col, "TASK-COUNT", "a second `TASK-COUNT` table; give the kernel overheads once".into()));
+                    return Err(err(
+                        t.line,
+                        first_col,
+                        "TASK-COUNT",
+                        "a second `TASK-COUNT` table; give the kernel overheads once".into(),
+                    ));
                 }
                 let mut cols: Vec<Option<Overhead>> = vec![None];
                 for c in &t.header[1..] {
@@ -479,7 +513,12 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
                     } else if IGNORED_COLUMNS.contains(&canon.as_str()) {
                         cols.push(None);
                     } else {
-                        let known: Vec<&str> = Overhead::ALL.iter().map(|k| k.column()).chain(["IPI"]).chain(IGNORED_COLUMNS.iter().copied()).collect();
+                        let known: Vec<&str> = Overhead::ALL
+                            .iter()
+                            .map(|k| k.column())
+                            .chain(["IPI"])
+                            .chain(IGNORED_COLUMNS.iter().copied())
+                            .collect();
                         return Err(err(t.line, c.col, c.text, unknown_column(c.text, &known)));
                     }
                 }
@@ -491,7 +530,12 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
                     let n = parse_count(r[0].text).map_err(|m| err(*ln, r[0].col, "TASK-COUNT", m))?;
                     if let Some(&prev) = table.counts.last() {
                         if n <= prev {
-                            return Err(err(*ln, r[0].col, "TASK-COUNT", format!("{n} does not follow {prev}; list task counts in increasing order, each once")));
+                            return Err(err(
+                                *ln,
+                                r[0].col,
+                                "TASK-COUNT",
+                                format!("{n} does not follow {prev}; list task counts in increasing order, each once"),
+                            ));
                         }
                     }
                     table.counts.push(n);
@@ -560,7 +604,8 @@ fn parse(text: &str, file: &str, line_bytes: u64) -> Result<Overheads, SpecError
         }
     }
     let kernel = kernel.unwrap_or_default();
-    let kernel = if kernel.counts.is_empty() { KernelTable { counts: vec![1], columns: Default::default() } } else { kernel };
+    let kernel =
+        if kernel.counts.is_empty() { KernelTable { counts: vec![1], columns: Default::default() } } else { kernel };
     Ok(Overheads {
         file: file.to_string(),
         kernel,

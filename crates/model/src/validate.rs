@@ -52,7 +52,10 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             }
             for (j, &c) in cluster.iter().enumerate() {
                 if c >= m && m > 0 {
-                    f.error(format!("platform.clusters[{k}][{j}]"), format!("CPU {c} does not exist; CPUs are 0 to {}", m.saturating_sub(1)));
+                    f.error(
+                        format!("platform.clusters[{k}][{j}]"),
+                        format!("CPU {c} does not exist; CPUs are 0 to {}", m.saturating_sub(1)),
+                    );
                 } else if c >= m {
                     // Reported through platform.cpus.
                 } else if let Some(prev) = owner.insert(c, k) {
@@ -64,11 +67,15 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             }
         }
         if m > 0 && m <= MAX_CPUS {
-            let missing: Vec<String> = (0..m).filter(|c| !owner.contains_key(c)).map(|c| c.to_string()).take(8).collect();
+            let missing: Vec<String> =
+                (0..m).filter(|c| !owner.contains_key(c)).map(|c| c.to_string()).take(8).collect();
             if !missing.is_empty() && !clusters.is_empty() {
                 f.error(
                     "platform.clusters",
-                    format!("CPU(s) {} are in no cluster; the clusters must hold every CPU exactly once", missing.join(", ")),
+                    format!(
+                        "CPU(s) {} are in no cluster; the clusters must hold every CPU exactly once",
+                        missing.join(", ")
+                    ),
                 );
             }
         }
@@ -88,11 +95,17 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         }
         let page = cache.page();
         if !page.0.is_power_of_two() || page.0 < cache.line.0 {
-            f.error("platform.cache.page", format!("must be a power of two no smaller than the line, e.g. `4KiB`, got {page}"));
+            f.error(
+                "platform.cache.page",
+                format!("must be a power of two no smaller than the line, e.g. `4KiB`, got {page}"),
+            );
         }
         let way_bytes = cache.ways as u64 * cache.line.0;
         if cache.size.0 != 0 && way_bytes != 0 && cache.size.0 % way_bytes != 0 {
-            f.error("platform.cache.size", format!("{} is not a multiple of ways × line ({} × {})", cache.size, cache.ways, cache.line));
+            f.error(
+                "platform.cache.size",
+                format!("{} is not a multiple of ways × line ({} × {})", cache.size, cache.ways, cache.line),
+            );
         }
         if let Some(c) = cache.colors {
             let g = cache.geometric_colors();
@@ -131,7 +144,10 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         }
         if let Some(b) = t.bcet {
             if b > t.wcet {
-                f.error(at("bcet"), format!("{b} exceeds the WCET {}; the best case is at most the worst case", t.wcet));
+                f.error(
+                    at("bcet"),
+                    format!("{b} exceeds the WCET {}; the best case is at most the worst case", t.wcet),
+                );
             }
         }
         if let Some(list) = &t.executions {
@@ -146,19 +162,29 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         }
         if let Some(c) = t.cpu {
             if c >= m && m > 0 {
-                f.error(at("cpu"), format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1)));
+                f.error(
+                    at("cpu"),
+                    format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1)),
+                );
             }
         }
         if let Some(k) = t.cluster {
             match &p.clusters {
                 None => f.error(at("cluster"), "needs `platform.clusters`; define the clusters or pin with `cpu`"),
-                Some(cl) if k as usize >= cl.len() => {
-                    f.error(at("cluster"), format!("cluster {k} does not exist; clusters are 0 to {}", cl.len().saturating_sub(1)))
-                }
+                Some(cl) if k as usize >= cl.len() => f.error(
+                    at("cluster"),
+                    format!("cluster {k} does not exist; clusters are 0 to {}", cl.len().saturating_sub(1)),
+                ),
                 Some(cl) => {
                     if let Some(c) = t.cpu {
                         if !cl[k as usize].contains(&c) {
-                            f.error(at("cpu"), format!("CPU {c} is not in the task's cluster {k} ({:?}); pick a CPU of that cluster", cl[k as usize]));
+                            f.error(
+                                at("cpu"),
+                                format!(
+                                    "CPU {c} is not in the task's cluster {k} ({:?}); pick a CPU of that cluster",
+                                    cl[k as usize]
+                                ),
+                            );
                         }
                     }
                 }
@@ -171,7 +197,13 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                     let n = cache.colors();
                     if let Some(max) = colors.max() {
                         if max as u64 >= n {
-                            f.error(at("colors"), format!("colour {max} does not exist; the cache has colours 0 to {}", n.saturating_sub(1)));
+                            f.error(
+                                at("colors"),
+                                format!(
+                                    "colour {max} does not exist; the cache has colours 0 to {}",
+                                    n.saturating_sub(1)
+                                ),
+                            );
                         }
                     }
                 }
@@ -186,36 +218,55 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             f.error("policy.partitioning", format!("`{name}` is a global policy and does not partition; remove the key or use a partitioned/clustered policy (or `run`, which packs servers)"));
         }
         if pol.name == PolicyName::Run && matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs)) {
-            f.error("policy.partitioning", "`run` packs servers by utilisation; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd (default wfd)");
+            f.error(
+                "policy.partitioning",
+                "`run` packs servers by utilisation; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd (default wfd)",
+            );
         }
         if pol.name != PolicyName::Pd2 {
             if pol.stagger.is_some() {
-                f.error("policy.stagger", format!("`{name}` has no quanta to stagger (it applies to pd2); remove the key"));
+                f.error(
+                    "policy.stagger",
+                    format!("`{name}` has no quanta to stagger (it applies to pd2); remove the key"),
+                );
             }
             if pol.early_release.is_some() {
-                f.error("policy.early_release", format!("`{name}` has no early release option (it applies to pd2); remove the key"));
+                f.error(
+                    "policy.early_release",
+                    format!("`{name}` has no early release option (it applies to pd2); remove the key"),
+                );
             }
         }
         if pol.slack.is_some() && pol.name != PolicyName::Run {
             f.error("policy.slack", format!("`{name}` has no slack distribution (it applies to run); remove the key"));
         }
         if pol.priorities.is_some() && !pol.name.is_fixed_priority() {
-            f.error("policy.priorities", format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds)"));
+            f.error(
+                "policy.priorities",
+                format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds)"),
+            );
         }
         match pol.quantum {
-            Some(q) if pol.name != PolicyName::Pd2 => {
-                f.error("policy.quantum", format!("`{name}` has no quantum (it applies to pd2); remove the key, got {q}"))
-            }
+            Some(q) if pol.name != PolicyName::Pd2 => f.error(
+                "policy.quantum",
+                format!("`{name}` has no quantum (it applies to pd2); remove the key, got {q}"),
+            ),
             Some(q) if q.0 == 0 => f.error("policy.quantum", "must be more than 0, e.g. `1ms`"),
             _ => {}
         }
         if domains == Domains::PerCluster && p.clusters.is_none() {
-            f.error("policy.name", format!("`{name}` is clustered and needs `platform.clusters`, e.g. `clusters: [[0, 1], [2, 3]]`"));
+            f.error(
+                "policy.name",
+                format!("`{name}` is clustered and needs `platform.clusters`, e.g. `clusters: [[0, 1], [2, 3]]`"),
+            );
         }
         if pol.priorities == Some(Priorities::Explicit) {
             for (i, t) in spec.tasks.iter().enumerate() {
                 if t.priority.is_none() {
-                    f.error(format!("tasks[{i}].priority"), "is required with `priorities: explicit` (1 is the highest)");
+                    f.error(
+                        format!("tasks[{i}].priority"),
+                        "is required with `priorities: explicit` (1 is the highest)",
+                    );
                 }
             }
         }
@@ -234,13 +285,19 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 format!("{} exceeds the deadline {}: no schedule can meet this task's deadlines", t.wcet, t.deadline()),
             );
         } else if t.period.0 > 0 && t.wcet > t.period {
-            f.warn(format!("tasks[{i}].wcet"), format!("{} exceeds the period {}: utilisation above 1", t.wcet, t.period));
+            f.warn(
+                format!("tasks[{i}].wcet"),
+                format!("{} exceeds the period {}: utilisation above 1", t.wcet, t.period),
+            );
         }
     }
     if spec.tasks.iter().all(|t| t.period.0 > 0) && m > 0 {
         let u = crate::exact::Ratio::sum(spec.tasks.iter().map(|t| (t.wcet.0 as u128, t.period.0 as u128)));
         if u.gt_int(m as u128) {
-            f.warn("tasks", format!("total utilisation {:.4} exceeds the {m} CPUs: the task set is infeasible", u.to_f64()));
+            f.warn(
+                "tasks",
+                format!("total utilisation {:.4} exceeds the {m} CPUs: the task set is infeasible", u.to_f64()),
+            );
         }
     }
     f.0.sort_by_key(|x| x.severity == Severity::Warning);

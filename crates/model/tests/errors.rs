@@ -42,7 +42,8 @@ fn unknown_keys_get_a_did_you_mean_hint() {
     let (_, _, path, msg) = first("platfrom: {cpus: 2}\ntasks: []\n");
     assert_eq!(path, "platfrom");
     assert!(msg.contains("did you mean `platform`"), "{msg}");
-    let (_, _, path, msg) = first("platform: {cpus: 2}\npolicy: {name: gefd}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n");
+    let (_, _, path, msg) =
+        first("platform: {cpus: 2}\npolicy: {name: gefd}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n");
     assert_eq!(path, "policy.name");
     assert!(msg.contains("did you mean `gedf`"), "{msg}");
 }

@@ -21,7 +21,10 @@ fn shipped_schema_matches_the_types() {
 fn schema_names_every_field() {
     let s: serde_json::Value = serde_json::from_str(&schedlab_model::schema::spec_schema_json()).unwrap();
     let defs = &s["$defs"];
-    for f in ["name", "wcet", "period", "deadline", "priority", "cpu", "cluster", "offset", "jitter", "wss", "colors", "class"] {
+    for f in [
+        "name", "wcet", "period", "deadline", "priority", "cpu", "cluster", "offset", "jitter", "wss", "colors",
+        "class",
+    ] {
         assert!(defs["Task"]["properties"].get(f).is_some(), "Task.{f} missing from the schema");
     }
     assert_eq!(defs["Task"]["additionalProperties"], serde_json::Value::Bool(false));

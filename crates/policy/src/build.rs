@@ -58,7 +58,11 @@ pub fn build(spec: &Spec, placement: Option<&[Placement]>) -> Result<Box<dyn Pol
 }
 
 /// [`build`] with explicit parameters.
-pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildOptions) -> Result<Box<dyn Policy>, AdmissionError> {
+pub fn build_with(
+    spec: &Spec,
+    placement: Option<&[Placement]>,
+    options: &BuildOptions,
+) -> Result<Box<dyn Policy>, AdmissionError> {
     let Some(pol) = &spec.policy else {
         return Err(AdmissionError::at("policy", "the spec names no policy; add e.g. `policy: {name: gedf}`"));
     };
@@ -73,11 +77,17 @@ pub fn build_with(spec: &Spec, placement: Option<&[Placement]>, options: &BuildO
     let kind = name.domains();
     if !name.is_fixed_priority() {
         if let Some(_p) = pol.priorities {
-            return Err(AdmissionError::at("policy.priorities", format!("`{}` does not use fixed priorities; remove the key", name.name())));
+            return Err(AdmissionError::at(
+                "policy.priorities",
+                format!("`{}` does not use fixed priorities; remove the key", name.name()),
+            ));
         }
     }
     if kind == Domains::Global && name != PolicyName::Run && pol.partitioning.is_some() {
-        return Err(AdmissionError::at("policy.partitioning", format!("`{}` is a global policy and does not partition; remove the key", name.name())));
+        return Err(AdmissionError::at(
+            "policy.partitioning",
+            format!("`{}` is a global policy and does not partition; remove the key", name.name()),
+        ));
     }
     let wcet = || spec.tasks.iter().map(|t| t.wcet.0).collect::<Vec<_>>();
     let lay = || layout(spec, kind, pol.partitioning, placement);

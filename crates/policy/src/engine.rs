@@ -34,9 +34,15 @@ impl<O: Order> Engine<O> {
                 cpu_at[c as usize] = (d as u32, l as u32);
             }
         }
-        let domains =
-            layout.domains.iter().zip(members).enumerate().map(|(d, (cpus, tasks))| Domain::new::<O>(d as u32, cpus.clone(), tasks)).collect();
-        let info = PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };
+        let domains = layout
+            .domains
+            .iter()
+            .zip(members)
+            .enumerate()
+            .map(|(d, (cpus, tasks))| Domain::new::<O>(d as u32, cpus.clone(), tasks))
+            .collect();
+        let info =
+            PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };
         Engine { info, order, domains, task_at, cpu_at }
     }
 

@@ -25,7 +25,10 @@ impl Fp {
                 Priorities::Explicit => match t.priority {
                     Some(p) if p >= 1 => p as i128,
                     Some(_) => {
-                        return Err(AdmissionError::at(format!("tasks[{i}].priority"), "must be at least 1 (1 is the highest priority), got 0"))
+                        return Err(AdmissionError::at(
+                            format!("tasks[{i}].priority"),
+                            "must be at least 1 (1 is the highest priority), got 0",
+                        ))
                     }
                     None => {
                         return Err(AdmissionError::at(

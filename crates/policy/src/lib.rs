@@ -24,4 +24,3 @@ pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;
-

@@ -22,29 +22,47 @@ pub(crate) struct Layout {
     pub task_domain: Vec<u32>,
 }
 
-pub(crate) fn layout(spec: &Spec, kind: Domains, packing: Option<Packing>, given: Option<&[Placement]>) -> Result<Layout, AdmissionError> {
+pub(crate) fn layout(
+    spec: &Spec,
+    kind: Domains,
+    packing: Option<Packing>,
+    given: Option<&[Placement]>,
+) -> Result<Layout, AdmissionError> {
     let m = spec.platform.cpus;
     let n = spec.tasks.len();
     if let Some(g) = given {
         if g.len() != n {
-            return Err(AdmissionError::at("placement", format!("has {} entries for {n} tasks; give one per task", g.len())));
+            return Err(AdmissionError::at(
+                "placement",
+                format!("has {} entries for {n} tasks; give one per task", g.len()),
+            ));
         }
     }
     match kind {
         Domains::Global => {
             if let Some(g) = given {
                 if let Some(i) = g.iter().position(|p| *p != Placement::Global) {
-                    return Err(AdmissionError::at(format!("placement[{i}]"), "must be global: the policy has one domain with every CPU"));
+                    return Err(AdmissionError::at(
+                        format!("placement[{i}]"),
+                        "must be global: the policy has one domain with every CPU",
+                    ));
                 }
-            } else if let Some((i, field)) = spec.tasks.iter().enumerate().find_map(|(i, t)| {
-                t.cpu.map(|_| (i, "cpu")).or(t.cluster.map(|_| (i, "cluster")))
-            }) {
+            } else if let Some((i, field)) = spec
+                .tasks
+                .iter()
+                .enumerate()
+                .find_map(|(i, t)| t.cpu.map(|_| (i, "cpu")).or(t.cluster.map(|_| (i, "cluster"))))
+            {
                 return Err(AdmissionError::at(
                     format!("tasks[{i}].{field}"),
                     "a global policy runs every task on every CPU and does not support pinning; remove the pin or use a partitioned or clustered policy",
                 ));
             }
-            Ok(Layout { domains: vec![(0..m).collect()], placement: vec![Placement::Global; n], task_domain: vec![0; n] })
+            Ok(Layout {
+                domains: vec![(0..m).collect()],
+                placement: vec![Placement::Global; n],
+                task_domain: vec![0; n],
+            })
         }
         Domains::PerCpu => {
             let domains: Vec<Vec<Cpu>> = (0..m).map(|c| vec![c]).collect();
@@ -54,7 +72,12 @@ pub(crate) fn layout(spec: &Spec, kind: Domains, packing: Option<Packing>, given
                     for (i, p) in g.iter().enumerate() {
                         match p {
                             Placement::Cpu { cpu } if *cpu < m => out.push(*cpu),
-                            _ => return Err(AdmissionError::at(format!("placement[{i}]"), format!("must be a CPU from 0 to {}", m - 1))),
+                            _ => {
+                                return Err(AdmissionError::at(
+                                    format!("placement[{i}]"),
+                                    format!("must be a CPU from 0 to {}", m - 1),
+                                ))
+                            }
                         }
                     }
                     out
@@ -66,18 +89,26 @@ pub(crate) fn layout(spec: &Spec, kind: Domains, packing: Option<Packing>, given
         }
         Domains::PerCluster => {
             let Some(clusters) = spec.platform.clusters.clone().filter(|c| !c.is_empty()) else {
-                return Err(AdmissionError::at("platform.clusters", "a clustered policy needs clusters, e.g. `clusters: [[0, 1], [2, 3]]`"));
+                return Err(AdmissionError::at(
+                    "platform.clusters",
+                    "a clustered policy needs clusters, e.g. `clusters: [[0, 1], [2, 3]]`",
+                ));
             };
             let ks: Vec<u32> = match given {
                 Some(g) => {
                     let mut out = Vec::with_capacity(n);
                     for (i, p) in g.iter().enumerate() {
                         match p {
-                            Placement::Cluster { cluster, cpus } if clusters.get(*cluster as usize) == Some(cpus) => out.push(*cluster),
+                            Placement::Cluster { cluster, cpus } if clusters.get(*cluster as usize) == Some(cpus) => {
+                                out.push(*cluster)
+                            }
                             _ => {
                                 return Err(AdmissionError::at(
                                     format!("placement[{i}]"),
-                                    format!("must be a cluster from 0 to {} with that cluster's CPUs", clusters.len() - 1),
+                                    format!(
+                                        "must be a cluster from 0 to {} with that cluster's CPUs",
+                                        clusters.len() - 1
+                                    ),
                                 ))
                             }
                         }
@@ -86,7 +117,8 @@ pub(crate) fn layout(spec: &Spec, kind: Domains, packing: Option<Packing>, given
                 }
                 None => packed(spec, Target::Clusters, packing)?.into_iter().map(|b| b as u32).collect(),
             };
-            let placement = ks.iter().map(|&k| Placement::Cluster { cluster: k, cpus: clusters[k as usize].clone() }).collect();
+            let placement =
+                ks.iter().map(|&k| Placement::Cluster { cluster: k, cpus: clusters[k as usize].clone() }).collect();
             Ok(Layout { domains: clusters, placement, task_domain: ks })
         }
     }

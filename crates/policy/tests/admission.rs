@@ -86,7 +86,10 @@ fn info_declares_domains_placement_and_conformance() {
     let s = spec(3, PolicyName::Gedf, &[(1, 10), (1, 10)]);
     let p = build(&s, None).unwrap();
     let i = p.info();
-    assert_eq!((i.name, i.domains.clone(), i.placement.clone()), ("gedf", vec![vec![0, 1, 2]], vec![Placement::Global; 2]));
+    assert_eq!(
+        (i.name, i.domains.clone(), i.placement.clone()),
+        ("gedf", vec![vec![0, 1, 2]], vec![Placement::Global; 2])
+    );
     assert_eq!(i.conformance, Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 });
     let s = spec(3, PolicyName::NpGedf, &[(1, 10)]);
     assert_eq!(
@@ -99,7 +102,10 @@ fn info_declares_domains_placement_and_conformance() {
         Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: DEFAULT_LLF_HYSTERESIS }
     );
     let p = build_with(&s, None, &BuildOptions { llf_hysteresis: 7 }).unwrap();
-    assert_eq!(p.info().conformance, Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 7 });
+    assert_eq!(
+        p.info().conformance,
+        Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 7 }
+    );
     // P-FP with WFD: .5 → CPU 0, .4 → 1, .3 → 2, .2 → 2 (room left .5 beats .4 and .3).
     let s = spec(3, PolicyName::Pfp, &[(5, 10), (4, 10), (3, 10), (2, 10)]);
     let p = build(&s, None).unwrap();

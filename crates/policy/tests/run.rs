@@ -76,7 +76,13 @@ fn random_full_utilisation() {
         }
         let mut rest = m as u64 * h - work;
         while rest > 0 {
-            let c = if rest > h + h / 100 { h } else if rest > h { rest - h / 100 } else { rest };
+            let c = if rest > h + h / 100 {
+                h
+            } else if rest > h {
+                rest - h / 100
+            } else {
+                rest
+            };
             tasks.push((c, h));
             rest -= c;
         }

@@ -253,7 +253,12 @@ fn every_policy_conforms_and_is_deterministic() {
             }
             let Ok(p) = build_with(&s, None, &BuildOptions { llf_hysteresis: round % 3 }) else { continue };
             let a = run(&s, p, 2000, &[(17, 1, 5), (230, 2, 40)]);
-            let b = run(&s, build_with(&s, None, &BuildOptions { llf_hysteresis: round % 3 }).unwrap(), 2000, &[(17, 1, 5), (230, 2, 40)]);
+            let b = run(
+                &s,
+                build_with(&s, None, &BuildOptions { llf_hysteresis: round % 3 }).unwrap(),
+                2000,
+                &[(17, 1, 5), (230, 2, 40)],
+            );
             assert_eq!(a.segs, b.segs, "{name:?} is not deterministic");
         }
     }
@@ -266,7 +271,12 @@ fn larger_global_domains_conform() {
     for name in [PolicyName::Gedf, PolicyName::NpGedf, PolicyName::Gfp, PolicyName::Llf, PolicyName::Edzl] {
         let tasks: Vec<(u64, u64)> = (0..24).map(|_| (5 + g.next(40), 100 + 10 * g.next(20))).collect();
         let s = spec(8, name, &tasks);
-        let r = run(&s, build_with(&s, None, &BuildOptions { llf_hysteresis: 3 }).unwrap(), 5000, &[(40, 3, 30), (41, 5, 7)]);
+        let r = run(
+            &s,
+            build_with(&s, None, &BuildOptions { llf_hysteresis: 3 }).unwrap(),
+            5000,
+            &[(40, 3, 30), (41, 5, 7)],
+        );
         assert!(r.done.len() > 24 * 20, "{name:?}");
     }
 }

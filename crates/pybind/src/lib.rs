@@ -131,7 +131,9 @@ fn parse_format(format: Option<&str>) -> PyResult<Option<Format>> {
         None => Ok(None),
         Some(f) if f == "yaml" || f == "yml" => Ok(Some(Format::Yaml)),
         Some(f) if f == "json" => Ok(Some(Format::Json)),
-        Some(f) => Err(PyValueError::new_err(format!("format must be \"yaml\" or \"json\" (or None to detect it), got {f:?}"))),
+        Some(f) => {
+            Err(PyValueError::new_err(format!("format must be \"yaml\" or \"json\" (or None to detect it), got {f:?}")))
+        }
     }
 }
 
@@ -239,9 +241,8 @@ mod _native {
             }
         })?;
         let params = opts.into_params().map_err(PyValueError::new_err)?;
-        let spec = py
-            .detach(|| schedlab_model::gen::generate(&params))
-            .map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let spec =
+            py.detach(|| schedlab_model::gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut warnings = Vec::new();
         for issue in validate(&spec) {
             let d = Diagnostic::new(issue.path, issue.message);
@@ -371,7 +372,22 @@ mod _native {
             _ => return Err(PyValueError::new_err("run() takes either a spec path or spec JSON")),
         };
         let _ = file;
-        let opts = rt::RunOptions { duration, backend, seed, exec, sporadic, jitter, miss, allow_command, kernel_trace, job_timeout, dl_slack, dl_slack_ratio, start_margin, recalibrate };
+        let opts = rt::RunOptions {
+            duration,
+            backend,
+            seed,
+            exec,
+            sporadic,
+            jitter,
+            miss,
+            allow_command,
+            kernel_trace,
+            job_timeout,
+            dl_slack,
+            dl_slack_ratio,
+            start_margin,
+            recalibrate,
+        };
         let default = match workload {
             Some(w) => w,
             None => pyo3::types::PyString::new(py, "spin").into_any(),
@@ -433,7 +449,8 @@ mod _native {
         tick: &str,
         lookup: &str,
     ) -> PyResult<String> {
-        let tick_ns = tick.parse::<schedlab_model::Duration>().map_err(|e| PyValueError::new_err(format!("tick: {e}")))?.0;
+        let tick_ns =
+            tick.parse::<schedlab_model::Duration>().map_err(|e| PyValueError::new_err(format!("tick: {e}")))?.0;
         use schedlab_analysis::report::{analyze, overheads_for, Request, Selection};
         let (spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -446,7 +463,8 @@ mod _native {
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let (accounting, lookup) = (accounting.to_owned(), lookup.to_owned());
         py.detach(move || {
-            let oh = overheads_for(&spec, &dir, overheads.as_deref(), !use_overheads, &accounting, tick_ns, &lookup).map_err(PyValueError::new_err)?;
+            let oh = overheads_for(&spec, &dir, overheads.as_deref(), !use_overheads, &accounting, tick_ns, &lookup)
+                .map_err(PyValueError::new_err)?;
             let selection = match (all, tests) {
                 (true, Some(_)) => return Err(PyValueError::new_err("tests and all=True exclude each other")),
                 (true, None) => Selection::All,
@@ -454,7 +472,8 @@ mod _native {
                 (false, None) => Selection::Policy,
             };
             let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
-            let report = analyze(&input, &Request { selection, overheads: oh }).map_err(|e| PyValueError::new_err(e.to_string()))?;
+            let report = analyze(&input, &Request { selection, overheads: oh })
+                .map_err(|e| PyValueError::new_err(e.to_string()))?;
             Ok(report.to_json().to_string())
         })
     }
@@ -471,7 +490,14 @@ mod _native {
     /// malformed buffers.
     #[pyfunction]
     #[pyo3(signature = (tasks, offsets, cpus, tests, threads=None))]
-    fn analyze_batch(py: Python<'_>, tasks: &[u8], offsets: &[u8], cpus: u32, tests: Vec<String>, threads: Option<usize>) -> PyResult<Py<pyo3::types::PyBytes>> {
+    fn analyze_batch(
+        py: Python<'_>,
+        tasks: &[u8],
+        offsets: &[u8],
+        cpus: u32,
+        tests: Vec<String>,
+        threads: Option<usize>,
+    ) -> PyResult<Py<pyo3::types::PyBytes>> {
         use schedlab_analysis::batch;
         use schedlab_analysis::schedulability::{TaskParams, Verdict};
         if !tasks.len().is_multiple_of(24) || !offsets.len().is_multiple_of(8) || offsets.is_empty() {
@@ -479,7 +505,10 @@ mod _native {
         }
         let word = |b: &[u8]| u64::from_le_bytes(b.try_into().expect("8 bytes"));
         let codes = py.detach(|| -> Result<Vec<u8>, String> {
-            let tasks: Vec<TaskParams> = tasks.chunks_exact(24).map(|t| TaskParams::constrained(word(&t[..8]), word(&t[8..16]), word(&t[16..]))).collect();
+            let tasks: Vec<TaskParams> = tasks
+                .chunks_exact(24)
+                .map(|t| TaskParams::constrained(word(&t[..8]), word(&t[8..16]), word(&t[16..])))
+                .collect();
             let offsets: Vec<usize> = offsets.chunks_exact(8).map(|o| word(o) as usize).collect();
             let ids: Vec<&str> = tests.iter().map(String::as_str).collect();
             let verdicts = batch::run_flat(&tasks, &offsets, cpus, &batch::tests(&ids)?, threads)?;

@@ -14,7 +14,9 @@ use pyo3::exceptions::{PyKeyboardInterrupt, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 use schedlab_model::Spec;
-use schedlab_rt::{BackendKind, Execution, JobCtx, JobError, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
+use schedlab_rt::{
+    BackendKind, Execution, JobCtx, JobError, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec,
+};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -63,10 +65,16 @@ fn python_body(f: Py<PyAny>) -> WorkloadSpec {
         Box::new(move |ctx: &mut JobCtx| -> Result<(), JobError> {
             ctx.check()?;
             Python::attach(|py| {
-                f.call1(py, (ctx.task, ctx.job, ctx.release, ctx.deadline, ctx.exec, ctx.wcet)).map(|_| ()).map_err(|e| {
-                    let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
-                    JobError::Failed(format!("the Python job body raised {}{}", e, if tb.is_empty() { String::new() } else { format!("\n{tb}") }))
-                })
+                f.call1(py, (ctx.task, ctx.job, ctx.release, ctx.deadline, ctx.exec, ctx.wcet)).map(|_| ()).map_err(
+                    |e| {
+                        let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
+                        JobError::Failed(format!(
+                            "the Python job body raised {}{}",
+                            e,
+                            if tb.is_empty() { String::new() } else { format!("\n{tb}") }
+                        ))
+                    },
+                )
             })
         })
     })
@@ -79,11 +87,20 @@ fn workload(name: &str, w: &Bound<'_, PyAny>) -> PyResult<WorkloadSpec> {
     } else if w.is_callable() {
         Ok(python_body(w.clone().unbind()))
     } else {
-        Err(PyValueError::new_err(format!("{name}: expected a workload kind (str) or a callable, got {}", w.get_type().name()?)))
+        Err(PyValueError::new_err(format!(
+            "{name}: expected a workload kind (str) or a callable, got {}",
+            w.get_type().name()?
+        )))
     }
 }
 
-pub(crate) fn config(o: &RunOptions<'_>, spec: &Spec, spec_dir: PathBuf, default: &Bound<'_, PyAny>, per_task: &[(String, Bound<'_, PyAny>)]) -> PyResult<RunConfig> {
+pub(crate) fn config(
+    o: &RunOptions<'_>,
+    spec: &Spec,
+    spec_dir: PathBuf,
+    default: &Bound<'_, PyAny>,
+    per_task: &[(String, Bound<'_, PyAny>)],
+) -> PyResult<RunConfig> {
     let v = |name: &str, e: String| PyValueError::new_err(format!("{name}: {e}"));
     let backend: BackendKind = o.backend.parse().map_err(|e| v("backend", e))?;
     let execution: Execution = o.exec.parse().map_err(|e| v("exec", e))?;
@@ -104,7 +121,10 @@ pub(crate) fn config(o: &RunOptions<'_>, spec: &Spec, spec_dir: PathBuf, default
         dl_slack_ratio: if o.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&o.dl_slack_ratio) {
             o.dl_slack_ratio
         } else {
-            return Err(PyValueError::new_err(format!("dl_slack_ratio: expected a number in [0, 1], got {}", o.dl_slack_ratio)));
+            return Err(PyValueError::new_err(format!(
+                "dl_slack_ratio: expected a number in [0, 1], got {}",
+                o.dl_slack_ratio
+            )));
         },
         start_margin: dur("start_margin", o.start_margin)?.max(1_000_000),
         recalibrate: o.recalibrate,
@@ -127,12 +147,22 @@ pub(crate) fn config(o: &RunOptions<'_>, spec: &Spec, spec_dir: PathBuf, default
 
 /// Runs `spec` (without the GIL; Python job bodies take it per call) and
 /// returns the schedule as a [`SimRun`] and the run's own facts as JSON.
-pub(crate) fn run(py: Python<'_>, spec: Spec, cfg: RunConfig, trace: Option<PathBuf>, keep_events: bool) -> PyResult<(SimRun, String)> {
+pub(crate) fn run(
+    py: Python<'_>,
+    spec: Spec,
+    cfg: RunConfig,
+    trace: Option<PathBuf>,
+    keep_events: bool,
+) -> PyResult<(SimRun, String)> {
     let o = py.detach(|| schedlab_rt::run(&spec, &cfg)).map_err(run_error)?;
     match &o.stop {
         StopReason::Finished => {}
-        StopReason::Signal(2) => return Err(PyKeyboardInterrupt::new_err("schedlab.run: interrupted (SIGINT); the machine was restored")),
-        StopReason::Signal(s) => return Err(py::RunError::new_err(format!("stopped by signal {s}; the machine was restored"))),
+        StopReason::Signal(2) => {
+            return Err(PyKeyboardInterrupt::new_err("schedlab.run: interrupted (SIGINT); the machine was restored"))
+        }
+        StopReason::Signal(s) => {
+            return Err(py::RunError::new_err(format!("stopped by signal {s}; the machine was restored")))
+        }
         StopReason::Watchdog(m) => return Err(py::RunError::new_err(format!("watchdog: {m}"))),
         StopReason::JobFailed(m) => return Err(py::RunError::new_err(format!("job failed: {m}"))),
     }

@@ -127,7 +127,13 @@ pub struct SimRun {
 }
 
 /// Runs the simulation (without the GIL: everything here is plain Rust data).
-pub(crate) fn run(spec: &Spec, file: &str, cfg: SimConfig, trace: Option<PathBuf>, keep_events: bool) -> Result<SimRun, Fail> {
+pub(crate) fn run(
+    spec: &Spec,
+    file: &str,
+    cfg: SimConfig,
+    trace: Option<PathBuf>,
+    keep_events: bool,
+) -> Result<SimRun, Fail> {
     if spec.policy.is_none() {
         return Err(Fail::Spec(schedlab_model::SpecError::one(
             file,
@@ -177,7 +183,12 @@ pub(crate) fn run(spec: &Spec, file: &str, cfg: SimConfig, trace: Option<PathBuf
 /// A [`SimRun`] over a schedule recorded elsewhere (the Linux runtime's
 /// trace, `schedlab.run`): the same metrics, job table and exports as a
 /// simulation, the trace written to `trace` when given.
-pub(crate) fn from_events(header: Header, events: Vec<Event>, trace: Option<PathBuf>, keep_events: bool) -> Result<SimRun, Fail> {
+pub(crate) fn from_events(
+    header: Header,
+    events: Vec<Event>,
+    trace: Option<PathBuf>,
+    keep_events: bool,
+) -> Result<SimRun, Fail> {
     if let Some(p) = &trace {
         schedlab_trace::write_all(p, &header, events.iter()).map_err(|e| match e {
             TraceError::Format(m) => Fail::Value(format!("trace: {m}")),
@@ -202,8 +213,19 @@ struct JobColumns {
 }
 
 impl JobColumns {
-    const I64: [&'static str; 11] =
-        ["task_index", "job", "release", "deadline", "start", "finish", "response", "tardiness", "preemptions", "migrations", "exec"];
+    const I64: [&'static str; 11] = [
+        "task_index",
+        "job",
+        "release",
+        "deadline",
+        "start",
+        "finish",
+        "response",
+        "tardiness",
+        "preemptions",
+        "migrations",
+        "exec",
+    ];
     const BOOL: [&'static str; 4] = ["missed", "start_missing", "finish_missing", "response_missing"];
 
     /// One pass over the records. Times are u64 ns; beyond i64::MAX (292
@@ -360,7 +382,11 @@ impl SimRun {
         let end = end.map(|s| duration("end", s)).transpose()?;
         if let (Some(s), Some(e)) = (start, end) {
             if e <= s {
-                return Err(PyValueError::new_err(format!("end: must be after start, got start {} and end {}", Duration(s), Duration(e))));
+                return Err(PyValueError::new_err(format!(
+                    "end: must be after start, got start {} and end {}",
+                    Duration(s),
+                    Duration(e)
+                )));
             }
         }
         if width == 0 {
@@ -397,11 +423,13 @@ pub(crate) fn validate_file(path: &Path, tolerance: &str, mode: &str) -> Result<
         None
     } else {
         let placement = (!header.placement.is_empty()).then_some(header.placement.as_slice());
-        Some(schedlab_policy::build(&header.spec, placement).map_err(|e| {
-            Fail::Value(format!("{}: the trace's policy cannot be built: {e}", path.display()))
-        })?)
+        Some(
+            schedlab_policy::build(&header.spec, placement)
+                .map_err(|e| Fail::Value(format!("{}: the trace's policy cannot be built: {e}", path.display())))?,
+        )
     };
-    let mut v = Validator::new(&header, &options, policy).map_err(|e| Fail::Value(format!("{}: {e}", path.display())))?;
+    let mut v =
+        Validator::new(&header, &options, policy).map_err(|e| Fail::Value(format!("{}: {e}", path.display())))?;
     for ev in reader {
         let ev = ev.map_err(|e| trace_fail(path, e))?;
         v.push(ev).map_err(|e| Fail::Value(format!("{}: {e}", path.display())))?;
@@ -420,5 +448,8 @@ pub(crate) fn stats_file(path: &Path) -> Result<String, Fail> {
 /// A whole trace file as JSON: (header, array of events).
 pub(crate) fn read_file(path: &Path) -> Result<(String, String), Fail> {
     let (header, events) = schedlab_trace::read_all(path).map_err(|e| trace_fail(path, e))?;
-    Ok((serde_json::to_string(&header).expect("headers serialize"), serde_json::to_string(&events).expect("events serialize")))
+    Ok((
+        serde_json::to_string(&header).expect("headers serialize"),
+        serde_json::to_string(&events).expect("events serialize"),
+    ))
 }

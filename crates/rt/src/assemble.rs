@@ -99,7 +99,13 @@ const HALF_US: u64 = 500;
 
 /// Assembles the trace. `tids[i]`: the thread of task i; `t0`: the
 /// synchronous release (absolute ns).
-pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEvents>, t0: u64, end_abs: u64) -> Assembled {
+pub fn assemble(
+    collected: &[Collected],
+    tids: &[i32],
+    kernel: Option<&KernelEvents>,
+    t0: u64,
+    end_abs: u64,
+) -> Assembled {
     let rel = |t: u64| t.saturating_sub(t0);
     let mut events: Vec<(u64, u8, Event)> = vec![(0, 0, Event::SysRelease { t: 0 })];
     let mut samples = Samples::default();
@@ -156,7 +162,11 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
             if j.deadline == 0 {
                 continue; // no release record (cannot happen with contiguous records)
             }
-            events.push((rel(j.release), 2, Event::Release { t: rel(j.release), task, job, deadline: rel(j.deadline) }));
+            events.push((
+                rel(j.release),
+                2,
+                Event::Release { t: rel(j.release), task, job, deadline: rel(j.deadline) },
+            ));
             if j.miss {
                 events.push((rel(j.deadline), 1, Event::DeadlineMiss { t: rel(j.deadline), task, job }));
             }
@@ -177,7 +187,10 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
                     }
                 }
                 // The job's first instruction and completion must lie in its segments.
-                if segs.is_empty() || segs[0].0 > start || segs.last().is_some_and(|l| j.complete.is_some_and(|c| l.1 < c.0)) {
+                if segs.is_empty()
+                    || segs[0].0 > start
+                    || segs.last().is_some_and(|l| j.complete.is_some_and(|c| l.1 < c.0))
+                {
                     segs.clear();
                 }
             }
@@ -215,7 +228,16 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
                     pending.push(Pending { tid, release: j.release, start: (start, start_cpu) });
                 } else {
                     samples.push(OverheadKind::ReleaseLatency, start - j.release);
-                    events.push((rel(j.release), 5, Event::Overhead { t: rel(j.release), cpu: start_cpu, kind: OverheadKind::ReleaseLatency, dur: start - j.release }));
+                    events.push((
+                        rel(j.release),
+                        5,
+                        Event::Overhead {
+                            t: rel(j.release),
+                            cpu: start_cpu,
+                            kind: OverheadKind::ReleaseLatency,
+                            dur: start - j.release,
+                        },
+                    ));
                 }
             }
             prev_done = window_to;
@@ -227,19 +249,40 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
     if let Some(k) = kernel {
         let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t)| c == cpu && f < b && t > a);
         for p in &pending {
-            let Some(w) = k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US) else { continue };
-            let Some(sw) = k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US) else { continue };
+            let Some(w) =
+                k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US)
+            else {
+                continue;
+            };
+            let Some(sw) =
+                k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US)
+            else {
+                continue;
+            };
             // Release latency counts only when no other job of the run held
             // the CPU meanwhile (waiting behind a higher-priority job is
             // interference, not latency).
             if free(sw.cpu, p.release, sw.t.saturating_sub(HALF_US)) {
                 samples.push(OverheadKind::ReleaseLatency, p.start.0 - p.release);
-                events.push((rel(p.release), 5, Event::Overhead { t: rel(p.release), cpu: p.start.1, kind: OverheadKind::ReleaseLatency, dur: p.start.0 - p.release }));
+                events.push((
+                    rel(p.release),
+                    5,
+                    Event::Overhead {
+                        t: rel(p.release),
+                        cpu: p.start.1,
+                        kind: OverheadKind::ReleaseLatency,
+                        dur: p.start.0 - p.release,
+                    },
+                ));
             }
             let wt = w.t.max(p.release);
             if free(w.cpu, p.release, wt) {
                 samples.push(OverheadKind::Release, wt - p.release);
-                events.push((rel(p.release), 5, Event::Overhead { t: rel(p.release), cpu: w.cpu, kind: OverheadKind::Release, dur: wt - p.release }));
+                events.push((
+                    rel(p.release),
+                    5,
+                    Event::Overhead { t: rel(p.release), cpu: w.cpu, kind: OverheadKind::Release, dur: wt - p.release },
+                ));
             }
             let st = sw.t.max(wt);
             let kind = if w.cpu != sw.cpu { OverheadKind::Ipi } else { OverheadKind::Schedule };
@@ -249,7 +292,11 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
             }
             let first = p.start.0.max(st);
             samples.push(OverheadKind::ContextSwitch, first - st);
-            events.push((rel(st), 5, Event::Overhead { t: rel(st), cpu: sw.cpu, kind: OverheadKind::ContextSwitch, dur: first - st }));
+            events.push((
+                rel(st),
+                5,
+                Event::Overhead { t: rel(st), cpu: sw.cpu, kind: OverheadKind::ContextSwitch, dur: first - st },
+            ));
         }
         integrity.kernel_lost = Some(k.lost);
         integrity.kernel_unparsed = k.unparsed;
@@ -260,6 +307,11 @@ pub fn assemble(collected: &[Collected], tids: &[i32], kernel: Option<&KernelEve
     events.sort_by_key(|(t, rank, _)| (*t, *rank));
     let horizon = events.last().map_or(0, |e| e.0);
     let mut out: Vec<Event> = events.into_iter().map(|(_, _, e)| e).collect();
-    out.push(Event::Policy { t: horizon, cpu: None, name: "rt-integrity".into(), data: serde_json::to_value(&integrity).unwrap_or_default() });
+    out.push(Event::Policy {
+        t: horizon,
+        cpu: None,
+        name: "rt-integrity".into(),
+        data: serde_json::to_value(&integrity).unwrap_or_default(),
+    });
     Assembled { events: out, overheads: samples, integrity, horizon }
 }

@@ -45,16 +45,24 @@ pub fn machine_identity() -> String {
         .unwrap_or_else(|_| hostname());
     let model = std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown-cpu".into());
-    let release = std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_default();
+    let release =
+        std::fs::read_to_string("/proc/sys/kernel/osrelease").map(|s| s.trim().to_string()).unwrap_or_default();
     // The spin kernel's speed depends on how it was compiled.
     let build = if cfg!(debug_assertions) { "debug" } else { "release" };
     format!("{id}|{model}|{}cpus|{release}|{build}", crate::sched::online_cpus().len())
 }
 
 fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname").map(|s| s.trim().to_string()).unwrap_or_else(|_| "unknown-host".into())
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "unknown-host".into())
 }
 
 /// The cache directory.
@@ -105,7 +113,14 @@ pub fn measure() -> Calibration {
     // undisturbed, and more under interference — as a fixed amount of real
     // work would.
     let p10 = v[v.len() / 10];
-    Calibration { machine: machine_identity(), ns_per_iter: p10, spread: (v[v.len() - 1] - v[0]) / p10, trials, path: None, cached: false }
+    Calibration {
+        machine: machine_identity(),
+        ns_per_iter: p10,
+        spread: (v[v.len() - 1] - v[0]) / p10,
+        trials,
+        path: None,
+        cached: false,
+    }
 }
 
 /// The cached calibration for this machine, or a fresh one (then cached;
@@ -115,7 +130,9 @@ pub fn load_or_measure(dir: Option<PathBuf>, force: bool) -> Calibration {
     let dir = dir.unwrap_or_else(cache_dir);
     let path = cache_file(&dir, &machine);
     if !force {
-        if let Some(mut c) = std::fs::read_to_string(&path).ok().and_then(|s| serde_json::from_str::<Calibration>(&s).ok()) {
+        if let Some(mut c) =
+            std::fs::read_to_string(&path).ok().and_then(|s| serde_json::from_str::<Calibration>(&s).ok())
+        {
             if c.machine == machine && c.ns_per_iter > 0.0 && c.ns_per_iter.is_finite() {
                 c.path = Some(path);
                 c.cached = true;

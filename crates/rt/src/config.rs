@@ -190,7 +190,11 @@ impl Default for RunConfig {
 impl RunConfig {
     /// The SCHED_DEADLINE runtime of a task: WCET + `dl_slack` + ⌈`dl_slack_ratio` × WCET⌉, at most `deadline`.
     pub fn dl_runtime(&self, wcet: u64, deadline: u64) -> u64 {
-        let ratio = if self.dl_slack_ratio.is_finite() && self.dl_slack_ratio > 0.0 { (self.dl_slack_ratio * wcet as f64).ceil() as u64 } else { 0 };
+        let ratio = if self.dl_slack_ratio.is_finite() && self.dl_slack_ratio > 0.0 {
+            (self.dl_slack_ratio * wcet as f64).ceil() as u64
+        } else {
+            0
+        };
         wcet.saturating_add(self.dl_slack).saturating_add(ratio).min(deadline.max(wcet))
     }
     /// The workload of task `i`.

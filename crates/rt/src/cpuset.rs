@@ -96,7 +96,10 @@ pub fn create(fs: &CpusetFs, guard: &Guard, domains: &[Vec<u32>]) -> Result<Part
     let mut children = Vec::new();
     match fs {
         CpusetFs::V1 { .. } => {
-            let mems = std::fs::read_to_string(root.join("cpuset.mems")).map_err(|e| io("read", &root.join("cpuset.mems"), e))?.trim().to_string();
+            let mems = std::fs::read_to_string(root.join("cpuset.mems"))
+                .map_err(|e| io("read", &root.join("cpuset.mems"), e))?
+                .trim()
+                .to_string();
             guard.mkdir(&parent, Some("tasks"), evacuate.clone()).map_err(|e| io("create cpuset", &parent, e))?;
             write(&parent.join("cpuset.cpus"), &format_cpu_list(&all))?;
             write(&parent.join("cpuset.mems"), &mems)?;
@@ -112,7 +115,9 @@ pub fn create(fs: &CpusetFs, guard: &Guard, domains: &[Vec<u32>]) -> Result<Part
                 children.push(c);
             }
             // Last: the root stops balancing across the partitions (restored first).
-            guard.write(root.join("cpuset.sched_load_balance"), "0").map_err(|e| io("write", &root.join("cpuset.sched_load_balance"), e))?;
+            guard
+                .write(root.join("cpuset.sched_load_balance"), "0")
+                .map_err(|e| io("write", &root.join("cpuset.sched_load_balance"), e))?;
         }
         CpusetFs::V2 { .. } => {
             let ctl = root.join("cgroup.subtree_control");
@@ -121,7 +126,9 @@ pub fn create(fs: &CpusetFs, guard: &Guard, domains: &[Vec<u32>]) -> Result<Part
                 guard.record(crate::guard::Undo::File { path: ctl.clone(), original: "-cpuset".into() });
                 write(&ctl, "+cpuset")?;
             }
-            guard.mkdir(&parent, Some("cgroup.threads"), evacuate.clone()).map_err(|e| io("create cgroup", &parent, e))?;
+            guard
+                .mkdir(&parent, Some("cgroup.threads"), evacuate.clone())
+                .map_err(|e| io("create cgroup", &parent, e))?;
             write(&parent.join("cpuset.cpus"), &format_cpu_list(&all))?;
             write(&parent.join("cgroup.subtree_control"), "+cpuset")?;
             for (i, d) in domains.iter().enumerate() {
@@ -132,7 +139,11 @@ pub fn create(fs: &CpusetFs, guard: &Guard, domains: &[Vec<u32>]) -> Result<Part
                 write(&c.join("cpuset.cpus.partition"), "root")?;
                 let state = std::fs::read_to_string(c.join("cpuset.cpus.partition")).unwrap_or_default();
                 if !state.trim().starts_with("root") {
-                    return Err(RunError::System(format!("{}: the kernel did not make it a partition root ({})", c.display(), state.trim())));
+                    return Err(RunError::System(format!(
+                        "{}: the kernel did not make it a partition root ({})",
+                        c.display(),
+                        state.trim()
+                    )));
                 }
                 children.push(c);
             }
@@ -152,6 +163,11 @@ impl Partitions {
 pub fn leftovers() -> Vec<PathBuf> {
     let Some(fs) = detect() else { return Vec::new() };
     std::fs::read_dir(fs.root())
-        .map(|rd| rd.flatten().map(|e| e.path()).filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("schedlab-"))).collect())
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("schedlab-")))
+                .collect()
+        })
         .unwrap_or_default()
 }

@@ -93,7 +93,9 @@ impl KernelTrace {
         };
         let instance = root.join("instances").join(format!("schedlab-{}", std::process::id()));
         guard.mkdir(&instance, None, None).map_err(|e| sys("create tracefs instance", &instance, e))?;
-        let w = |f: &str, v: &str| -> Result<(), RunError> { std::fs::write(instance.join(f), v).map_err(|e| sys("write", &instance.join(f), e)) };
+        let w = |f: &str, v: &str| -> Result<(), RunError> {
+            std::fs::write(instance.join(f), v).map_err(|e| sys("write", &instance.join(f), e))
+        };
         w("tracing_on", "0")?;
         w("trace_clock", "mono")?;
         w("buffer_size_kb", &buffer_kb.to_string())?;
@@ -108,7 +110,8 @@ impl KernelTrace {
     /// Stops recording and parses everything recorded.
     pub fn stop_and_read(&self) -> Result<KernelEvents, RunError> {
         let _ = std::fs::write(self.instance.join("tracing_on"), "0");
-        let text = std::fs::read_to_string(self.instance.join("trace")).map_err(|e| sys("read", &self.instance.join("trace"), e))?;
+        let text = std::fs::read_to_string(self.instance.join("trace"))
+            .map_err(|e| sys("read", &self.instance.join("trace"), e))?;
         let mut ev = parse(&text);
         if let Ok(rd) = std::fs::read_dir(self.instance.join("per_cpu")) {
             for d in rd.flatten() {
@@ -127,7 +130,13 @@ impl KernelTrace {
 
 fn field<'a>(body: &'a str, key: &str, last: bool) -> Option<&'a str> {
     let pat = format!(" {key}=");
-    let at = if body.starts_with(&pat[1..]) && !last { 0 } else if last { body.rfind(&pat)? + 1 } else { body.find(&pat)? + 1 };
+    let at = if body.starts_with(&pat[1..]) && !last {
+        0
+    } else if last {
+        body.rfind(&pat)? + 1
+    } else {
+        body.find(&pat)? + 1
+    };
     let v = &body[at + key.len() + 1..];
     Some(v.split_whitespace().next().unwrap_or(""))
 }
@@ -189,7 +198,10 @@ mod tests {
             \x20         <idle>-0       [000] dNh4.  9273.710623: sched_wakeup: comm=sl-w0 pid=77 prio=10 target_cpu=001\n";
         let ev = parse(text);
         assert_eq!(ev.unparsed, 0);
-        assert_eq!(ev.switches, vec![Switch { t: 9_273_710_395_500, cpu: 1, prev: 12352, prev_runnable: true, next: 77 }]);
+        assert_eq!(
+            ev.switches,
+            vec![Switch { t: 9_273_710_395_500, cpu: 1, prev: 12352, prev_runnable: true, next: 77 }]
+        );
         assert_eq!(ev.wakeups, vec![Wakeup { t: 9_273_710_623_500, cpu: 0, pid: 77, target: 1 }]);
     }
 }

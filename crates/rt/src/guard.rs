@@ -67,7 +67,12 @@ impl Guard {
     }
 
     /// Creates directory `path`, recording its removal.
-    pub fn mkdir(&self, path: impl AsRef<Path>, tasks_file: Option<&str>, evacuate: Option<PathBuf>) -> std::io::Result<()> {
+    pub fn mkdir(
+        &self,
+        path: impl AsRef<Path>,
+        tasks_file: Option<&str>,
+        evacuate: Option<PathBuf>,
+    ) -> std::io::Result<()> {
         let path = path.as_ref();
         std::fs::create_dir(path)?;
         self.record(Undo::Dir { path: path.to_path_buf(), tasks_file: tasks_file.map(String::from), evacuate });

@@ -73,8 +73,32 @@ pub struct JobCtx<'a> {
 
 impl<'a> JobCtx<'a> {
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn new(task: u32, job: u64, release: u64, deadline: u64, exec: u64, wcet: u64, stop: &'a Stop, abort_at: Option<u64>, calibration: &'a Calibration) -> JobCtx<'a> {
-        JobCtx { task, job, release, deadline, exec, wcet, stop, abort_at, calibration, mode: Mode::Cooperative, scopes: Vec::new(), next_scope: 1, raised: Vec::new() }
+    pub(crate) fn new(
+        task: u32,
+        job: u64,
+        release: u64,
+        deadline: u64,
+        exec: u64,
+        wcet: u64,
+        stop: &'a Stop,
+        abort_at: Option<u64>,
+        calibration: &'a Calibration,
+    ) -> JobCtx<'a> {
+        JobCtx {
+            task,
+            job,
+            release,
+            deadline,
+            exec,
+            wcet,
+            stop,
+            abort_at,
+            calibration,
+            mode: Mode::Cooperative,
+            scopes: Vec::new(),
+            next_scope: 1,
+            raised: Vec::new(),
+        }
     }
 
     /// A context for using job bodies outside a run (tests, benchmarks).
@@ -106,7 +130,13 @@ impl<'a> JobCtx<'a> {
         }
         for (depth, s) in self.scopes.iter().enumerate() {
             if s.violated(now) {
-                let v = Violation { limit: s.limit, scope: s.id, depth, value: if s.limit == Limit::Wcet { s.budget } else { s.end }, noticed: now };
+                let v = Violation {
+                    limit: s.limit,
+                    scope: s.id,
+                    depth,
+                    value: if s.limit == Limit::Wcet { s.budget } else { s.end },
+                    noticed: now,
+                };
                 return Err(JobError::Timing(v));
             }
         }
@@ -148,7 +178,13 @@ impl<'a> JobCtx<'a> {
         Ok(())
     }
 
-    fn scoped<T>(&mut self, limit: Limit, end: u64, budget: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+    fn scoped<T>(
+        &mut self,
+        limit: Limit,
+        end: u64,
+        budget: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
         let id = self.next_scope;
         self.next_scope += 1;
         let scope = Scope::new(id, limit, end, budget, self.mode);
@@ -159,7 +195,13 @@ impl<'a> JobCtx<'a> {
         let late = match &r {
             Ok(_) => {
                 let s = &self.scopes[depth];
-                s.violated(clock::now()).then(|| Violation { limit, scope: id, depth, value: if limit == Limit::Wcet { budget } else { end }, noticed: clock::now() })
+                s.violated(clock::now()).then(|| Violation {
+                    limit,
+                    scope: id,
+                    depth,
+                    value: if limit == Limit::Wcet { budget } else { end },
+                    noticed: clock::now(),
+                })
             }
             Err(_) => None,
         };
@@ -179,17 +221,29 @@ impl<'a> JobCtx<'a> {
     }
 
     /// Runs `f` under an absolute deadline (CLOCK_MONOTONIC ns).
-    pub fn try_within_abs<T>(&mut self, deadline: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+    pub fn try_within_abs<T>(
+        &mut self,
+        deadline: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
         self.scoped(Limit::Deadline, deadline, 0, f)
     }
 
     /// Runs `f` under a deadline `rel` ns from now.
-    pub fn try_within_rel<T>(&mut self, rel: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+    pub fn try_within_rel<T>(
+        &mut self,
+        rel: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
         self.scoped(Limit::Deadline, clock::now() + rel, 0, f)
     }
 
     /// Runs `f` under a WCET budget of `budget` ns of thread CPU time.
-    pub fn try_wcet<T>(&mut self, budget: u64, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<Result<T, Violation>, JobError> {
+    pub fn try_wcet<T>(
+        &mut self,
+        budget: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
         self.scoped(Limit::Wcet, clock::thread_cpu() + budget, budget, f)
     }
 }

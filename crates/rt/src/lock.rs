@@ -26,7 +26,12 @@ impl RunLock {
     /// Takes the lock, waiting up to `timeout`.
     pub fn acquire(timeout: std::time::Duration) -> Result<RunLock, RunError> {
         let p = path();
-        let f = std::fs::OpenOptions::new().create(true).truncate(false).write(true).open(&p).map_err(|e| RunError::system(format!("opening the run lock {}", p.display()), e))?;
+        let f = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&p)
+            .map_err(|e| RunError::system(format!("opening the run lock {}", p.display()), e))?;
         let start = std::time::Instant::now();
         loop {
             // SAFETY: a valid open descriptor.
@@ -34,7 +39,11 @@ impl RunLock {
                 return Ok(RunLock { _file: f });
             }
             if start.elapsed() > timeout {
-                return Err(RunError::Busy(format!("another schedlab run holds {} (waited {:?})", p.display(), timeout)));
+                return Err(RunError::Busy(format!(
+                    "another schedlab run holds {} (waited {:?})",
+                    p.display(),
+                    timeout
+                )));
             }
             std::thread::sleep(std::time::Duration::from_millis(20));
         }

@@ -33,7 +33,15 @@ impl Stats {
         let mut v = samples.to_vec();
         v.sort_unstable();
         let q = |p: f64| v[(((v.len() - 1) as f64) * p).round() as usize];
-        Stats { count: v.len(), min: v[0], p50: q(0.5), p99: q(0.99), p999: q(0.999), max: v[v.len() - 1], mean: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64 }
+        Stats {
+            count: v.len(),
+            min: v[0],
+            p50: q(0.5),
+            p99: q(0.99),
+            p999: q(0.999),
+            max: v[v.len() - 1],
+            mean: v.iter().map(|&x| x as f64).sum::<f64>() / v.len() as f64,
+        }
     }
 }
 
@@ -88,6 +96,9 @@ mod tests {
         let mut m = Samples::default();
         m.push(OverheadKind::ReleaseLatency, 12_345);
         m.push(OverheadKind::ReleaseLatency, 2_000);
-        assert_eq!(csv(3, &m), "TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n3,0.000,0.000,0.000,0.000,0,12.345\n");
+        assert_eq!(
+            csv(3, &m),
+            "TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n3,0.000,0.000,0.000,0.000,0,12.345\n"
+        );
     }
 }

@@ -82,8 +82,18 @@ impl Plan {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let v = JobView { id: JobId { task: i as u32, seq: 0 }, release: 0, deadline: t.deadline().0, consumed: 0, now: 0 };
-                let p = policy.priority(&v).unwrap_or(schedlab_policy::Priority::new(t.deadline().0 as i128, t.period.0 as i128, i as u32));
+                let v = JobView {
+                    id: JobId { task: i as u32, seq: 0 },
+                    release: 0,
+                    deadline: t.deadline().0,
+                    consumed: 0,
+                    now: 0,
+                };
+                let p = policy.priority(&v).unwrap_or(schedlab_policy::Priority::new(
+                    t.deadline().0 as i128,
+                    t.period.0 as i128,
+                    i as u32,
+                ));
                 (p, i)
             })
             .collect();
@@ -102,7 +112,10 @@ impl Plan {
                 WorkloadSpec::SpinCpu => Box::new(workload::spin::SpinCpu),
                 WorkloadSpec::MemWalk(p) => {
                     let Some(wss) = t.wss else {
-                        return Err(bad(format!("tasks[{i}] ({}): the memwalk workload needs the task's `wss`", t.name)));
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the memwalk workload needs the task's `wss`",
+                            t.name
+                        )));
                     };
                     if wss.0 > 4 << 30 {
                         return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
@@ -110,8 +123,15 @@ impl Plan {
                     Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64))
                 }
                 WorkloadSpec::CFunction { library, symbol, arg } => {
-                    let lib = if library.contains('/') && !library.starts_with('/') { config.spec_dir.join(library).to_string_lossy().into_owned() } else { library.clone() };
-                    Box::new(workload::dynlib::CFunction::load(&lib, symbol, arg.as_deref()).map_err(|e| bad(format!("tasks[{i}] ({}): {e}", t.name)))?)
+                    let lib = if library.contains('/') && !library.starts_with('/') {
+                        config.spec_dir.join(library).to_string_lossy().into_owned()
+                    } else {
+                        library.clone()
+                    };
+                    Box::new(
+                        workload::dynlib::CFunction::load(&lib, symbol, arg.as_deref())
+                            .map_err(|e| bad(format!("tasks[{i}] ({}): {e}", t.name)))?,
+                    )
                 }
                 WorkloadSpec::Command { argv } => {
                     if !config.allow_command {
@@ -140,7 +160,16 @@ impl Plan {
                 timeout: config.job_timeout.unwrap_or_else(|| (20 * period + deadline).max(5_000_000_000)),
             });
         }
-        Ok(Plan { spec: spec.clone(), config: config.clone(), policy: pol.name, info, tasks, online, calibration, bodies })
+        Ok(Plan {
+            spec: spec.clone(),
+            config: config.clone(),
+            policy: pol.name,
+            info,
+            tasks,
+            online,
+            calibration,
+            bodies,
+        })
     }
 
     /// CPUs a task may run on.

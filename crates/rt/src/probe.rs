@@ -119,7 +119,13 @@ fn histogram(samples: &[u64]) -> Vec<u64> {
     h
 }
 
-fn phase(name: &'static str, cfg: &ProbeConfig, cpus: &[u32], guard: &Arc<Guard>, stop: &Arc<Stop>) -> Result<Phase, RunError> {
+fn phase(
+    name: &'static str,
+    cfg: &ProbeConfig,
+    cpus: &[u32],
+    guard: &Arc<Guard>,
+    stop: &Arc<Stop>,
+) -> Result<Phase, RunError> {
     let n = (cfg.duration / cfg.interval) as usize + 1;
     let start = Arc::new(std::sync::Barrier::new(cpus.len() + 1));
     let mut hs = Vec::new();
@@ -183,7 +189,12 @@ pub fn latency(cfg: &ProbeConfig) -> Result<ProbeReport, RunError> {
                 let done = done.clone();
                 std::thread::spawn(move || {
                     let _ = sched::set_affinity(0, &CpuSet::of(&[cpu]));
-                    let mut w = crate::workload::memwalk::MemWalk::new(4 << 20, 64, crate::workload::memwalk::Pattern::Random, cpu as u64);
+                    let mut w = crate::workload::memwalk::MemWalk::new(
+                        4 << 20,
+                        64,
+                        crate::workload::memwalk::Pattern::Random,
+                        cpu as u64,
+                    );
                     while !done.load(Ordering::Relaxed) {
                         w.pass();
                         std::thread::yield_now();
@@ -217,7 +228,13 @@ pub fn latency(cfg: &ProbeConfig) -> Result<ProbeReport, RunError> {
 
 impl ProbeReport {
     pub fn render(&self) -> String {
-        let mut s = format!("timer wake-up latency: SCHED_FIFO {} thread per CPU, interval {} us (cyclictest -S -p{} -i{})\n", self.priority, self.interval_ns / 1000, self.priority, self.interval_ns / 1000);
+        let mut s = format!(
+            "timer wake-up latency: SCHED_FIFO {} thread per CPU, interval {} us (cyclictest -S -p{} -i{})\n",
+            self.priority,
+            self.interval_ns / 1000,
+            self.priority,
+            self.interval_ns / 1000
+        );
         let us = |ns: u64| format!("{:.1}", ns as f64 / 1000.0);
         for p in &self.phases {
             s += &format!("\n{}:\n  {:<5} {:>8} {:>9} {:>9} {:>9} {:>9} {:>9}  histogram (us: <5 <10 <20 <50 <100 <200 <500 <1000 <10000 more)\n", p.name, "cpu", "samples", "min us", "avg us", "p99 us", "p99.9 us", "max us");
@@ -234,7 +251,16 @@ impl ProbeReport {
                     c.histogram
                 );
             }
-            s += &format!("  {:<5} {:>8} {:>9} {:>9.1} {:>9} {:>9} {:>9}\n", "all", p.all.count, us(p.all.min), p.all.mean / 1000.0, us(p.all.p99), us(p.all.p999), us(p.all.max));
+            s += &format!(
+                "  {:<5} {:>8} {:>9} {:>9.1} {:>9} {:>9} {:>9}\n",
+                "all",
+                p.all.count,
+                us(p.all.min),
+                p.all.mean / 1000.0,
+                us(p.all.p99),
+                us(p.all.p999),
+                us(p.all.max)
+            );
         }
         s += &format!(
             "\nIRQ threads ({}; threaded IRQs: {}, PREEMPT_RT: {}):\n",
@@ -243,7 +269,14 @@ impl ProbeReport {
             if self.preempt_rt { "yes" } else { "no" }
         );
         for t in &self.irq_threads {
-            s += &format!("  {:>7} {:<24} {} {}{}\n", t.pid, t.name, t.policy, t.priority, if t.priority >= self.priority { "  (at or above the probe)" } else { "" });
+            s += &format!(
+                "  {:>7} {:<24} {} {}{}\n",
+                t.pid,
+                t.name,
+                t.policy,
+                t.priority,
+                if t.priority >= self.priority { "  (at or above the probe)" } else { "" }
+            );
         }
         s += "other real-time threads:\n";
         for t in &self.other_rt_threads {

@@ -61,7 +61,10 @@ impl Class {
             Class::Other { nice } => format!("SCHED_OTHER nice {nice}"),
             Class::Fifo { priority } => format!("SCHED_FIFO {priority}"),
             Class::Deadline { runtime, deadline, period, reclaim } => {
-                format!("SCHED_DEADLINE runtime {runtime} ns, deadline {deadline} ns, period {period} ns{}", if reclaim { ", reclaim" } else { "" })
+                format!(
+                    "SCHED_DEADLINE runtime {runtime} ns, deadline {deadline} ns, period {period} ns{}",
+                    if reclaim { ", reclaim" } else { "" }
+                )
             }
         }
     }
@@ -87,7 +90,15 @@ pub fn set_attr(tid: i32, attr: &SchedAttr) -> io::Result<()> {
 pub fn get_attr(tid: i32) -> io::Result<SchedAttr> {
     let mut attr = SchedAttr::default();
     // SAFETY: the buffer is as large as the size we pass.
-    let r = unsafe { libc::syscall(libc::SYS_sched_getattr, tid, &mut attr as *mut SchedAttr, std::mem::size_of::<SchedAttr>() as u32, 0u32) };
+    let r = unsafe {
+        libc::syscall(
+            libc::SYS_sched_getattr,
+            tid,
+            &mut attr as *mut SchedAttr,
+            std::mem::size_of::<SchedAttr>() as u32,
+            0u32,
+        )
+    };
     if r == 0 {
         attr.size = std::mem::size_of::<SchedAttr>() as u32;
         Ok(attr)
@@ -116,10 +127,13 @@ impl CpuSet {
         CpuSet(s)
     }
     pub fn cpus(&self) -> Vec<u32> {
-        (0..libc::CPU_SETSIZE as usize).filter(|&c| {
-            // SAFETY: c < CPU_SETSIZE.
-            unsafe { libc::CPU_ISSET(c, &self.0) }
-        }).map(|c| c as u32).collect()
+        (0..libc::CPU_SETSIZE as usize)
+            .filter(|&c| {
+                // SAFETY: c < CPU_SETSIZE.
+                unsafe { libc::CPU_ISSET(c, &self.0) }
+            })
+            .map(|c| c as u32)
+            .collect()
     }
 }
 
@@ -158,9 +172,10 @@ pub fn get_affinity(tid: i32) -> io::Result<CpuSet> {
 
 /// The CPUs that are online (`/sys/devices/system/cpu/online`, e.g. `0-1`).
 pub fn online_cpus() -> Vec<u32> {
-    std::fs::read_to_string("/sys/devices/system/cpu/online").ok().and_then(|s| parse_cpu_list(s.trim())).unwrap_or_else(|| {
-        (0..std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as u32).collect()
-    })
+    std::fs::read_to_string("/sys/devices/system/cpu/online")
+        .ok()
+        .and_then(|s| parse_cpu_list(s.trim()))
+        .unwrap_or_else(|| (0..std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1) as u32).collect())
 }
 
 /// Parses a kernel CPU list (`0-3,6,8-9`).

@@ -65,7 +65,10 @@ impl SignalScope {
                                 std::process::exit(128 + sig);
                             }
                         }
-                        eprintln!("schedlab: {} received; ending the run and restoring the machine", if sig == libc::SIGINT { "SIGINT" } else { "SIGTERM" });
+                        eprintln!(
+                            "schedlab: {} received; ending the run and restoring the machine",
+                            if sig == libc::SIGINT { "SIGINT" } else { "SIGTERM" }
+                        );
                         stop.request(StopReason::Signal(sig));
                         first = Some((sig, std::time::Instant::now()));
                     }

@@ -29,7 +29,12 @@ impl MachineState {
                 if let Ok(tid) = t.file_name().to_string_lossy().parse::<i32>() {
                     if let Ok(a) = sched::get_attr(tid) {
                         if sched::is_realtime(a.policy) {
-                            rt.push((tid, a.policy, a.priority, sched::get_affinity(tid).map(|s| s.cpus()).unwrap_or_default()));
+                            rt.push((
+                                tid,
+                                a.policy,
+                                a.priority,
+                                sched::get_affinity(tid).map(|s| s.cpus()).unwrap_or_default(),
+                            ));
                         }
                     }
                 }
@@ -39,7 +44,12 @@ impl MachineState {
         let instances = tracefs
             .as_ref()
             .and_then(|p| std::fs::read_dir(p.join("instances")).ok())
-            .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).filter(|n| n.starts_with("schedlab-")).collect())
+            .map(|rd| {
+                rd.flatten()
+                    .map(|e| e.file_name().to_string_lossy().into_owned())
+                    .filter(|n| n.starts_with("schedlab-"))
+                    .collect()
+            })
             .unwrap_or_default();
         let lb = crate::cpuset::detect().and_then(|fs| match fs {
             crate::cpuset::CpusetFs::V1 { root } => read(&root.join("cpuset.sched_load_balance").to_string_lossy()),

@@ -70,7 +70,9 @@ impl std::fmt::Display for Violation {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self.limit {
             Limit::Deadline => write!(f, "deadline violated (scope {}, depth {})", self.scope, self.depth),
-            Limit::Wcet => write!(f, "WCET budget of {} ns exceeded (scope {}, depth {})", self.value, self.scope, self.depth),
+            Limit::Wcet => {
+                write!(f, "WCET budget of {} ns exceeded (scope {}, depth {})", self.value, self.scope, self.depth)
+            }
         }
     }
 }
@@ -112,7 +114,10 @@ extern "C" fn on_timer(_sig: libc::c_int, info: *mut libc::siginfo_t, _ctx: *mut
             let used = clock::thread_cpu();
             if used < st.cpu_end {
                 // Preempted meanwhile: CPU time lags wall time; wait for the rest.
-                let its = libc::itimerspec { it_interval: clock::timespec(0), it_value: clock::timespec((st.cpu_end - used).max(1000)) };
+                let its = libc::itimerspec {
+                    it_interval: clock::timespec(0),
+                    it_value: clock::timespec((st.cpu_end - used).max(1000)),
+                };
                 libc::timer_settime(st.timer, 0, &its, std::ptr::null_mut());
                 return;
             }
@@ -156,8 +161,13 @@ impl Scope {
                 if libc::timer_create(libc::CLOCK_MONOTONIC, &mut sev, &mut timer) == 0 {
                     st.timer = timer;
                     let its = match limit {
-                        Limit::Deadline => libc::itimerspec { it_interval: clock::timespec(0), it_value: clock::timespec(end.max(1)) },
-                        Limit::Wcet => libc::itimerspec { it_interval: clock::timespec(0), it_value: clock::timespec(budget.max(1)) },
+                        Limit::Deadline => {
+                            libc::itimerspec { it_interval: clock::timespec(0), it_value: clock::timespec(end.max(1)) }
+                        }
+                        Limit::Wcet => libc::itimerspec {
+                            it_interval: clock::timespec(0),
+                            it_value: clock::timespec(budget.max(1)),
+                        },
                     };
                     let flags = if limit == Limit::Deadline { libc::TIMER_ABSTIME } else { 0 };
                     libc::timer_settime(timer, flags, &its, std::ptr::null_mut());

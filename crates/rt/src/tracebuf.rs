@@ -114,7 +114,9 @@ pub struct Collected {
 impl Collected {
     /// Sequence numbers are exactly 0, 1, ..., produced - 1 (nothing lost).
     pub fn contiguous(&self) -> bool {
-        self.dropped == 0 && self.records.len() as u64 == self.produced && self.records.iter().enumerate().all(|(i, r)| r.seq == i as u64)
+        self.dropped == 0
+            && self.records.len() as u64 == self.produced
+            && self.records.iter().enumerate().all(|(i, r)| r.seq == i as u64)
     }
 }
 

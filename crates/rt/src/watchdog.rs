@@ -61,7 +61,8 @@ impl Watchdog {
     /// Starts the watchdog thread (at SCHED_FIFO [`PRIORITY`] when
     /// `realtime`; its class is recorded in the guard).
     pub fn start(stop: Arc<Stop>, guard: Arc<Guard>, realtime: bool) -> Watchdog {
-        let shared = Arc::new(Shared { parties: Mutex::new(Vec::new()), end: AtomicU64::new(0), done: AtomicBool::new(false) });
+        let shared =
+            Arc::new(Shared { parties: Mutex::new(Vec::new()), end: AtomicU64::new(0), done: AtomicBool::new(false) });
         let s = shared.clone();
         let (tx, rx) = std::sync::mpsc::channel();
         let thread = std::thread::Builder::new()
@@ -115,7 +116,8 @@ impl Watchdog {
 
     /// Monitors a new party with this timeout (ns).
     pub fn watch(&self, name: impl Into<String>, timeout: u64) -> Arc<Heartbeat> {
-        let h = Arc::new(Heartbeat { name: name.into(), busy_since: AtomicU64::new(0), timeout, tid: AtomicI32::new(0) });
+        let h =
+            Arc::new(Heartbeat { name: name.into(), busy_since: AtomicU64::new(0), timeout, tid: AtomicI32::new(0) });
         self.shared.parties.lock().unwrap_or_else(|p| p.into_inner()).push(h.clone());
         h
     }

@@ -69,7 +69,11 @@ pub fn run_job(
         Ok(Err(JobError::Stopped)) => JobOutcome::Forced("the run ended".into()),
         Ok(Err(JobError::Failed(m))) => JobOutcome::Failed(m),
         Err(p) => {
-            let msg = p.downcast_ref::<&str>().map(|s| s.to_string()).or_else(|| p.downcast_ref::<String>().cloned()).unwrap_or_else(|| "panic".into());
+            let msg = p
+                .downcast_ref::<&str>()
+                .map(|s| s.to_string())
+                .or_else(|| p.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "panic".into());
             JobOutcome::Failed(format!("panicked: {msg}"))
         }
     };
@@ -124,7 +128,14 @@ pub struct Worker {
 }
 
 impl Worker {
-    pub fn new(plan: &crate::plan::Plan, task: usize, body: Box<dyn JobBody>, out: Producer, heartbeat: Arc<Heartbeat>, stop: Arc<Stop>) -> Worker {
+    pub fn new(
+        plan: &crate::plan::Plan,
+        task: usize,
+        body: Box<dyn JobBody>,
+        out: Producer,
+        heartbeat: Arc<Heartbeat>,
+        stop: Arc<Stop>,
+    ) -> Worker {
         let c: &RunConfig = &plan.config;
         let t = &plan.spec.tasks[task];
         Worker {
@@ -169,7 +180,19 @@ impl Worker {
             self.heartbeat.busy(start);
             let exec = self.exec.amount(job);
             let abort_at = (self.overrun == Overrun::Abort).then_some(dl);
-            let o = run_job(self.body.as_mut(), &mut self.out, self.task, job, rel, dl, exec, self.wcet, abort_at, &self.stop, &self.calibration);
+            let o = run_job(
+                self.body.as_mut(),
+                &mut self.out,
+                self.task,
+                job,
+                rel,
+                dl,
+                exec,
+                self.wcet,
+                abort_at,
+                &self.stop,
+                &self.calibration,
+            );
             self.heartbeat.idle();
             busy_until = clock::now();
             if let JobOutcome::Failed(m) = o {

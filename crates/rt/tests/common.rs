@@ -20,7 +20,8 @@ pub fn spec(yaml: &str) -> Spec {
 /// The tests need root (CI runs them as root): fail loudly otherwise.
 pub fn require_root() {
     assert!(
-        schedlab_rt::privilege::has_cap(schedlab_rt::privilege::CAP_SYS_NICE) && schedlab_rt::privilege::has_cap(schedlab_rt::privilege::CAP_SYS_ADMIN),
+        schedlab_rt::privilege::has_cap(schedlab_rt::privilege::CAP_SYS_NICE)
+            && schedlab_rt::privilege::has_cap(schedlab_rt::privilege::CAP_SYS_ADMIN),
         "these tests run real-time threads: run them as root (CAP_SYS_NICE and CAP_SYS_ADMIN)"
     );
 }

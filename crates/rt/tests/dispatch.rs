@@ -38,7 +38,12 @@ fn misses(events: &[Event]) -> usize {
 }
 
 fn validate(o: &RunOutcome, tolerance: u64) -> schedlab_validate::Report {
-    schedlab_validate::validate(&o.header, o.events.iter().cloned(), &schedlab_validate::Options::with_tolerance(tolerance)).expect("validator runs")
+    schedlab_validate::validate(
+        &o.header,
+        o.events.iter().cloned(),
+        &schedlab_validate::Options::with_tolerance(tolerance),
+    )
+    .expect("validator runs")
 }
 
 fn spec_of(policy: &str, platform: &str, tasks: &str) -> schedlab_model::Spec {

@@ -10,7 +10,13 @@ fn cfg(duration_ms: u64) -> RunConfig {
     // spin-cpu: exact CPU time, so ordering assertions do not depend on calibration.
     // A 200 ms start margin: under load (a parallel build) the SCHED_OTHER
     // main thread can take longer than the default 20 ms to set the threads up.
-    RunConfig { duration: duration_ms * 1_000_000, execution: Execution::Fraction(1.0), workload: WorkloadSpec::SpinCpu, start_margin: 200_000_000, ..RunConfig::default() }
+    RunConfig {
+        duration: duration_ms * 1_000_000,
+        execution: Execution::Fraction(1.0),
+        workload: WorkloadSpec::SpinCpu,
+        start_margin: 200_000_000,
+        ..RunConfig::default()
+    }
 }
 
 fn jobs_of(events: &[Event], task: u32) -> usize {
@@ -24,7 +30,12 @@ fn completions_of(events: &[Event], task: u32) -> usize {
 }
 
 fn validate(o: &schedlab_rt::RunOutcome, tolerance: u64) -> schedlab_validate::Report {
-    let r = schedlab_validate::validate(&o.header, o.events.iter().cloned(), &schedlab_validate::Options::with_tolerance(tolerance)).expect("validator runs");
+    let r = schedlab_validate::validate(
+        &o.header,
+        o.events.iter().cloned(),
+        &schedlab_validate::Options::with_tolerance(tolerance),
+    )
+    .expect("validator runs");
     if !r.pass {
         if let Ok(dir) = std::env::var("SCHEDLAB_TEST_DUMP") {
             let lines: Vec<String> = o.events.iter().map(|e| serde_json::to_string(e).unwrap()).collect();
@@ -64,7 +75,8 @@ tasks:
         assert_eq!(completions_of(&o.events, 0), 100);
         assert_eq!(misses_of(&o.events, 0), 0, "the high-priority task never misses");
         // lo (released with hi, 2 + 9 > 10 ms) is preempted by hi's next release.
-        let preempted = count(&o.events, |e| matches!(e, Event::SwitchAway { task: 1, reason: SwitchReason::Preempt, .. }));
+        let preempted =
+            count(&o.events, |e| matches!(e, Event::SwitchAway { task: 1, reason: SwitchReason::Preempt, .. }));
         assert!(preempted >= 40, "lo preempted {preempted} times");
         // Every job of a pinned task runs on its CPU.
         assert!(o.events.iter().all(|e| match e {
@@ -108,7 +120,8 @@ tasks:
     // run is repeated (up to three attempts) and must pass once; each
     // failed attempt is printed.
     let attempt = || -> Result<(), String> {
-        let o = run(&spec, &RunConfig { execution: Execution::Fraction(0.8), ..cfg(1000) }).map_err(|e| format!("run: {e}"))?;
+        let o = run(&spec, &RunConfig { execution: Execution::Fraction(0.8), ..cfg(1000) })
+            .map_err(|e| format!("run: {e}"))?;
         assert_eq!(o.stop, schedlab_rt::StopReason::Finished, "{:?}", o.notes);
         assert!(o.mapping.iter().all(|m| m.starts_with("SCHED_DEADLINE")), "{:?}", o.mapping);
         assert!(o.integrity.complete(), "{:?}", o.integrity);

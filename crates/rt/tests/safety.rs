@@ -28,7 +28,8 @@ fn a_panicking_job_body_ends_the_run_and_everything_is_restored() {
             ctx.spin_cpu(ctx.exec / 2)
         })
     });
-    let o = run(&spec(PEDF), &RunConfig { duration: 2_000_000_000, workload: body, ..RunConfig::default() }).expect("run");
+    let o =
+        run(&spec(PEDF), &RunConfig { duration: 2_000_000_000, workload: body, ..RunConfig::default() }).expect("run");
     match &o.stop {
         StopReason::JobFailed(m) => assert!(m.contains("job 3") && m.contains("job body bug"), "{m}"),
         other => panic!("stop: {other:?}"),
@@ -66,7 +67,11 @@ tasks:
         })
     });
     let t = std::time::Instant::now();
-    let o = run(&spec, &RunConfig { duration: 5_000_000_000, workload: body, job_timeout: Some(200_000_000), ..RunConfig::default() }).expect("run");
+    let o = run(
+        &spec,
+        &RunConfig { duration: 5_000_000_000, workload: body, job_timeout: Some(200_000_000), ..RunConfig::default() },
+    )
+    .expect("run");
     let took = t.elapsed();
     match &o.stop {
         StopReason::Watchdog(m) => assert!(m.contains("stuck"), "{m}"),

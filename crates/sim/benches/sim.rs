@@ -27,8 +27,8 @@
 //! entries processed) and trace events of one run; the throughput criterion
 //! prints is in jobs (elements) per second.
 
-use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use criterion::measurement::WallTime;
+use criterion::{criterion_group, criterion_main, BenchmarkGroup, Criterion, SamplingMode, Throughput};
 use schedlab_model::{load_path, PolicyName, PolicySpec, Spec};
 use schedlab_sim::{simulate, SimConfig, SimSummary};
 use schedlab_trace::Metrics;

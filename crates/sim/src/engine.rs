@@ -236,7 +236,9 @@ impl Engine {
                     return Err(SimError::Policy {
                         t,
                         cpu: None,
-                        message: format!("more than {entry_limit} events at one instant (a timer re-armed for now forever?)"),
+                        message: format!(
+                            "more than {entry_limit} events at one instant (a timer re-armed for now forever?)"
+                        ),
                     });
                 }
                 match e.kind {
@@ -394,7 +396,15 @@ impl Engine {
             return Ok(());
         }
         let Some(p) = ts.queue.pop_front() else { return Ok(()) };
-        ts.active = Some(Active { seq: p.seq, release: p.release, deadline: p.deadline, exec: p.exec, consumed: 0, cpu: None, last_cpu: None });
+        ts.active = Some(Active {
+            seq: p.seq,
+            release: p.release,
+            deadline: p.deadline,
+            exec: p.exec,
+            consumed: 0,
+            cpu: None,
+            last_cpu: None,
+        });
         st.ctx = Ctx::Cpu(ts.handover_cpu);
         policy.release(Job { id: JobId { task, seq: p.seq }, release: p.release, deadline: p.deadline }, st);
         check(st)
@@ -462,7 +472,14 @@ impl Engine {
                     Some(c) => {
                         st.settle(c);
                         let consumed = st.tasks[task as usize].active.expect("active").consumed;
-                        st.emit(&Event::SwitchAway { t: now, cpu: c, task, job: seq, reason: SwitchReason::Abort, exec: consumed });
+                        st.emit(&Event::SwitchAway {
+                            t: now,
+                            cpu: c,
+                            task,
+                            job: seq,
+                            reason: SwitchReason::Abort,
+                            exec: consumed,
+                        });
                         let cs = &mut st.cpus[c as usize];
                         cs.job = None;
                         cs.predicted = None;
@@ -512,7 +529,10 @@ impl Engine {
                 Some(j) => {
                     let bad = |m: String| Err(SimError::Policy { t: now, cpu: Some(c), message: m });
                     let Some(ts) = st.tasks.get(j.task as usize) else {
-                        return bad(format!("schedule returned job {}:{} of a task the spec does not have", j.task, j.seq));
+                        return bad(format!(
+                            "schedule returned job {}:{} of a task the spec does not have",
+                            j.task, j.seq
+                        ));
                     };
                     match ts.active {
                         Some(a) if a.seq == j.seq => {}
@@ -524,7 +544,10 @@ impl Engine {
                         }
                     }
                     if !st.placement[j.task as usize].allows(c) {
-                        return bad(format!("schedule returned job {}:{}, whose task may not run on CPU {c} ({:?})", j.task, j.seq, st.placement[j.task as usize]));
+                        return bad(format!(
+                            "schedule returned job {}:{}, whose task may not run on CPU {c} ({:?})",
+                            j.task, j.seq, st.placement[j.task as usize]
+                        ));
                     }
                     Some(j.task)
                 }
@@ -538,7 +561,11 @@ impl Engine {
                 let ts = &mut st.tasks[task as usize];
                 let seq = ts.active.expect("checked").seq;
                 if ts.assigned_epoch == epoch {
-                    return Err(SimError::Policy { t: now, cpu: Some(c), message: format!("schedule returned job {task}:{seq} for two CPUs") });
+                    return Err(SimError::Policy {
+                        t: now,
+                        cpu: Some(c),
+                        message: format!("schedule returned job {task}:{seq} for two CPUs"),
+                    });
                 }
                 ts.assigned_epoch = epoch;
                 if let Some(other) = ts.active.expect("checked").cpu {
@@ -647,7 +674,8 @@ impl Engine {
             for i in 0..st.touched.len() {
                 let c = st.touched[i];
                 let cs = &st.cpus[c as usize];
-                let (ipi, releases, switched, resume) = (cs.changed && cs.remote && !cs.local, cs.releases, cs.switched_to, cs.resume);
+                let (ipi, releases, switched, resume) =
+                    (cs.changed && cs.remote && !cs.local, cs.releases, cs.switched_to, cs.resume);
                 if ipi {
                     st.charge(c, OverheadKind::Ipi, costs.ipi);
                 }

@@ -50,7 +50,11 @@ use schedlab_trace::Event;
 
 /// Runs [`simulate`] and collects every event (convenient for tests and
 /// small runs; memory grows with the trace).
-pub fn simulate_collect(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig) -> Result<(Vec<Event>, SimSummary), SimError> {
+pub fn simulate_collect(
+    spec: &Spec,
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+) -> Result<(Vec<Event>, SimSummary), SimError> {
     let mut events = Vec::new();
     let s = simulate(spec, policy, config, &mut |e| events.push(e.clone()))?;
     Ok((events, s))

@@ -6,8 +6,8 @@
 mod common;
 
 use common::*;
-use schedlab_policy::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, TimerId};
 use schedlab_model::Placement;
+use schedlab_policy::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, TimerId};
 use schedlab_sim::{capacities_after, simulate, Costs, Overheads, SimConfig};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -159,7 +159,10 @@ fn allocations_do_not_grow_with_jobs() {
 
 #[test]
 fn internal_collections_stop_growing() {
-    let s = spec(2, vec![task("a", 300, 1_000), task("b", 2_000, 10_000), task("c", 1_000, 5_000), task("d", 3_000, 7_000)]);
+    let s = spec(
+        2,
+        vec![task("a", 300, 1_000), task("b", 2_000, 10_000), task("c", 1_000, 5_000), task("d", 3_000, 7_000)],
+    );
     let caps = |h| {
         let config = SimConfig { horizon: Some(h), ..SimConfig::default() };
         capacities_after(&s, &mut ScanEdf::new(4, 2), &config).unwrap()

@@ -52,7 +52,17 @@ fn the_trace_starts_with_the_system_release() {
     assert_eq!(ev[0], Event::SysRelease { t: 0 });
     assert_eq!(ev[1], Event::Release { t: 0, task: 0, job: 0, deadline: 4_000 });
     assert_eq!(ev[2], Event::SwitchTo { t: 0, cpu: 0, task: 0, job: 0 });
-    assert_eq!(ev[3], Event::SwitchAway { t: 1_000, cpu: 0, task: 0, job: 0, reason: schedlab_trace::SwitchReason::Complete, exec: 1_000 });
+    assert_eq!(
+        ev[3],
+        Event::SwitchAway {
+            t: 1_000,
+            cpu: 0,
+            task: 0,
+            job: 0,
+            reason: schedlab_trace::SwitchReason::Complete,
+            exec: 1_000
+        }
+    );
     assert_eq!(ev[4], Event::Completion { t: 1_000, cpu: 0, task: 0, job: 0, exec: 1_000, forced: false });
 }
 
@@ -117,7 +127,12 @@ fn jitter_delays_releases_within_bounds_and_keeps_the_grid() {
 fn sporadic_arrivals_are_never_closer_than_the_period() {
     for sporadic in [Sporadic::Uniform { max: 5_000 }, Sporadic::Exponential { mean: 2_000 }] {
         let s = spec(2, vec![task("a", 500, 3_000), task("b", 700, 4_000)]);
-        let config = SimConfig { horizon: Some(5_000_000), seed: 11, arrivals: Arrivals { sporadic, ..Arrivals::default() }, ..SimConfig::default() };
+        let config = SimConfig {
+            horizon: Some(5_000_000),
+            seed: 11,
+            arrivals: Arrivals { sporadic, ..Arrivals::default() },
+            ..SimConfig::default()
+        };
         let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
         check_trace(&ev, 2);
         for (i, p) in [(0u32, 3_000u64), (1, 4_000)] {
@@ -157,7 +172,8 @@ fn uniform_execution_times_lie_between_bcet_and_wcet() {
     let mut a = task("a", 3_000, 10_000);
     a.bcet = Some(Duration(1_000));
     let s = spec(1, vec![a]);
-    let config = SimConfig { horizon: Some(10_000_000), execution: Execution::Uniform, seed: 5, ..SimConfig::default() };
+    let config =
+        SimConfig { horizon: Some(10_000_000), execution: Execution::Uniform, seed: 5, ..SimConfig::default() };
     let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     let execs: Vec<u64> = completions(&ev, 0).iter().map(|c| c.2).collect();
     assert_eq!(execs.len(), 1_000);
@@ -165,13 +181,16 @@ fn uniform_execution_times_lie_between_bcet_and_wcet() {
     let mean = execs.iter().sum::<u64>() as f64 / 1_000.0;
     assert!((mean - 2_000.0).abs() < 100.0, "{mean}");
     // WCET model by default.
-    let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &SimConfig { horizon: Some(100_000), ..SimConfig::default() }).unwrap();
+    let (ev, _) =
+        simulate_collect(&s, &mut TopM::edf(&s), &SimConfig { horizon: Some(100_000), ..SimConfig::default() })
+            .unwrap();
     assert!(completions(&ev, 0).iter().all(|c| c.2 == 3_000));
 }
 
 #[test]
 fn global_fifo_on_two_cpus_is_consistent_and_migrates() {
-    let tasks = vec![task("a", 3_000, 5_000), task("b", 4_000, 7_000), task("c", 2_000, 4_000), task("d", 1_000, 9_000)];
+    let tasks =
+        vec![task("a", 3_000, 5_000), task("b", 4_000, 7_000), task("c", 2_000, 4_000), task("d", 1_000, 9_000)];
     let s = spec(2, tasks);
     let config = SimConfig { horizon: Some(2_000_000), ..SimConfig::default() };
     for order in [Order::Fifo, Order::Edf] {
@@ -179,7 +198,8 @@ fn global_fifo_on_two_cpus_is_consistent_and_migrates() {
         check_trace(&ev, 2);
         assert!(sum.released() > 1_000);
         // Total busy time equals the execution of every completed job (no overheads).
-        let exec: u64 = ev.iter().filter_map(|e| if let Event::Completion { exec, .. } = e { Some(*exec) } else { None }).sum();
+        let exec: u64 =
+            ev.iter().filter_map(|e| if let Event::Completion { exec, .. } = e { Some(*exec) } else { None }).sum();
         let busy: u64 = sum.cpus.iter().map(|c| c.busy).sum();
         assert!(busy >= exec);
     }

@@ -30,7 +30,9 @@ fn same_seed_same_trace() {
     assert_eq!(a, run(42, sp));
     assert!(a.len() > 1_000);
     // Byte-identical when serialised.
-    let bytes = |ev: &[schedlab_trace::Event]| ev.iter().map(|e| serde_json::to_string(e).unwrap()).collect::<Vec<_>>().join("\n");
+    let bytes = |ev: &[schedlab_trace::Event]| {
+        ev.iter().map(|e| serde_json::to_string(e).unwrap()).collect::<Vec<_>>().join("\n")
+    };
     assert_eq!(bytes(&a), bytes(&run(42, sp)));
 }
 
@@ -45,5 +47,8 @@ fn another_seed_another_trace() {
 fn periodic_wcet_runs_do_not_depend_on_the_seed() {
     let s = spec(2, vec![task("a", 3_000, 10_000), task("b", 2_000, 7_000)]);
     let c = |seed| SimConfig { horizon: Some(1_000_000), seed, ..SimConfig::default() };
-    assert_eq!(simulate_collect(&s, &mut TopM::edf(&s), &c(1)).unwrap().0, simulate_collect(&s, &mut TopM::edf(&s), &c(99)).unwrap().0);
+    assert_eq!(
+        simulate_collect(&s, &mut TopM::edf(&s), &c(1)).unwrap().0,
+        simulate_collect(&s, &mut TopM::edf(&s), &c(99)).unwrap().0
+    );
 }

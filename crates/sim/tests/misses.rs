@@ -19,7 +19,10 @@ fn continue_lets_late_jobs_finish_and_queues_successors() {
     check_trace(&ev, 1);
     assert_eq!(releases(&ev, 0).iter().map(|r| r.0).collect::<Vec<_>>(), vec![0, 4_000, 8_000, 12_000, 16_000, 20_000]);
     let c = completions(&ev, 0);
-    assert_eq!(c.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(), vec![(6_000, 0), (12_000, 1), (18_000, 2), (24_000, 3)]);
+    assert_eq!(
+        c.iter().map(|c| (c.0, c.1)).collect::<Vec<_>>(),
+        vec![(6_000, 0), (12_000, 1), (18_000, 2), (24_000, 3)]
+    );
     assert!(c.iter().all(|c| c.2 == 6_000 && !c.3));
     let m = misses(&ev);
     assert_eq!(m, (0..6).map(|k| (4_000 * (k + 1), 0, k)).collect::<Vec<_>>());
@@ -61,7 +64,10 @@ fn abort_drops_a_queued_job_that_never_ran() {
     check_trace(&ev, 1);
     let c = completions(&ev, 0);
     assert!(c.iter().all(|c| c.3), "all forced");
-    assert_eq!(c.iter().map(|c| (c.0, c.1, c.2)).collect::<Vec<_>>(), vec![(1_500, 0, 1_500), (2_500, 1, 1_000), (3_500, 2, 1_000), (4_500, 3, 1_000)]);
+    assert_eq!(
+        c.iter().map(|c| (c.0, c.1, c.2)).collect::<Vec<_>>(),
+        vec![(1_500, 0, 1_500), (2_500, 1, 1_000), (3_500, 2, 1_000), (4_500, 3, 1_000)]
+    );
 }
 
 #[test]

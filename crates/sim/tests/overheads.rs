@@ -61,7 +61,12 @@ fn hand_computed_uniprocessor_example() {
 #[test]
 fn ticks_are_charged_on_busy_cpus_only() {
     let s = spec(1, vec![task("a", 2_500, 10_000)]);
-    let config = SimConfig { horizon: Some(10_000), tick: 1_000, overheads: oh(Costs { tick: 100, ..Costs::default() }), ..SimConfig::default() };
+    let config = SimConfig {
+        horizon: Some(10_000),
+        tick: 1_000,
+        overheads: oh(Costs { tick: 100, ..Costs::default() }),
+        ..SimConfig::default()
+    };
     let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     use Event::*;
     assert_eq!(
@@ -91,15 +96,43 @@ fn ipi_is_charged_to_remote_cpus() {
             .collect()
     };
     // Releases handled on the domain's first CPU: CPU 1 pays IPIs.
-    let config = SimConfig { horizon: Some(20_000), overheads: oh(costs), release_cpu: ReleaseCpu::DomainFirst, ..SimConfig::default() };
+    let config = SimConfig {
+        horizon: Some(20_000),
+        overheads: oh(costs),
+        release_cpu: ReleaseCpu::DomainFirst,
+        ..SimConfig::default()
+    };
     let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     check_trace(&ev, 2);
-    assert_eq!(ohs(&ev, 0, 2_000), vec![(0, K::Release, 10), (10, K::Release, 10), (20, K::Schedule, 20), (40, K::ContextSwitch, 30), (1_000, K::Release, 10)]);
+    assert_eq!(
+        ohs(&ev, 0, 2_000),
+        vec![
+            (0, K::Release, 10),
+            (10, K::Release, 10),
+            (20, K::Schedule, 20),
+            (40, K::ContextSwitch, 30),
+            (1_000, K::Release, 10)
+        ]
+    );
     assert_eq!(
         ohs(&ev, 1, 2_000),
-        vec![(0, K::Ipi, 7), (7, K::Schedule, 20), (27, K::ContextSwitch, 30), (1_000, K::Ipi, 7), (1_007, K::Schedule, 20), (1_027, K::ContextSwitch, 30)]
+        vec![
+            (0, K::Ipi, 7),
+            (7, K::Schedule, 20),
+            (27, K::ContextSwitch, 30),
+            (1_000, K::Ipi, 7),
+            (1_007, K::Schedule, 20),
+            (1_027, K::ContextSwitch, 30)
+        ]
     );
-    assert!(ev.contains(&Event::SwitchAway { t: 1_000, cpu: 1, task: 1, job: 0, reason: SwitchReason::Preempt, exec: 1_000 - 57 }));
+    assert!(ev.contains(&Event::SwitchAway {
+        t: 1_000,
+        cpu: 1,
+        task: 1,
+        job: 0,
+        reason: SwitchReason::Preempt,
+        exec: 1_000 - 57
+    }));
     assert!(ev.contains(&Event::Completion { t: 2_057, cpu: 1, task: 2, job: 0, exec: 1_000, forced: false }));
     // t0 on CPU 0 lost 10 ns to t2's release: 70 + 10 + 5000.
     assert!(ev.contains(&Event::Completion { t: 5_080, cpu: 0, task: 0, job: 0, exec: 5_000, forced: false }));
@@ -107,13 +140,27 @@ fn ipi_is_charged_to_remote_cpus() {
     let config = SimConfig { release_cpu: ReleaseCpu::Scheduled, ..config };
     let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     assert!(!ev.iter().any(|e| matches!(e, Event::Overhead { kind: K::Ipi, .. })));
-    assert_eq!(ohs(&ev, 1, 2_000), vec![(0, K::Release, 10), (10, K::Schedule, 20), (30, K::ContextSwitch, 30), (1_000, K::Release, 10), (1_010, K::Schedule, 20), (1_030, K::ContextSwitch, 30)]);
+    assert_eq!(
+        ohs(&ev, 1, 2_000),
+        vec![
+            (0, K::Release, 10),
+            (10, K::Schedule, 20),
+            (30, K::ContextSwitch, 30),
+            (1_000, K::Release, 10),
+            (1_010, K::Schedule, 20),
+            (1_030, K::ContextSwitch, 30)
+        ]
+    );
 }
 
 #[test]
 fn release_latency_delays_the_release_not_the_deadline() {
     let s = spec(1, vec![task("a", 1_000, 10_000)]);
-    let config = SimConfig { horizon: Some(30_000), overheads: oh(Costs { release_latency: 100, ..Costs::default() }), ..SimConfig::default() };
+    let config = SimConfig {
+        horizon: Some(30_000),
+        overheads: oh(Costs { release_latency: 100, ..Costs::default() }),
+        ..SimConfig::default()
+    };
     let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     assert_eq!(releases(&ev, 0), vec![(100, 0, 10_000), (10_100, 1, 20_000), (20_100, 2, 30_000)]);
     assert_eq!(ev[1], Event::Overhead { t: 0, cpu: 0, kind: K::ReleaseLatency, dur: 100 });
@@ -134,7 +181,14 @@ fn migration_charges_cpmd_and_is_counted() {
     let config = SimConfig { horizon: Some(100_000), overheads: Some(o), ..SimConfig::default() };
     let (ev, sum) = simulate_collect(&s, &mut TopM::edf(&s), &config).unwrap();
     check_trace(&ev, 2);
-    assert!(ev.contains(&Event::SwitchAway { t: 500, cpu: 1, task: 1, job: 0, reason: SwitchReason::Preempt, exec: 500 }));
+    assert!(ev.contains(&Event::SwitchAway {
+        t: 500,
+        cpu: 1,
+        task: 1,
+        job: 0,
+        reason: SwitchReason::Preempt,
+        exec: 500
+    }));
     assert!(ev.contains(&Event::SwitchTo { t: 1_000, cpu: 0, task: 1, job: 0 }));
     assert!(ev.contains(&Event::Overhead { t: 1_000, cpu: 0, kind: K::Cpmd, dur: 200 }));
     assert!(ev.contains(&Event::Completion { t: 4_700, cpu: 0, task: 1, job: 0, exec: 4_000, forced: false }));
@@ -153,7 +207,8 @@ fn the_spec_overhead_file_is_loaded_relative_to_the_spec_dir() {
     assert!(ev.contains(&Event::Overhead { t: 0, cpu: 0, kind: K::Schedule, dur: 20 }));
     assert!(ev.contains(&Event::Completion { t: 1_050, cpu: 0, task: 0, job: 0, exec: 1_000, forced: false }));
     // Overheads off on request.
-    let (ev, _) = simulate_collect(&s, &mut TopM::edf(&s), &SimConfig { spec_overheads: false, ..config.clone() }).unwrap();
+    let (ev, _) =
+        simulate_collect(&s, &mut TopM::edf(&s), &SimConfig { spec_overheads: false, ..config.clone() }).unwrap();
     assert!(!ev.iter().any(|e| matches!(e, Event::Overhead { .. })));
     // A bad file is an input error naming file, line and column.
     std::fs::write(dir.join("oh.csv"), "TASK-COUNT,SCHEDULE\n1,fast\n").unwrap();

@@ -10,7 +10,15 @@ use schedlab_sim::{header, simulate_collect, Arrivals, Costs, Execution, MissPol
 use schedlab_validate::{validate, Options};
 
 fn workload(cpus: u32, name: PolicyName) -> Spec {
-    let params = [(1_000, 4_000), (2_000, 5_000), (3_000, 10_000), (1_500, 6_000), (4_000, 20_000), (2_500, 12_000), (500, 3_000)];
+    let params = [
+        (1_000, 4_000),
+        (2_000, 5_000),
+        (3_000, 10_000),
+        (1_500, 6_000),
+        (4_000, 20_000),
+        (2_500, 12_000),
+        (500, 3_000),
+    ];
     let mut tasks: Vec<_> = params.iter().enumerate().map(|(i, &(c, p))| task(&format!("t{i}"), c, p)).collect();
     for (i, t) in tasks.iter_mut().enumerate() {
         t.wss = Some(Size(4096 * (i as u64 + 1)));
@@ -23,7 +31,14 @@ fn workload(cpus: u32, name: PolicyName) -> Spec {
 
 fn configs() -> Vec<SimConfig> {
     let base = SimConfig { horizon: Some(600_000), seed: 9, ..SimConfig::default() };
-    let mut o = Overheads::constant(Costs { release: 30, schedule: 50, context_switch: 40, ipi: 25, tick: 10, release_latency: 15 });
+    let mut o = Overheads::constant(Costs {
+        release: 30,
+        schedule: 50,
+        context_switch: 40,
+        ipi: 25,
+        tick: 10,
+        release_latency: 15,
+    });
     o.cpmd = schedlab_model::overheads::Cpmd::Bound { line: 64, miss_num: 1, miss_den: 4 };
     vec![
         base.clone(),
@@ -56,11 +71,17 @@ fn every_simulated_schedule_passes_the_validator() {
                 Err(e) => panic!("{name:?}: {e}"),
             };
             let h = header(&s, p.info(), &config);
-            let (ev, sum) = simulate_collect(&s, p.as_mut(), &config).unwrap_or_else(|e| panic!("{name:?} config {k}: {e}"));
+            let (ev, sum) =
+                simulate_collect(&s, p.as_mut(), &config).unwrap_or_else(|e| panic!("{name:?} config {k}: {e}"));
             assert!(sum.released() > 100);
             check_trace(&ev, cpus as usize);
             let report = validate(&h, ev, &Options::default()).unwrap();
-            assert!(report.pass, "{name:?} config {k}: {}", serde_json::to_string_pretty(&report.checks.iter().filter(|c| c.violations > 0).collect::<Vec<_>>()).unwrap());
+            assert!(
+                report.pass,
+                "{name:?} config {k}: {}",
+                serde_json::to_string_pretty(&report.checks.iter().filter(|c| c.violations > 0).collect::<Vec<_>>())
+                    .unwrap()
+            );
         }
     }
 }

@@ -142,10 +142,13 @@ fn encode_record(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceE
             } else {
                 // Serialise in place, then slide the length prefix in front.
                 let at = buf.len();
-                serde_json::to_writer(&mut *buf, data).map_err(|e| TraceError::Format(format!("cannot encode policy event data: {e}")))?;
+                serde_json::to_writer(&mut *buf, data)
+                    .map_err(|e| TraceError::Format(format!("cannot encode policy event data: {e}")))?;
                 let len = (buf.len() - at) as u64;
                 if len > MAX_DATA_LEN {
-                    return Err(TraceError::Format(format!("policy event data of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}")));
+                    return Err(TraceError::Format(format!(
+                        "policy event data of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}"
+                    )));
                 }
                 let (prefix, n) = varint::encode(len);
                 buf.splice(at..at, prefix[..n].iter().copied());
@@ -169,9 +172,11 @@ impl<W: Write> BinaryWriter<W> {
     /// Write the magic and `header`. For speed give a buffered writer.
     pub fn new(mut w: W, header: &Header) -> Result<BinaryWriter<W>, TraceError> {
         check_writable(header)?;
-        let json = serde_json::to_vec(header).map_err(|e| TraceError::Format(format!("cannot encode the trace header: {e}")))?;
-        let len = u32::try_from(json.len())
-            .map_err(|_| TraceError::Format(format!("the trace header is {} bytes, over the binary limit of 4 GiB", json.len())))?;
+        let json = serde_json::to_vec(header)
+            .map_err(|e| TraceError::Format(format!("cannot encode the trace header: {e}")))?;
+        let len = u32::try_from(json.len()).map_err(|_| {
+            TraceError::Format(format!("the trace header is {} bytes, over the binary limit of 4 GiB", json.len()))
+        })?;
         w.write_all(MAGIC)?;
         w.write_all(&len.to_le_bytes())?;
         w.write_all(&json)?;
@@ -305,16 +310,30 @@ impl<R: BufRead> BinaryReader<R> {
         let mut scratch = Vec::new();
         let complete = src.bytes(8, &mut scratch)?;
         if scratch[..scratch.len().min(7)] != MAGIC_PREFIX[..scratch.len().min(7)] {
-            return Err(TraceError::invalid(Position::Byte(0), "not a binary schedlab trace: it does not start with `SLTRACE`"));
+            return Err(TraceError::invalid(
+                Position::Byte(0),
+                "not a binary schedlab trace: it does not start with `SLTRACE`",
+            ));
         }
         if !complete {
-            return Err(TraceError::invalid(Position::Byte(src.pos), "the file ends inside the 8-byte magic: the file is truncated"));
+            return Err(TraceError::invalid(
+                Position::Byte(src.pos),
+                "the file ends inside the 8-byte magic: the file is truncated",
+            ));
         }
         if scratch[7] != FORMAT_VERSION {
-            return Err(TraceError::Version { at: Position::Byte(7), what: "binary format", found: scratch[7] as u64, supported: FORMAT_VERSION as u32 });
+            return Err(TraceError::Version {
+                at: Position::Byte(7),
+                what: "binary format",
+                found: scratch[7] as u64,
+                supported: FORMAT_VERSION as u32,
+            });
         }
         if !src.bytes(4, &mut scratch)? {
-            return Err(TraceError::invalid(Position::Byte(src.pos), "the file ends inside the header length: the file is truncated"));
+            return Err(TraceError::invalid(
+                Position::Byte(src.pos),
+                "the file ends inside the header length: the file is truncated",
+            ));
         }
         let len = u32::from_le_bytes([scratch[0], scratch[1], scratch[2], scratch[3]]) as u64;
         let at = src.pos;
@@ -350,7 +369,10 @@ impl<R: BufRead> BinaryReader<R> {
             Err(VarintError::Truncated) => Err(truncated(self.src.pos, rec)),
             Err(VarintError::Malformed) => Err(TraceError::invalid(
                 Position::Byte(at),
-                format!("malformed varint for `{field}` in the `{}` record that starts at byte {} (corrupt file)", rec.name, rec.start),
+                format!(
+                    "malformed varint for `{field}` in the `{}` record that starts at byte {} (corrupt file)",
+                    rec.name, rec.start
+                ),
             )),
         }
     }
@@ -361,7 +383,10 @@ impl<R: BufRead> BinaryReader<R> {
         u32::try_from(v).map_err(|_| {
             TraceError::invalid(
                 Position::Byte(at),
-                format!("`{field}` = {v} does not fit in 32 bits in the `{}` record that starts at byte {} (corrupt file)", rec.name, rec.start),
+                format!(
+                    "`{field}` = {v} does not fit in 32 bits in the `{}` record that starts at byte {} (corrupt file)",
+                    rec.name, rec.start
+                ),
             )
         })
     }
@@ -415,7 +440,10 @@ impl<R: BufRead> BinaryReader<R> {
                 }
                 let at = self.src.pos;
                 if self.src.byte()?.is_some() {
-                    return Err(TraceError::invalid(Position::Byte(at), "bytes after the end record (corrupt file, or two traces concatenated)"));
+                    return Err(TraceError::invalid(
+                        Position::Byte(at),
+                        "bytes after the end record (corrupt file, or two traces concatenated)",
+                    ));
                 }
                 self.ended = true;
                 return Ok(None);
@@ -513,7 +541,10 @@ impl<R: BufRead> BinaryReader<R> {
             Ok(s) => Ok(s.to_string()),
             Err(_) => Err(TraceError::invalid(
                 Position::Byte(at),
-                format!("`{field}` is not UTF-8 in the `{}` record that starts at byte {} (corrupt file)", rec.name, rec.start),
+                format!(
+                    "`{field}` is not UTF-8 in the `{}` record that starts at byte {} (corrupt file)",
+                    rec.name, rec.start
+                ),
             )),
         }
     }
@@ -527,7 +558,10 @@ impl<R: BufRead> BinaryReader<R> {
         serde_json::from_slice(&self.scratch).map_err(|e| {
             TraceError::invalid(
                 Position::Byte(at),
-                format!("`data` is not valid JSON ({e}) in the `policy` record that starts at byte {} (corrupt file)", rec.start),
+                format!(
+                    "`data` is not valid JSON ({e}) in the `policy` record that starts at byte {} (corrupt file)",
+                    rec.start
+                ),
             )
         })
     }
@@ -536,7 +570,10 @@ impl<R: BufRead> BinaryReader<R> {
 fn truncated(pos: u64, rec: &Rec) -> TraceError {
     TraceError::invalid(
         Position::Byte(pos),
-        format!("the file ends inside the `{}` record that starts at byte {}: the file is truncated", rec.name, rec.start),
+        format!(
+            "the file ends inside the `{}` record that starts at byte {}: the file is truncated",
+            rec.name, rec.start
+        ),
     )
 }
 

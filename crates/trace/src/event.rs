@@ -70,7 +70,15 @@ pub enum Event {
     SwitchAway { t: Time, cpu: u32, task: u32, job: u64, reason: SwitchReason, exec: Time },
     /// A job completes (on the CPU it last ran on); `exec` is its total
     /// execution time. `forced` marks a job ended by the system (aborted).
-    Completion { t: Time, cpu: u32, task: u32, job: u64, exec: Time, #[serde(default, skip_serializing_if = "is_false")] forced: bool },
+    Completion {
+        t: Time,
+        cpu: u32,
+        task: u32,
+        job: u64,
+        exec: Time,
+        #[serde(default, skip_serializing_if = "is_false")]
+        forced: bool,
+    },
     /// A job blocks (it is not eligible until it resumes).
     Block { t: Time, task: u32, job: u64 },
     /// A blocked job resumes.
@@ -242,7 +250,10 @@ impl Event {
     /// The CPU the event happened on, if any.
     pub fn cpu(&self) -> Option<u32> {
         match *self {
-            Event::SwitchTo { cpu, .. } | Event::SwitchAway { cpu, .. } | Event::Completion { cpu, .. } | Event::Overhead { cpu, .. } => Some(cpu),
+            Event::SwitchTo { cpu, .. }
+            | Event::SwitchAway { cpu, .. }
+            | Event::Completion { cpu, .. }
+            | Event::Overhead { cpu, .. } => Some(cpu),
             Event::Policy { cpu, .. } => cpu,
             _ => None,
         }
@@ -251,7 +262,10 @@ impl Event {
 
 /// One step of a reader's event iterator: the event, or the end, or the
 /// first error — after which the iterator is done.
-pub(crate) fn fuse(done: &mut bool, next: Result<Option<Event>, crate::TraceError>) -> Option<Result<Event, crate::TraceError>> {
+pub(crate) fn fuse(
+    done: &mut bool,
+    next: Result<Option<Event>, crate::TraceError>,
+) -> Option<Result<Event, crate::TraceError>> {
     match next {
         Ok(Some(ev)) => Some(Ok(ev)),
         Ok(None) => {

@@ -232,7 +232,11 @@ pub fn create(path: impl AsRef<Path>, header: &Header) -> Result<TraceWriter<Buf
 }
 
 /// Write a whole trace to a file (encoding by extension).
-pub fn write_all<'a>(path: impl AsRef<Path>, header: &Header, events: impl IntoIterator<Item = &'a Event>) -> Result<(), TraceError> {
+pub fn write_all<'a>(
+    path: impl AsRef<Path>,
+    header: &Header,
+    events: impl IntoIterator<Item = &'a Event>,
+) -> Result<(), TraceError> {
     let path = path.as_ref();
     let mut w = create(path, header)?;
     for ev in events {

@@ -22,7 +22,8 @@ impl<W: Write> JsonlWriter<W> {
     pub fn new(mut w: W, header: &Header) -> Result<JsonlWriter<W>, TraceError> {
         check_writable(header)?;
         let mut buf = Vec::with_capacity(256);
-        serde_json::to_writer(&mut buf, header).map_err(|e| TraceError::Format(format!("cannot encode the trace header: {e}")))?;
+        serde_json::to_writer(&mut buf, header)
+            .map_err(|e| TraceError::Format(format!("cannot encode the trace header: {e}")))?;
         buf.push(b'\n');
         w.write_all(&buf)?;
         buf.clear();
@@ -32,7 +33,8 @@ impl<W: Write> JsonlWriter<W> {
     /// Write one event as one line.
     pub fn write_event(&mut self, ev: &Event) -> Result<(), TraceError> {
         self.buf.clear();
-        serde_json::to_writer(&mut self.buf, ev).map_err(|e| TraceError::Format(format!("cannot encode a `{}` event: {e}", ev.name())))?;
+        serde_json::to_writer(&mut self.buf, ev)
+            .map_err(|e| TraceError::Format(format!("cannot encode a `{}` event: {e}", ev.name())))?;
         self.buf.push(b'\n');
         self.w.write_all(&self.buf)?;
         self.events += 1;
@@ -176,7 +178,10 @@ pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<Header, TraceErr
         }
     };
     let Some(obj) = value.as_object() else {
-        return Err(TraceError::invalid(at, format!("the trace header must be a JSON object, found {}", json_type(&value))));
+        return Err(TraceError::invalid(
+            at,
+            format!("the trace header must be a JSON object, found {}", json_type(&value)),
+        ));
     };
     let version = match obj.get("schedlab_trace") {
         Some(v) => v,
@@ -192,7 +197,10 @@ pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<Header, TraceErr
         }
     };
     let Some(found) = version.as_u64() else {
-        return Err(TraceError::invalid(at, format!("`schedlab_trace` (the schema version) must be a whole number, found {version}")));
+        return Err(TraceError::invalid(
+            at,
+            format!("`schedlab_trace` (the schema version) must be a whole number, found {version}"),
+        ));
     };
     if found != SCHEMA_VERSION as u64 {
         return Err(TraceError::Version { at, what: "schema", found, supported: SCHEMA_VERSION });
@@ -294,7 +302,12 @@ mod tests {
 
     #[test]
     fn reads_back_skipping_blank_lines_and_crlf() {
-        let text = text_with(&["", r#"{"ev":"sys-release","t":0}"#, "   ", "{\"t\":3,\"ev\":\"block\",\"task\":0,\"job\":0}\r"]);
+        let text = text_with(&[
+            "",
+            r#"{"ev":"sys-release","t":0}"#,
+            "   ",
+            "{\"t\":3,\"ev\":\"block\",\"task\":0,\"job\":0}\r",
+        ]);
         let r = JsonlReader::new(text.as_bytes()).unwrap();
         assert_eq!(r.header(), &header());
         let evs: Vec<Event> = r.map(Result::unwrap).collect();
@@ -326,7 +339,10 @@ mod tests {
         let text = format!("{h}\n");
         let e = JsonlReader::new(text.as_bytes()).err().unwrap();
         assert!(matches!(e, TraceError::Version { found: 2, supported: 1, .. }));
-        assert!(e.to_string().starts_with("line 1: trace schema version 2 is not supported; this schedlab reads version 1"), "{e}");
+        assert!(
+            e.to_string().starts_with("line 1: trace schema version 2 is not supported; this schedlab reads version 1"),
+            "{e}"
+        );
 
         let e = JsonlReader::new(&b"{\"ev\":\"sys-release\",\"t\":0}\n"[..]).err().unwrap();
         assert!(e.to_string().contains("the first record must be the trace header"), "{e}");

@@ -25,4 +25,6 @@ pub use event::{Event, JobRef, OverheadKind, SwitchReason, Time, SCHEMA_VERSION}
 pub use file::{create, open, read_all, write_all, Encoding, TraceReader, TraceWriter};
 pub use header::{Header, Placement, Source};
 pub use jsonl::{JsonlReader, JsonlWriter};
-pub use metrics::{CpuStats, Interval, JobRecord, JobStatus, JobSink, Metrics, MetricsReport, OverheadStats, TaskStats, Totals};
+pub use metrics::{
+    CpuStats, Interval, JobRecord, JobSink, JobStatus, Metrics, MetricsReport, OverheadStats, TaskStats, Totals,
+};

@@ -313,7 +313,11 @@ impl<T: Default> Slots<T> {
         self.dense.iter().enumerate().map(|(i, t)| (i as u32, t)).chain(self.sparse.iter().map(|(i, t)| (*i, t)))
     }
     fn iter_mut(&mut self) -> impl Iterator<Item = (u32, &mut T)> {
-        self.dense.iter_mut().enumerate().map(|(i, t)| (i as u32, t)).chain(self.sparse.iter_mut().map(|(i, t)| (*i, t)))
+        self.dense
+            .iter_mut()
+            .enumerate()
+            .map(|(i, t)| (i as u32, t))
+            .chain(self.sparse.iter_mut().map(|(i, t)| (*i, t)))
     }
 }
 
@@ -408,15 +412,17 @@ impl<S: JobSink> Metrics<S> {
             self.last_t = t;
         }
         match *ev {
-            Event::SysRelease { .. } | Event::Block { .. } | Event::Resume { .. } | Event::BudgetExhausted { .. } | Event::Policy { .. } => {}
-            Event::Release { t, task, job, deadline } => {
-                match self.jobs.entry(JobRef { task, job }) {
-                    std::collections::hash_map::Entry::Occupied(_) => self.anomalies += 1,
-                    std::collections::hash_map::Entry::Vacant(v) => {
-                        v.insert(JobState::new(t, deadline));
-                    }
+            Event::SysRelease { .. }
+            | Event::Block { .. }
+            | Event::Resume { .. }
+            | Event::BudgetExhausted { .. }
+            | Event::Policy { .. } => {}
+            Event::Release { t, task, job, deadline } => match self.jobs.entry(JobRef { task, job }) {
+                std::collections::hash_map::Entry::Occupied(_) => self.anomalies += 1,
+                std::collections::hash_map::Entry::Vacant(v) => {
+                    v.insert(JobState::new(t, deadline));
                 }
-            }
+            },
             Event::SwitchTo { t, cpu, task, job } => self.switch_to(t, cpu, JobRef { task, job }),
             Event::SwitchAway { t, cpu, task, job, reason, .. } => {
                 let key = JobRef { task, job };
@@ -616,7 +622,10 @@ impl<S: JobSink> Metrics<S> {
     }
 
     /// Feed every event of a reader, then finish; stops at the first error.
-    pub fn run<I: IntoIterator<Item = Result<Event, crate::TraceError>>>(mut self, events: I) -> Result<(MetricsReport, S), crate::TraceError> {
+    pub fn run<I: IntoIterator<Item = Result<Event, crate::TraceError>>>(
+        mut self,
+        events: I,
+    ) -> Result<(MetricsReport, S), crate::TraceError> {
         for ev in events {
             self.push(&ev?);
         }
@@ -657,7 +666,17 @@ fn emit<S: JobSink>(tasks: &mut Slots<TaskAcc>, sink: &mut S, rec: &JobRecord) {
 
 impl JobState {
     fn new(release: Time, deadline: Time) -> JobState {
-        JobState { release, deadline, start: None, last_cpu: None, running: None, exec: 0, preemptions: 0, migrations: 0, miss_event: false }
+        JobState {
+            release,
+            deadline,
+            start: None,
+            last_cpu: None,
+            running: None,
+            exec: 0,
+            preemptions: 0,
+            migrations: 0,
+            miss_event: false,
+        }
     }
 
     /// The record of a job that finished at `finish` (None: unfinished at `end`).
@@ -675,7 +694,11 @@ impl JobState {
             deadline: self.deadline,
             start: self.start,
             finish,
-            response: if status == JobStatus::Completed { finish.map(|f| f.saturating_sub(self.release)) } else { None },
+            response: if status == JobStatus::Completed {
+                finish.map(|f| f.saturating_sub(self.release))
+            } else {
+                None
+            },
             tardiness: reference.saturating_sub(self.deadline),
             missed,
             status,
@@ -696,7 +719,10 @@ pub fn compute<'a>(header: &Header, events: impl IntoIterator<Item = &'a Event>)
 }
 
 /// The metrics and every job record of a whole trace held in memory.
-pub fn compute_with_jobs<'a>(header: &Header, events: impl IntoIterator<Item = &'a Event>) -> (MetricsReport, Vec<JobRecord>) {
+pub fn compute_with_jobs<'a>(
+    header: &Header,
+    events: impl IntoIterator<Item = &'a Event>,
+) -> (MetricsReport, Vec<JobRecord>) {
     let mut m = Metrics::from_header(header).with_sink(Vec::new());
     for ev in events {
         m.push(ev);

@@ -80,7 +80,10 @@ fn every_truncation_is_an_error_at_or_before_the_cut() {
         assert!(got <= n);
         assert_positioned(&e, cut);
         let msg = e.to_string();
-        assert!(msg.contains("truncated") || msg.contains("not a binary schedlab trace") || msg.contains("JSON"), "cut {cut}: {msg}");
+        assert!(
+            msg.contains("truncated") || msg.contains("not a binary schedlab trace") || msg.contains("JSON"),
+            "cut {cut}: {msg}"
+        );
     }
 }
 
@@ -112,7 +115,10 @@ fn errors_say_what_and_where() {
     let mut bad = file.clone();
     bad[first] = 0x7f;
     let (_, e) = drain(&bad);
-    assert_eq!(e.unwrap().to_string(), format!("byte {first}: unknown record tag 0x7f (corrupt file, or written by a newer schedlab)"));
+    assert_eq!(
+        e.unwrap().to_string(),
+        format!("byte {first}: unknown record tag 0x7f (corrupt file, or written by a newer schedlab)")
+    );
 
     let mut bad = file.clone();
     let last = bad.len() - 1;
@@ -123,7 +129,10 @@ fn errors_say_what_and_where() {
     let mut bad = file.clone();
     bad.push(0);
     let (_, e) = drain(&bad);
-    assert_eq!(e.unwrap().to_string(), format!("byte {}: bytes after the end record (corrupt file, or two traces concatenated)", file.len()));
+    assert_eq!(
+        e.unwrap().to_string(),
+        format!("byte {}: bytes after the end record (corrupt file, or two traces concatenated)", file.len())
+    );
 
     let (_, e) = drain(&file[..5]);
     assert_eq!(e.unwrap().to_string(), "byte 5: the file ends inside the 8-byte magic: the file is truncated");

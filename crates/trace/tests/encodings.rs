@@ -2,7 +2,9 @@
 
 mod common;
 
-use schedlab_trace::{BinaryReader, BinaryWriter, Encoding, Event, Header, JsonlReader, JsonlWriter, TraceError, TraceReader, TraceWriter};
+use schedlab_trace::{
+    BinaryReader, BinaryWriter, Encoding, Event, Header, JsonlReader, JsonlWriter, TraceError, TraceReader, TraceWriter,
+};
 
 fn jsonl(header: &Header, events: &[Event]) -> Vec<u8> {
     let mut w = JsonlWriter::new(Vec::new(), header).unwrap();
@@ -109,7 +111,13 @@ fn binary_without_end_record_reads_as_truncated_after_its_events() {
     assert_eq!(items.len(), evs.len() + 1);
     assert!(items[..evs.len()].iter().all(|r| r.is_ok()));
     let e = items.last().unwrap().as_ref().unwrap_err().to_string();
-    assert_eq!(e, format!("byte {}: the trace ends without its end record: the file is truncated (or its writer was not finished)", cut.len()));
+    assert_eq!(
+        e,
+        format!(
+            "byte {}: the trace ends without its end record: the file is truncated (or its writer was not finished)",
+            cut.len()
+        )
+    );
 }
 
 #[test]
@@ -118,7 +126,12 @@ fn files_pick_their_encoding_by_extension() {
     std::fs::create_dir_all(&dir).unwrap();
     let h = common::header();
     let evs = common::events();
-    for (name, enc) in [("t.jsonl", Encoding::Jsonl), ("t.json", Encoding::Jsonl), ("t.sltrace", Encoding::Binary), ("t.BIN", Encoding::Binary)] {
+    for (name, enc) in [
+        ("t.jsonl", Encoding::Jsonl),
+        ("t.json", Encoding::Jsonl),
+        ("t.sltrace", Encoding::Binary),
+        ("t.BIN", Encoding::Binary),
+    ] {
         let path = dir.join(name);
         schedlab_trace::write_all(&path, &h, &evs).unwrap();
         let r = schedlab_trace::open(&path).unwrap();
@@ -159,15 +172,34 @@ fn binary_is_much_smaller_than_jsonl() {
         evs.push(Event::Release { t: t0, task: 0, job: k, deadline: t0 + 5 * ms });
         evs.push(Event::Overhead { t: t0, cpu: 0, kind: schedlab_trace::OverheadKind::Release, dur: 2 * us + k % 700 });
         evs.push(Event::SwitchTo { t: t0 + 3 * us, cpu: (k % 2) as u32, task: 0, job: k });
-        evs.push(Event::SwitchAway { t: t0 + 2 * ms + 3 * us, cpu: (k % 2) as u32, task: 0, job: k, reason: schedlab_trace::SwitchReason::Complete, exec: 2 * ms });
-        evs.push(Event::Completion { t: t0 + 2 * ms + 3 * us, cpu: (k % 2) as u32, task: 0, job: k, exec: 2 * ms, forced: false });
+        evs.push(Event::SwitchAway {
+            t: t0 + 2 * ms + 3 * us,
+            cpu: (k % 2) as u32,
+            task: 0,
+            job: k,
+            reason: schedlab_trace::SwitchReason::Complete,
+            exec: 2 * ms,
+        });
+        evs.push(Event::Completion {
+            t: t0 + 2 * ms + 3 * us,
+            cpu: (k % 2) as u32,
+            task: 0,
+            job: k,
+            exec: 2 * ms,
+            forced: false,
+        });
     }
     let hj = jsonl(&h, &[]).len();
     let hb = binary(&h, &[]).len();
     let j = jsonl(&h, &evs).len() - hj;
     let b = binary(&h, &evs).len() - hb;
     let n = evs.len() as f64;
-    println!("{} events: JSONL {:.1} B/event, binary {:.1} B/event (header {hj} B / {hb} B)", evs.len(), j as f64 / n, b as f64 / n);
+    println!(
+        "{} events: JSONL {:.1} B/event, binary {:.1} B/event (header {hj} B / {hb} B)",
+        evs.len(),
+        j as f64 / n,
+        b as f64 / n
+    );
     assert!(b * 5 < j, "binary {b} B vs JSONL {j} B");
 }
 

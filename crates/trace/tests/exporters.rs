@@ -26,7 +26,13 @@ fn perfetto_has_named_ordered_tracks() {
     let meta = |name: &str| -> Vec<(u64, u64, String)> {
         evs.iter()
             .filter(|e| e["ph"] == "M" && e["name"] == name)
-            .map(|e| (e["pid"].as_u64().unwrap(), e["tid"].as_u64().unwrap_or(0), e["args"]["name"].as_str().unwrap_or("").to_string()))
+            .map(|e| {
+                (
+                    e["pid"].as_u64().unwrap(),
+                    e["tid"].as_u64().unwrap_or(0),
+                    e["args"]["name"].as_str().unwrap_or("").to_string(),
+                )
+            })
             .collect()
     };
     assert_eq!(meta("process_name"), [(1, 0, "CPUs".to_string()), (2, 0, "Tasks".to_string())]);
@@ -67,7 +73,10 @@ fn perfetto_slices_instants_and_times() {
     assert!(c0.iter().all(|e| e["args"]["missed"] == true));
     let misses: Vec<&Value> = evs.iter().filter(|e| e["name"] == "MISS").collect();
     assert_eq!(misses.len(), 1);
-    assert_eq!((misses[0]["ph"].as_str(), misses[0]["ts"].as_f64(), misses[0]["tid"].as_u64()), (Some("i"), Some(7000.0), Some(7)));
+    assert_eq!(
+        (misses[0]["ph"].as_str(), misses[0]["ts"].as_f64(), misses[0]["tid"].as_u64()),
+        (Some("i"), Some(7000.0), Some(7))
+    );
 
     let count = |name: &str| evs.iter().filter(|e| e["ph"] == "i" && e["name"] == name).count();
     assert_eq!(count("release"), 5);
@@ -75,7 +84,12 @@ fn perfetto_slices_instants_and_times() {
     assert_eq!(count("decision"), 1, "the policy event");
     // Fractional microseconds keep nanoseconds.
     let h = common::header();
-    let evs2 = vec![schedlab_trace::Event::Overhead { t: 1_234_567, cpu: 0, kind: schedlab_trace::OverheadKind::Tick, dur: 1 }];
+    let evs2 = vec![schedlab_trace::Event::Overhead {
+        t: 1_234_567,
+        cpu: 0,
+        kind: schedlab_trace::OverheadKind::Tick,
+        dur: 1,
+    }];
     let s = perfetto_json(&h, &evs2);
     assert!(s.contains("\"ts\":1234.567,\"dur\":0.001"), "{s}");
 }
@@ -116,7 +130,11 @@ fn svg_is_well_formed_and_shows_names_and_misses() {
     assert!(!svg.contains("C <&"), "names are escaped");
     assert_eq!(svg.matches("class=\"miss\"").count(), 1, "one missed deadline");
     assert!(svg.contains("stroke=\"red\""));
-    assert_eq!(svg.matches("<rect x=").count() - svg.matches("fill=\"#f4f4f4\"").count() - 1 - 2 - 1, 5, "5 execution boxes besides background, legend");
+    assert_eq!(
+        svg.matches("<rect x=").count() - svg.matches("fill=\"#f4f4f4\"").count() - 1 - 2 - 1,
+        5,
+        "5 execution boxes besides background, legend"
+    );
     assert!(svg.contains(">CPU 0</text>") && svg.contains(">CPU 1</text>"), "legend");
     assert!(svg.contains(">5ms</text>") && svg.contains(">10ms</text>"), "axis labels");
     // Deterministic.
@@ -126,14 +144,24 @@ fn svg_is_well_formed_and_shows_names_and_misses() {
 #[test]
 fn svg_window_and_width() {
     let h = common::header();
-    let opts = SvgOptions { start: Some(4 * MS), end: Some(6 * MS), width: 600, title: Some("a <window>".into()), ..SvgOptions::default() };
+    let opts = SvgOptions {
+        start: Some(4 * MS),
+        end: Some(6 * MS),
+        width: 600,
+        title: Some("a <window>".into()),
+        ..SvgOptions::default()
+    };
     let svg = render_svg(&h, common::events(), &opts);
     check_balanced(&svg);
     assert!(svg.contains("width=\"600\""));
     assert!(svg.contains("a &lt;window&gt;"));
     // In [4, 6] ms: B#0 (2-5) and A#1 (5-7) on CPU 0, C#0 on CPU 1; one preemption mark at 5 ms.
     assert_eq!(svg.matches("<title>").count() - svg.matches("missed its deadline").count(), 3);
-    assert_eq!(svg.matches("<path d=\"M").count(), 3 + 1 + 2, "legend arrows and mark, 1 preemption, A#1 release and A#0 deadline at 5 ms");
+    assert_eq!(
+        svg.matches("<path d=\"M").count(),
+        3 + 1 + 2,
+        "legend arrows and mark, 1 preemption, A#1 release and A#0 deadline at 5 ms"
+    );
 }
 
 #[test]
@@ -141,7 +169,12 @@ fn svg_draws_a_server_lane_per_cpu_from_server_events() {
     use schedlab_trace::Event;
     let h = common::header();
     let mut events = common::events();
-    let server = |t, cpu, s: Option<&str>| Event::Policy { t, cpu: Some(cpu), name: "server".into(), data: serde_json::json!({ "server": s }) };
+    let server = |t, cpu, s: Option<&str>| Event::Policy {
+        t,
+        cpu: Some(cpu),
+        name: "server".into(),
+        data: serde_json::json!({ "server": s }),
+    };
     // CPU 0: S1 from 0 to 4 ms, then S2 to the end; CPU 1: S3 from 0 to 6 ms, then none.
     let at = events.iter().position(|e| e.t() > 0).unwrap();
     events.insert(at, server(0, 1, Some("S3")));
@@ -184,7 +217,9 @@ fn stats_text_and_json() {
     let text = render_stats(&r);
     let lines: Vec<&str> = text.lines().collect();
     assert!(lines[0].starts_with("task "), "{text}");
-    let row = |first: &str| lines.iter().find(|l| l.starts_with(first)).map(|l| l.split_whitespace().collect::<Vec<_>>()).unwrap();
+    let row = |first: &str| {
+        lines.iter().find(|l| l.starts_with(first)).map(|l| l.split_whitespace().collect::<Vec<_>>()).unwrap()
+    };
     assert_eq!(row("A "), ["A", "3", "2", "0", "1", "0", "0.0%", "2ms", "2ms", "0ns", "0", "0"]);
     assert_eq!(row("B "), ["B", "1", "1", "0", "0", "0", "0.0%", "9ms", "9ms", "0ns", "1", "1"]);
     assert_eq!(row("all "), ["all", "5", "4", "0", "1", "1", "20.0%", "9ms", "1ms", "1", "1"]);
@@ -199,4 +234,3 @@ fn stats_text_and_json() {
     // (6.982 + 8.995) ms of job execution (overhead stalls excluded) over 10 ms.
     assert_eq!(json["totals"]["utilization"], 1.5977);
 }
-

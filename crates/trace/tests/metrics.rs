@@ -35,7 +35,12 @@ fn per_job_records_are_exact() {
     let a0 = JobRecord { exec: 2 * MS - 10 * US, ..rec(0, 0, 0, 5 * MS, Some(0), Some(2 * MS)) };
     let a1 = JobRecord { exec: 2 * MS - 3 * US, ..rec(0, 1, 5 * MS, 10 * MS, Some(5 * MS), Some(7 * MS)) };
     let c0 = JobRecord { exec: 8 * MS, ..rec(2, 0, 0, 7 * MS, Some(0), Some(8 * MS)) };
-    let b0 = JobRecord { exec: 4 * MS - 10 * US, preemptions: 1, migrations: 1, ..rec(1, 0, 0, 10 * MS, Some(2 * MS), Some(9 * MS)) };
+    let b0 = JobRecord {
+        exec: 4 * MS - 10 * US,
+        preemptions: 1,
+        migrations: 1,
+        ..rec(1, 0, 0, 10 * MS, Some(2 * MS), Some(9 * MS))
+    };
     let a2 = rec(0, 2, 10 * MS, 15 * MS, None, None);
     assert_eq!(c0.tardiness, MS);
     assert!(c0.missed);
@@ -57,10 +62,16 @@ fn per_task_cpu_and_total_figures_are_exact() {
     assert_eq!(a.miss_ratio, 0.0);
 
     let b = &r.tasks[1];
-    assert_eq!((b.jobs, b.completed, b.misses, b.max_response, b.preemptions, b.migrations, b.exec), (1, 1, 0, Some(9 * MS), 1, 1, 4 * MS - 10 * US));
+    assert_eq!(
+        (b.jobs, b.completed, b.misses, b.max_response, b.preemptions, b.migrations, b.exec),
+        (1, 1, 0, Some(9 * MS), 1, 1, 4 * MS - 10 * US)
+    );
 
     let c = &r.tasks[2];
-    assert_eq!((c.jobs, c.completed, c.misses, c.miss_ratio, c.max_response, c.max_tardiness), (1, 1, 1, 1.0, Some(8 * MS), MS));
+    assert_eq!(
+        (c.jobs, c.completed, c.misses, c.miss_ratio, c.max_response, c.max_tardiness),
+        (1, 1, 1, 1.0, Some(8 * MS), MS)
+    );
 
     assert_eq!(r.cpus.len(), 2);
     let (c0, c1) = (&r.cpus[0], &r.cpus[1]);
@@ -69,7 +80,11 @@ fn per_task_cpu_and_total_figures_are_exact() {
     assert_eq!(c0.overhead, 18 * US);
     assert_eq!(
         c0.overheads.iter().map(|o| (o.kind, o.count, o.total)).collect::<Vec<_>>(),
-        [(OverheadKind::Release, 1, 3 * US), (OverheadKind::Schedule, 1, 10 * US), (OverheadKind::ContextSwitch, 1, 5 * US)]
+        [
+            (OverheadKind::Release, 1, 3 * US),
+            (OverheadKind::Schedule, 1, 10 * US),
+            (OverheadKind::ContextSwitch, 1, 5 * US)
+        ]
     );
     assert_eq!(c1.overhead, 5 * US);
     let cxs = r.overheads.iter().find(|o| o.kind == OverheadKind::ContextSwitch).unwrap();
@@ -164,8 +179,12 @@ fn sinks_receive_records_and_intervals_and_memory_holds_only_jobs_in_flight() {
     assert_eq!(m.in_flight(), 1);
     let (_, Both(jobs, ivs)) = m.finish();
     assert_eq!(jobs.len(), 5);
-    let b: Vec<(u32, u64, u64, Option<SwitchReason>)> = ivs.iter().filter(|i| i.task == 1).map(|i| (i.cpu, i.start, i.end, i.reason)).collect();
-    assert_eq!(b, [(0, 2 * MS, 5 * MS, Some(SwitchReason::Preempt)), (1, 8 * MS, 9 * MS, Some(SwitchReason::Complete))]);
+    let b: Vec<(u32, u64, u64, Option<SwitchReason>)> =
+        ivs.iter().filter(|i| i.task == 1).map(|i| (i.cpu, i.start, i.end, i.reason)).collect();
+    assert_eq!(
+        b,
+        [(0, 2 * MS, 5 * MS, Some(SwitchReason::Preempt)), (1, 8 * MS, 9 * MS, Some(SwitchReason::Complete))]
+    );
 
     // A closure as sink; and a long trace keeps a bounded job table.
     let mut count = 0;

@@ -100,7 +100,9 @@ impl Check {
             Check::Placement => "a job runs only on CPUs its placement allows",
             Check::Eligibility => "a job runs only after its predecessor completed, and not while blocked",
             Check::Accounting => "each job is released once, completes at most once and after its release",
-            Check::Sporadic => "releases of a task are at least period - jitter apart; deadline = arrival + relative deadline",
+            Check::Sporadic => {
+                "releases of a task are at least period - jitter apart; deadline = arrival + relative deadline"
+            }
             Check::Wcet => "a job executes at most its WCET (or its listed execution time)",
             Check::Conformance => "in every domain the running jobs are the highest-priority eligible jobs",
             Check::WorkConserving => "no CPU idles while an eligible job that may run there waits",
@@ -113,7 +115,10 @@ impl Check {
     /// Whether the check belongs to the policy (conformance, replay) rather
     /// than to the generic invariants every schedule obeys.
     pub fn is_policy(self) -> bool {
-        matches!(self, Check::Conformance | Check::WorkConserving | Check::NpPreemption | Check::NpDecision | Check::Replay)
+        matches!(
+            self,
+            Check::Conformance | Check::WorkConserving | Check::NpPreemption | Check::NpDecision | Check::Replay
+        )
     }
 
     pub(crate) fn index(self) -> usize {

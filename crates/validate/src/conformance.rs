@@ -106,7 +106,8 @@ impl Validator<'_> {
     fn wronged(&self, d: usize, now: Time) -> Vec<(JobRef, Reason)> {
         let Some(conf) = self.conf else { return Vec::new() };
         let running = self.running_in(d, now);
-        let idle: Vec<u32> = self.domains[d].iter().copied().filter(|&c| self.state.cpus[c as usize].jobs.is_empty()).collect();
+        let idle: Vec<u32> =
+            self.domains[d].iter().copied().filter(|&c| self.state.cpus[c as usize].jobs.is_empty()).collect();
         let mut out = Vec::new();
         for w in self.waiting_in(d) {
             let pl = &self.placement[w.task as usize];
@@ -222,24 +223,32 @@ impl Validator<'_> {
     }
 
     fn domain_jobs(&self, d: usize) -> Vec<String> {
-        self.domains[d].iter().flat_map(|&c| self.state.cpus[c as usize].jobs.iter().map(|&j| self.rec.names.job(j))).collect()
+        self.domains[d]
+            .iter()
+            .flat_map(|&c| self.state.cpus[c as usize].jobs.iter().map(|&j| self.rec.names.job(j)))
+            .collect()
     }
 
     fn report_wrong(&mut self, d: usize, w: JobRef, reason: Reason, since: Time, detected: Time, at: Time) {
         let dw = self.describe(w, at);
         let ran = self.domain_jobs(d);
         let listed = if ran.is_empty() { "nothing".to_string() } else { ran.join(", ") };
-        let tail = if self.tol > 0 { format!(" (for longer than the tolerance {})", time(self.tol)) } else { String::new() };
+        let tail =
+            if self.tol > 0 { format!(" (for longer than the tolerance {})", time(self.tol)) } else { String::new() };
         let wname = self.rec.names.job(w);
         match reason {
             Reason::Idle(cpu) => {
                 let body = format!("cpu {cpu} idles while {dw} waits{tail}; running on domain {d}: {listed}");
-                self.rec.violation(Check::WorkConserving, since, detected, Some(cpu), |_| Detail::new(body).ran(ran).expected(vec![wname]));
+                self.rec.violation(Check::WorkConserving, since, detected, Some(cpu), |_| {
+                    Detail::new(body).ran(ran).expected(vec![wname])
+                });
             }
             Reason::Beats { cpu, running } => {
                 let dr = self.describe(running, at);
                 let body = format!("{dr} runs while {dw} waits{tail}; running on domain {d}: {listed}");
-                self.rec.violation(Check::Conformance, since, detected, Some(cpu), |_| Detail::new(body).ran(ran).expected(vec![wname]));
+                self.rec.violation(Check::Conformance, since, detected, Some(cpu), |_| {
+                    Detail::new(body).ran(ran).expected(vec![wname])
+                });
             }
         }
     }
@@ -265,7 +274,9 @@ impl Validator<'_> {
             if let Some((w, _)) = best {
                 let body = format!("cpu {cpu} picks {} while {} waits", self.describe(j, t), self.describe(w, t));
                 let (jn, wn) = (self.rec.names.job(j), self.rec.names.job(w));
-                self.rec.violation(Check::NpDecision, t, t, Some(cpu), |_| Detail::new(body).ran(vec![jn]).expected(vec![wn]));
+                self.rec.violation(Check::NpDecision, t, t, Some(cpu), |_| {
+                    Detail::new(body).ran(vec![jn]).expected(vec![wn])
+                });
             }
         }
         self.inst.picks = picks;

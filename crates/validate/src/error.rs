@@ -16,7 +16,9 @@ pub enum ValidateError {
 impl std::fmt::Display for ValidateError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            ValidateError::Policy { path, message } if path.is_empty() => write!(f, "cannot build the policy: {message}"),
+            ValidateError::Policy { path, message } if path.is_empty() => {
+                write!(f, "cannot build the policy: {message}")
+            }
             ValidateError::Policy { path, message } => write!(f, "cannot build the policy: {path}: {message}"),
             ValidateError::OutOfOrder { index, t, previous } => {
                 write!(f, "event {index} is out of time order: t={t}ns after an event at t={previous}ns")

@@ -36,8 +36,13 @@ pub enum FaultKind {
 }
 
 impl FaultKind {
-    pub const ALL: &'static [FaultKind] =
-        &[FaultKind::SwapDispatch, FaultKind::DelayDispatch, FaultKind::RunPastCompletion, FaultKind::WrongCpu, FaultKind::IdleWhileWaiting];
+    pub const ALL: &'static [FaultKind] = &[
+        FaultKind::SwapDispatch,
+        FaultKind::DelayDispatch,
+        FaultKind::RunPastCompletion,
+        FaultKind::WrongCpu,
+        FaultKind::IdleWhileWaiting,
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
@@ -128,7 +133,10 @@ fn set_time(e: &mut Event, nt: Time) {
 
 fn set_cpu(e: &mut Event, c: u32) {
     match e {
-        Event::SwitchTo { cpu, .. } | Event::SwitchAway { cpu, .. } | Event::Completion { cpu, .. } | Event::Overhead { cpu, .. } => *cpu = c,
+        Event::SwitchTo { cpu, .. }
+        | Event::SwitchAway { cpu, .. }
+        | Event::Completion { cpu, .. }
+        | Event::Overhead { cpu, .. } => *cpu = c,
         _ => {}
     }
 }
@@ -157,8 +165,12 @@ fn set_job(e: &mut Event, j: JobRef) {
 fn ending(events: &[Event], ei: usize) -> Vec<usize> {
     let (t, j) = (events[ei].t(), events[ei].job());
     let companion = |e: &Event| match e {
-        Event::Completion { .. } => matches!(events[ei], Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. }),
-        Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. } => matches!(events[ei], Event::Completion { .. }),
+        Event::Completion { .. } => {
+            matches!(events[ei], Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. })
+        }
+        Event::SwitchAway { reason: SwitchReason::Complete | SwitchReason::Abort, .. } => {
+            matches!(events[ei], Event::Completion { .. })
+        }
         _ => false,
     };
     let mut v = vec![ei];
@@ -200,7 +212,14 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
     let mut rng = Rng::new(seed);
     let st = stints(events);
     let mut ev = events.to_vec();
-    let m = |t: Time, cpu: Option<u32>, jobs: Vec<JobRef>, description: String| Mutation { kind, seed, t, cpu, jobs, description };
+    let m = |t: Time, cpu: Option<u32>, jobs: Vec<JobRef>, description: String| Mutation {
+        kind,
+        seed,
+        t,
+        cpu,
+        jobs,
+        description,
+    };
     let mutation = match kind {
         FaultKind::SwapDispatch => {
             let mut pairs = Vec::new();
@@ -225,13 +244,19 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
                     _ => {}
                 }
             }
-            m(a.t0, Some(a.cpu), vec![a.job, b.job], format!(
-                "jobs {}#{} (cpu {}) and {}#{} (cpu {}) dispatched at {}ns exchange identities from then on",
-                a.job.task, a.job.job, a.cpu, b.job.task, b.job.job, b.cpu, a.t0
-            ))
+            m(
+                a.t0,
+                Some(a.cpu),
+                vec![a.job, b.job],
+                format!(
+                    "jobs {}#{} (cpu {}) and {}#{} (cpu {}) dispatched at {}ns exchange identities from then on",
+                    a.job.task, a.job.job, a.cpu, b.job.task, b.job.job, b.cpu, a.t0
+                ),
+            )
         }
         FaultKind::DelayDispatch => {
-            let cands: Vec<Stint> = st.iter().copied().filter(|s| s.end.is_some_and(|(_, t1, _)| t1 > s.t0 + 1)).collect();
+            let cands: Vec<Stint> =
+                st.iter().copied().filter(|s| s.end.is_some_and(|(_, t1, _)| t1 > s.t0 + 1)).collect();
             let s = pick(&mut rng, &cands)?;
             let t1 = s.end.map(|e| e.1).unwrap_or(s.t0);
             let len = t1 - s.t0;
@@ -239,7 +264,15 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
             let hi = (len / 2).max(lo).min(len - 1);
             let delay = rng.range_u64(lo.min(hi), hi);
             move_events(&mut ev, &[s.start], s.t0 + delay);
-            m(s.t0, Some(s.cpu), vec![s.job], format!("dispatch of {}#{} on cpu {} delayed by {}ns (from {}ns)", s.job.task, s.job.job, s.cpu, delay, s.t0))
+            m(
+                s.t0,
+                Some(s.cpu),
+                vec![s.job],
+                format!(
+                    "dispatch of {}#{} on cpu {} delayed by {}ns (from {}ns)",
+                    s.job.task, s.job.job, s.cpu, delay, s.t0
+                ),
+            )
         }
         FaultKind::RunPastCompletion => {
             // Stints that end their job, followed by another dispatch on the same CPU.
@@ -290,7 +323,15 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
                     set_cpu(&mut ev[i], c);
                 }
             }
-            m(s.t0, Some(c), vec![s.job], format!("the stint of {}#{} at {}ns moves from cpu {} to cpu {c}, outside its placement", s.job.task, s.job.job, s.t0, s.cpu))
+            m(
+                s.t0,
+                Some(c),
+                vec![s.job],
+                format!(
+                    "the stint of {}#{} at {}ns moves from cpu {} to cpu {c}, outside its placement",
+                    s.job.task, s.job.job, s.t0, s.cpu
+                ),
+            )
         }
         FaultKind::IdleWhileWaiting => {
             let cands: Vec<Stint> = st
@@ -302,7 +343,15 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
             let (ei, t1, _) = s.end?;
             ev.remove(ei);
             ev.remove(s.start);
-            m(s.t0, Some(s.cpu), vec![s.job], format!("cpu {} idles from {}ns to {}ns instead of running {}#{}", s.cpu, s.t0, t1, s.job.task, s.job.job))
+            m(
+                s.t0,
+                Some(s.cpu),
+                vec![s.job],
+                format!(
+                    "cpu {} idles from {}ns to {}ns instead of running {}#{}",
+                    s.cpu, s.t0, t1, s.job.task, s.job.job
+                ),
+            )
         }
     };
     Some(Faulty { mutation, events: ev })
@@ -310,5 +359,9 @@ pub fn inject(header: &Header, events: &[Event], kind: FaultKind, seed: u64) -> 
 
 /// One faulty copy per kind the trace allows, with seeds `seed`, `seed + 1`, ...
 pub fn inject_all(header: &Header, events: &[Event], seed: u64) -> Vec<Faulty> {
-    FaultKind::ALL.iter().enumerate().filter_map(|(i, &k)| inject(header, events, k, seed.wrapping_add(i as u64))).collect()
+    FaultKind::ALL
+        .iter()
+        .enumerate()
+        .filter_map(|(i, &k)| inject(header, events, k, seed.wrapping_add(i as u64)))
+        .collect()
 }

@@ -46,12 +46,19 @@ use schedlab_trace::{Event, Header};
 /// Validates a trace against the policy its spec names (built with
 /// `schedlab_policy::build` and the trace's recorded placement). A spec
 /// without a policy, or [`Mode::Generic`], checks the generic invariants only.
-pub fn validate(header: &Header, events: impl IntoIterator<Item = Event>, options: &Options) -> Result<Report, ValidateError> {
+pub fn validate(
+    header: &Header,
+    events: impl IntoIterator<Item = Event>,
+    options: &Options,
+) -> Result<Report, ValidateError> {
     let policy = if options.mode == Mode::Generic || header.spec.policy.is_none() {
         None
     } else {
         let placement = (!header.placement.is_empty()).then_some(header.placement.as_slice());
-        Some(schedlab_policy::build(&header.spec, placement).map_err(|e| ValidateError::Policy { path: e.path, message: e.message })?)
+        Some(
+            schedlab_policy::build(&header.spec, placement)
+                .map_err(|e| ValidateError::Policy { path: e.path, message: e.message })?,
+        )
     };
     validate_with(header, events, options, policy)
 }

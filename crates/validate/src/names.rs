@@ -55,21 +55,30 @@ impl Names {
         let j = |task: u32, job: u64| self.job(JobRef { task, job });
         match e {
             Event::SysRelease { .. } => format!("{t} sys-release"),
-            Event::Release { task, job, deadline, .. } => format!("{t} release {} (deadline {})", j(*task, *job), time(*deadline)),
+            Event::Release { task, job, deadline, .. } => {
+                format!("{t} release {} (deadline {})", j(*task, *job), time(*deadline))
+            }
             Event::SwitchTo { cpu, task, job, .. } => format!("{t} cpu {cpu} switch-to {}", j(*task, *job)),
             Event::SwitchAway { cpu, task, job, reason, exec, .. } => {
-                let r = serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let r =
+                    serde_json::to_value(reason).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 format!("{t} cpu {cpu} switch-away {} ({r}, exec {})", j(*task, *job), time(*exec))
             }
             Event::Completion { cpu, task, job, exec, forced, .. } => {
-                format!("{t} cpu {cpu} completion {} (exec {}{})", j(*task, *job), time(*exec), if *forced { ", forced" } else { "" })
+                format!(
+                    "{t} cpu {cpu} completion {} (exec {}{})",
+                    j(*task, *job),
+                    time(*exec),
+                    if *forced { ", forced" } else { "" }
+                )
             }
             Event::Block { task, job, .. } => format!("{t} block {}", j(*task, *job)),
             Event::Resume { task, job, .. } => format!("{t} resume {}", j(*task, *job)),
             Event::DeadlineMiss { task, job, .. } => format!("{t} deadline-miss {}", j(*task, *job)),
             Event::BudgetExhausted { task, job, .. } => format!("{t} budget-exhausted {}", j(*task, *job)),
             Event::Overhead { cpu, kind, dur, .. } => {
-                let k = serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+                let k =
+                    serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 format!("{t} cpu {cpu} overhead {k} {}", time(*dur))
             }
             Event::Policy { cpu, name, data, .. } => {

@@ -71,7 +71,14 @@ impl Recorder {
     }
 
     /// Counts a violation; builds its detail only if it is the check's first.
-    pub fn violation(&mut self, check: Check, t: Time, detected: Time, cpu: Option<u32>, detail: impl FnOnce(&Names) -> Detail) {
+    pub fn violation(
+        &mut self,
+        check: Check,
+        t: Time,
+        detected: Time,
+        cpu: Option<u32>,
+        detail: impl FnOnce(&Names) -> Detail,
+    ) {
         let i = check.index();
         self.counts[i] += 1;
         if self.first[i].is_some() {

@@ -247,7 +247,9 @@ impl Validator<'_> {
                 let ran: Vec<String> = actual.iter().map(|&j| n.job(j)).collect();
                 let runs = if ran.is_empty() { "idles".to_string() } else { format!("runs {}", ran.join(" and ")) };
                 let chose = want.map_or("to idle".to_string(), |j| n.job(j));
-                Detail::new(format!("cpu {cpu} {runs}, the policy chose {chose}{tail}")).ran(ran).expected(want.map(|j| n.job(j)).into_iter().collect())
+                Detail::new(format!("cpu {cpu} {runs}, the policy chose {chose}{tail}"))
+                    .ran(ran)
+                    .expected(want.map(|j| n.job(j)).into_iter().collect())
             });
         }
         for d in 0..self.domains.len() {

@@ -227,7 +227,9 @@ impl Report {
         }
         if let Some(l) = &self.latency {
             let _ = writeln!(s, "decision latency (event until the assignment conforms again):");
-            for (name, st) in [("all", &l.all), ("release", &l.release), ("completion", &l.completion), ("resume", &l.resume)] {
+            for (name, st) in
+                [("all", &l.all), ("release", &l.release), ("completion", &l.completion), ("resume", &l.resume)]
+            {
                 if st.count > 0 {
                     let _ = writeln!(
                         s,

@@ -164,7 +164,9 @@ impl State {
 
     /// Ends the stint of `j` on `cpu`, if any; returns whether there was one.
     pub fn stop(&mut self, j: JobRef, cpu: u32, t: Time) -> bool {
-        let Some(i) = self.jobs.get(&j).and_then(|js| js.runs.iter().position(|&(c, _)| c == cpu)) else { return false };
+        let Some(i) = self.jobs.get(&j).and_then(|js| js.runs.iter().position(|&(c, _)| c == cpu)) else {
+            return false;
+        };
         let s = self.jobs[&j].runs[i].1;
         let net = self.net(cpu, s, t);
         let js = self.jobs.get_mut(&j).expect("checked above");
@@ -208,7 +210,16 @@ impl State {
     /// Forgets overhead intervals no open or future stint on `cpu` can overlap.
     fn prune(&mut self, cpu: u32, now: Time) {
         let c = &self.cpus[cpu as usize];
-        let from = c.jobs.iter().filter_map(|j| self.jobs.get(j)).flat_map(|js| js.runs.iter()).filter(|r| r.0 == cpu).map(|r| r.1).min().unwrap_or(now).min(now);
+        let from = c
+            .jobs
+            .iter()
+            .filter_map(|j| self.jobs.get(j))
+            .flat_map(|js| js.runs.iter())
+            .filter(|r| r.0 == cpu)
+            .map(|r| r.1)
+            .min()
+            .unwrap_or(now)
+            .min(now);
         let c = &mut self.cpus[cpu as usize];
         while c.overheads.front().is_some_and(|&(_, b)| b <= from) {
             c.overheads.pop_front();

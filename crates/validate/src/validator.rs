@@ -66,15 +66,45 @@ pub(crate) struct InstantBuf {
 /// went into the history.
 #[derive(Debug, Clone, Copy)]
 enum Ev {
-    Release { t: Time, j: JobRef, deadline: Time },
-    To { t: Time, cpu: u32, j: JobRef },
-    Away { t: Time, cpu: u32, j: JobRef, reason: SwitchReason },
-    Done { t: Time, cpu: u32, j: JobRef },
-    Block { t: Time, j: JobRef },
-    Resume { t: Time, j: JobRef },
-    Overhead { t: Time, cpu: u32, dur: Time },
+    Release {
+        t: Time,
+        j: JobRef,
+        deadline: Time,
+    },
+    To {
+        t: Time,
+        cpu: u32,
+        j: JobRef,
+    },
+    Away {
+        t: Time,
+        cpu: u32,
+        j: JobRef,
+        reason: SwitchReason,
+    },
+    Done {
+        t: Time,
+        cpu: u32,
+        j: JobRef,
+    },
+    Block {
+        t: Time,
+        j: JobRef,
+    },
+    Resume {
+        t: Time,
+        j: JobRef,
+    },
+    Overhead {
+        t: Time,
+        cpu: u32,
+        dur: Time,
+    },
     /// A release-latency interval: it delays a release and does not occupy its CPU.
-    ReleaseLatency { t: Time, dur: Time },
+    ReleaseLatency {
+        t: Time,
+        dur: Time,
+    },
     Other,
 }
 
@@ -141,11 +171,18 @@ impl<'p> Validator<'p> {
     /// A validator for the trace described by `header`. `policy` is the
     /// policy to check against (a fresh instance: replay drives it); `None`
     /// checks the generic invariants only.
-    pub fn new(header: &Header, options: &Options, policy: Option<Box<dyn Policy + 'p>>) -> Result<Validator<'p>, ValidateError> {
+    pub fn new(
+        header: &Header,
+        options: &Options,
+        policy: Option<Box<dyn Policy + 'p>>,
+    ) -> Result<Validator<'p>, ValidateError> {
         if header.schedlab_trace != SCHEMA_VERSION {
             return Err(ValidateError::Malformed {
                 index: None,
-                message: format!("trace schema version {} (this validator reads version {SCHEMA_VERSION})", header.schedlab_trace),
+                message: format!(
+                    "trace schema version {} (this validator reads version {SCHEMA_VERSION})",
+                    header.schedlab_trace
+                ),
             });
         }
         let spec = &header.spec;
@@ -189,7 +226,8 @@ impl<'p> Validator<'p> {
             policy_name = Some(info.name.to_string());
             domains = if info.domains.is_empty() { vec![(0..cpus).collect()] } else { info.domains.clone() };
             match (info.conformance, options.mode) {
-                (Conformance::PriorityDriven { .. }, Mode::Replay) | (Conformance::Replay, Mode::Auto | Mode::Replay) => {
+                (Conformance::PriorityDriven { .. }, Mode::Replay)
+                | (Conformance::Replay, Mode::Auto | Mode::Replay) => {
                     checks = PolicyChecks::Replay;
                 }
                 (Conformance::PriorityDriven { preemptive, work_conserving, hysteresis }, _) => {
@@ -272,7 +310,9 @@ impl<'p> Validator<'p> {
         self.rec.push(e);
         if t > self.horizon {
             let h = self.horizon;
-            self.rec.violation(Check::Accounting, t, t, None, |_| Detail::new(format!("event after the trace's horizon {}", time(h))));
+            self.rec.violation(Check::Accounting, t, t, None, |_| {
+                Detail::new(format!("event after the trace's horizon {}", time(h)))
+            });
         }
         self.handle(ev);
         self.index += 1;
@@ -351,7 +391,11 @@ impl<'p> Validator<'p> {
         let ts = &self.state.tasks[j.task as usize];
         if let Some(m) = ts.max_released.filter(|&m| m >= j.job) {
             self.rec.violation(Check::Accounting, t, t, None, |n| {
-                Detail::new(format!("{} is released again or out of order (last release: {})", n.job(j), n.job(JobRef { task: j.task, job: m })))
+                Detail::new(format!(
+                    "{} is released again or out of order (last release: {})",
+                    n.job(j),
+                    n.job(JobRef { task: j.task, job: m })
+                ))
             });
             return;
         }
@@ -409,7 +453,9 @@ impl<'p> Validator<'p> {
 
     fn on_switch_to(&mut self, t: Time, cpu: u32, j: JobRef) {
         if self.state.tasks[j.task as usize].completed(j.job) {
-            self.rec.violation(Check::Completion, t, t, Some(cpu), |n| Detail::new(format!("{} runs after its completion", n.job(j))).ran(vec![n.job(j)]));
+            self.rec.violation(Check::Completion, t, t, Some(cpu), |n| {
+                Detail::new(format!("{} runs after its completion", n.job(j))).ran(vec![n.job(j)])
+            });
             self.zombies.insert((j, cpu));
             return;
         }
@@ -421,11 +467,14 @@ impl<'p> Validator<'p> {
                 Placement::Cluster { cluster, cpus } => format!("cluster {cluster} (cpus {cpus:?})"),
             };
             self.rec.violation(Check::Placement, t, t, Some(cpu), |n| {
-                Detail::new(format!("{} runs on cpu {cpu}, outside its placement: {where_}", n.job(j))).ran(vec![n.job(j)])
+                Detail::new(format!("{} runs on cpu {cpu}, outside its placement: {where_}", n.job(j)))
+                    .ran(vec![n.job(j)])
             });
         }
         if self.state.jobs.get(&j).is_some_and(|s| s.runs_on(cpu)) {
-            self.rec.violation(Check::Matching, t, t, Some(cpu), |n| Detail::new(format!("switch-to {} on cpu {cpu}, where it already runs", n.job(j))));
+            self.rec.violation(Check::Matching, t, t, Some(cpu), |n| {
+                Detail::new(format!("switch-to {} on cpu {cpu}, where it already runs", n.job(j)))
+            });
             return;
         }
         self.state.start(j, cpu, t);
@@ -437,7 +486,8 @@ impl<'p> Validator<'p> {
     fn on_switch_away(&mut self, t: Time, cpu: u32, j: JobRef, reason: SwitchReason) {
         if reason == SwitchReason::Preempt && self.conf.is_some_and(|c| !c.preemptive) {
             self.rec.violation(Check::NpPreemption, t, t, Some(cpu), |n| {
-                Detail::new(format!("{} is preempted on cpu {cpu}; the policy is non-preemptive", n.job(j))).ran(vec![n.job(j)])
+                Detail::new(format!("{} is preempted on cpu {cpu}; the policy is non-preemptive", n.job(j)))
+                    .ran(vec![n.job(j)])
             });
         }
         if self.state.stop(j, cpu, t) {
@@ -466,11 +516,15 @@ impl<'p> Validator<'p> {
     fn on_completion(&mut self, t: Time, cpu: u32, j: JobRef) {
         let ts = &self.state.tasks[j.task as usize];
         if ts.completed(j.job) {
-            self.rec.violation(Check::Accounting, t, t, Some(cpu), |n| Detail::new(format!("{} completes again", n.job(j))));
+            self.rec.violation(Check::Accounting, t, t, Some(cpu), |n| {
+                Detail::new(format!("{} completes again", n.job(j)))
+            });
             return;
         }
         if !ts.pending.contains(&j.job) {
-            self.rec.violation(Check::Accounting, t, t, Some(cpu), |n| Detail::new(format!("{} completes but was never released", n.job(j))));
+            self.rec.violation(Check::Accounting, t, t, Some(cpu), |n| {
+                Detail::new(format!("{} completes but was never released", n.job(j)))
+            });
             for c in self.state.stop_all(j, t) {
                 self.dirty_cpu(c);
             }
@@ -530,8 +584,19 @@ impl<'p> Validator<'p> {
             let crossed = at - (net - allowed - tol).min(at);
             self.state.job_mut(j).wcet_reported = true;
             self.rec.violation(Check::Wcet, crossed, at, cpu, |n| {
-                let what = if allowed > wcet { format!("its listed execution time {}", time(allowed)) } else { format!("its WCET {}", time(wcet)) };
-                Detail::new(format!("{} executes {} by {}, more than {what} (tolerance {})", n.job(j), time(net), time(at), time(tol))).ran(vec![n.job(j)])
+                let what = if allowed > wcet {
+                    format!("its listed execution time {}", time(allowed))
+                } else {
+                    format!("its WCET {}", time(wcet))
+                };
+                Detail::new(format!(
+                    "{} executes {} by {}, more than {what} (tolerance {})",
+                    n.job(j),
+                    time(net),
+                    time(at),
+                    time(tol)
+                ))
+                .ran(vec![n.job(j)])
             });
         } else if last && net > wcet + tol {
             self.overruns.count += 1;
@@ -556,7 +621,11 @@ impl<'p> Validator<'p> {
             let (two, unrel, inel) = match self.state.jobs.get(&j) {
                 Some(js) => {
                     let run = js.running();
-                    (js.runs.len() >= 2, run && js.release.is_none(), run && js.release.is_some() && !self.state.is_eligible(j))
+                    (
+                        js.runs.len() >= 2,
+                        run && js.release.is_none(),
+                        run && js.release.is_some() && !self.state.is_eligible(j),
+                    )
                 }
                 None => (false, false, false),
             };
@@ -595,8 +664,12 @@ impl<'p> Validator<'p> {
         }
         let tol = self.tol;
         if !self.conds.is_empty() {
-            let mut due: Vec<(Cond, Time)> =
-                self.conds.iter().filter(|(_, p)| !p.reported && next - p.since > tol).map(|(c, p)| (*c, p.since)).collect();
+            let mut due: Vec<(Cond, Time)> = self
+                .conds
+                .iter()
+                .filter(|(_, p)| !p.reported && next - p.since > tol)
+                .map(|(c, p)| (*c, p.since))
+                .collect();
             due.sort_by_key(|&(c, s)| (s, format!("{c:?}")));
             for (c, since) in due {
                 self.report_cond(c, since, next);
@@ -631,11 +704,13 @@ impl<'p> Validator<'p> {
                 });
             }
             Cond::TwoCpus(j) => {
-                let cpus: Vec<u32> = self.state.jobs.get(&j).map(|s| s.runs.iter().map(|&(c, _)| c).collect()).unwrap_or_default();
+                let cpus: Vec<u32> =
+                    self.state.jobs.get(&j).map(|s| s.runs.iter().map(|&(c, _)| c).collect()).unwrap_or_default();
                 let cpu = cpus.first().copied();
                 self.rec.violation(Check::TwoCpus, since, detected, cpu, |n| {
                     let cs: Vec<String> = cpus.iter().map(|c| c.to_string()).collect();
-                    Detail::new(format!("{} runs on cpus {} at once{note}", n.job(j), cs.join(" and "))).ran(vec![n.job(j)])
+                    Detail::new(format!("{} runs on cpus {} at once{note}", n.job(j), cs.join(" and ")))
+                        .ran(vec![n.job(j)])
                 });
             }
             Cond::Release(j) => {
@@ -671,8 +746,13 @@ impl<'p> Validator<'p> {
             }
         }
         let end = self.now.unwrap_or(0).max(self.horizon);
-        let running: Vec<(JobRef, Option<u32>)> =
-            self.state.jobs.iter().filter(|(_, s)| s.running()).map(|(j, s)| (*j, s.runs.first().map(|&(c, _)| c))).collect();
+        let running: Vec<(JobRef, Option<u32>)> = self
+            .state
+            .jobs
+            .iter()
+            .filter(|(_, s)| s.running())
+            .map(|(j, s)| (*j, s.runs.first().map(|&(c, _)| c)))
+            .collect();
         for (j, c) in running {
             self.check_wcet(j, end, c, false);
         }
@@ -714,7 +794,12 @@ impl<'p> Validator<'p> {
             tolerance: self.tol,
             horizon: self.horizon,
             events: self.index,
-            jobs: JobCounts { released: self.released, completed: self.completed, pending, peak_in_flight: self.state.peak as u64 },
+            jobs: JobCounts {
+                released: self.released,
+                completed: self.completed,
+                pending,
+                peak_in_flight: self.state.peak as u64,
+            },
             checks,
             misses: self.misses,
             overruns: self.overruns,

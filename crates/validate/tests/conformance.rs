@@ -65,12 +65,20 @@ fn ties_are_interchangeable() {
     let s = spec(1, vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 10 * MS)], Some(PolicyName::Gedf));
     let h = header(s.clone(), vec![], 10 * MS);
     // Equal deadlines: B may run first although A has the smaller task index.
-    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0);
+    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(
+        4 * MS,
+        0,
+        0,
+        0,
+    );
     assert_pass(&check(&h, &t, Some(TestPolicy::gedf(&h))));
     // Under fixed priorities A (1) outranks B (2).
     let r = check(&h, &t, Some(TestPolicy::gfp(&h, vec![1, 2], true)));
     assert_fails(&r, &[Check::Conformance]);
-    assert_eq!(r.first(Check::Conformance).unwrap().message, "t=0ns cpu 0: G-FP conformance: B#0 (priority 2) runs while A#0 (priority 1) waits; running on domain 0: B#0");
+    assert_eq!(
+        r.first(Check::Conformance).unwrap().message,
+        "t=0ns cpu 0: G-FP conformance: B#0 (priority 2) runs while A#0 (priority 1) waits; running on domain 0: B#0"
+    );
 }
 
 #[test]
@@ -78,7 +86,15 @@ fn preempted_and_replaced_at_one_instant_conforms() {
     let s = spec(1, vec![task("A", 2 * MS, 5 * MS), task("B", 3 * MS, 10 * MS)], Some(PolicyName::Gedf));
     let h = header(s.clone(), vec![], 10 * MS);
     // B runs, A arrives with an earlier deadline: switch-to written before the switch-away.
-    let t = Trace::new(&s).rel(0, 1, 0).to(0, 0, 1, 0).rel(MS, 0, 0).to(MS, 0, 0, 0).away(MS, 0, 1, 0).done(3 * MS, 0, 0, 0).to(3 * MS, 0, 1, 0).done(5 * MS, 0, 1, 0);
+    let t = Trace::new(&s)
+        .rel(0, 1, 0)
+        .to(0, 0, 1, 0)
+        .rel(MS, 0, 0)
+        .to(MS, 0, 0, 0)
+        .away(MS, 0, 1, 0)
+        .done(3 * MS, 0, 0, 0)
+        .to(3 * MS, 0, 1, 0)
+        .done(5 * MS, 0, 1, 0);
     assert_pass(&check(&h, &t, Some(TestPolicy::gedf(&h))));
 }
 
@@ -87,7 +103,10 @@ fn idle_cpu_while_work_waits() {
     let (h, t) = gedf_example();
     // T3#0 is dispatched on cpu 1 at 4.2ms instead of 4ms (when T2#0 completes).
     let mut ev = t.events.clone();
-    let i = ev.iter().position(|e| matches!(e, schedlab_trace::Event::SwitchTo { t, cpu: 1, task: 2, .. } if *t == 4 * MS)).unwrap();
+    let i = ev
+        .iter()
+        .position(|e| matches!(e, schedlab_trace::Event::SwitchTo { t, cpu: 1, task: 2, .. } if *t == 4 * MS))
+        .unwrap();
     ev.remove(i);
     let j = ev.iter().position(|e| e.t() > ms(4.2)).unwrap();
     ev.insert(j, schedlab_trace::Event::SwitchTo { t: ms(4.2), cpu: 1, task: 2, job: 0 });
@@ -96,7 +115,10 @@ fn idle_cpu_while_work_waits() {
     let t = Trace { events: ev, ..Trace::new(&h.spec) };
     let r = check(&h, &t, Some(TestPolicy::gedf(&h)));
     assert_fails(&r, &[Check::WorkConserving]);
-    assert_eq!(r.first(Check::WorkConserving).unwrap().message, "t=4ms cpu 1: G-EDF work-conserving: cpu 1 idles while T3#0 (deadline 20ms) waits; running on domain 0: T4#0");
+    assert_eq!(
+        r.first(Check::WorkConserving).unwrap().message,
+        "t=4ms cpu 1: G-EDF work-conserving: cpu 1 idles while T3#0 (deadline 20ms) waits; running on domain 0: T4#0"
+    );
     // A policy that does not declare work conservation may idle.
     let p = TestPolicy::new("gedf", 2, vec![vec![0, 1]], h.placement.clone(), Order::Edf, pd(true, false, 0));
     let r = check(&h, &t, Some(Box::new(p)));
@@ -106,14 +128,32 @@ fn idle_cpu_while_work_waits() {
 
 #[test]
 fn partitioned_domains_are_checked_separately() {
-    let s = spec(2, vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)], Some(PolicyName::Pedf));
+    let s = spec(
+        2,
+        vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)],
+        Some(PolicyName::Pedf),
+    );
     let pl = vec![Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 1 }];
     let h = header(s.clone(), pl, 30 * MS);
     // cpu 1 runs C (deadline 30ms) while A (10ms) waits: fine, A belongs to cpu 0.
-    let ok = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).to(0, 0, 0, 0).to(0, 1, 2, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 1, 0).done(2 * MS, 1, 2, 0).done(4 * MS, 0, 1, 0);
+    let ok = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .rel(0, 2, 0)
+        .to(0, 0, 0, 0)
+        .to(0, 1, 2, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 1, 0)
+        .done(2 * MS, 1, 2, 0)
+        .done(4 * MS, 0, 1, 0);
     assert_pass(&check(&h, &ok, Some(TestPolicy::pedf(&h))));
     // cpu 0 runs B (20ms) while A (10ms) waits.
-    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0);
+    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(
+        4 * MS,
+        0,
+        0,
+        0,
+    );
     let r = check(&h, &bad, Some(TestPolicy::pedf(&h)));
     assert_fails(&r, &[Check::Conformance]);
     assert_eq!(r.first(Check::Conformance).unwrap().message, "t=0ns cpu 0: P-EDF conformance: B#0 (deadline 20ms) runs while A#0 (deadline 10ms) waits; running on domain 0: B#0");
@@ -123,18 +163,53 @@ fn partitioned_domains_are_checked_separately() {
 fn clustered_domains() {
     let s = spec(
         4,
-        vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS), task("D", 2 * MS, 40 * MS)],
+        vec![
+            task("A", 2 * MS, 10 * MS),
+            task("B", 2 * MS, 20 * MS),
+            task("C", 2 * MS, 30 * MS),
+            task("D", 2 * MS, 40 * MS),
+        ],
         Some(PolicyName::Cedf),
     );
     let c0 = Placement::Cluster { cluster: 0, cpus: vec![0, 1] };
     let c1 = Placement::Cluster { cluster: 1, cpus: vec![2, 3] };
     let h = header(s.clone(), vec![c0.clone(), c0.clone(), c0, c1], 40 * MS);
-    let cedf = || Box::new(TestPolicy::new("cedf", 4, vec![vec![0, 1], vec![2, 3]], h.placement.clone(), Order::Edf, pd(true, true, 0)));
+    let cedf = || {
+        Box::new(TestPolicy::new(
+            "cedf",
+            4,
+            vec![vec![0, 1], vec![2, 3]],
+            h.placement.clone(),
+            Order::Edf,
+            pd(true, true, 0),
+        ))
+    };
     // Cluster 0 runs A and B, C waits; cluster 1 runs D (and idles a CPU: nothing of its own waits).
-    let ok = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).rel(0, 3, 0).to(0, 0, 0, 0).to(0, 1, 1, 0).to(0, 2, 3, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 2, 0).done(2 * MS, 1, 1, 0).done(2 * MS, 2, 3, 0).done(4 * MS, 0, 2, 0);
+    let ok = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .rel(0, 2, 0)
+        .rel(0, 3, 0)
+        .to(0, 0, 0, 0)
+        .to(0, 1, 1, 0)
+        .to(0, 2, 3, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 2, 0)
+        .done(2 * MS, 1, 1, 0)
+        .done(2 * MS, 2, 3, 0)
+        .done(4 * MS, 0, 2, 0);
     assert_pass(&check(&h, &ok, Some(cedf())));
     // Cluster 0 runs B and C while A waits.
-    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).to(0, 0, 2, 0).to(0, 1, 1, 0).done(2 * MS, 0, 2, 0).to(2 * MS, 0, 0, 0).done(2 * MS, 1, 1, 0).done(4 * MS, 0, 0, 0);
+    let bad = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .rel(0, 2, 0)
+        .to(0, 0, 2, 0)
+        .to(0, 1, 1, 0)
+        .done(2 * MS, 0, 2, 0)
+        .to(2 * MS, 0, 0, 0)
+        .done(2 * MS, 1, 1, 0)
+        .done(4 * MS, 0, 0, 0);
     let r = check(&h, &bad, Some(cedf()));
     assert_fails(&r, &[Check::Conformance]);
     assert_eq!(r.first(Check::Conformance).unwrap().message, "t=0ns cpu 0: C-EDF conformance: C#0 (deadline 30ms) runs while A#0 (deadline 10ms) waits; running on domain 0: C#0, B#0");
@@ -147,7 +222,12 @@ fn llf_trace() -> (schedlab_trace::Header, Trace) {
     let mut b = task("B", 4 * MS, 20 * MS);
     b.deadline = Some(Duration(11 * MS));
     let s = spec(1, vec![task("A", 4 * MS, 10 * MS), b], Some(PolicyName::Llf));
-    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).done(4 * MS, 0, 0, 0).to(4 * MS, 0, 1, 0).done(8 * MS, 0, 1, 0);
+    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).done(4 * MS, 0, 0, 0).to(4 * MS, 0, 1, 0).done(
+        8 * MS,
+        0,
+        1,
+        0,
+    );
     (header(s, vec![], 10 * MS), t)
 }
 
@@ -204,19 +284,47 @@ fn np_gedf_catches_preemption() {
     let (h, t) = gedf_example();
     let r = check(&h, &t, Some(TestPolicy::np_gedf(&h)));
     assert_fails(&r, &[Check::NpPreemption]);
-    assert_eq!(r.first(Check::NpPreemption).unwrap().message, "t=3.5ms cpu 0: NP-G-EDF np-preemption: T3#0 is preempted on cpu 0; the policy is non-preemptive");
+    assert_eq!(
+        r.first(Check::NpPreemption).unwrap().message,
+        "t=3.5ms cpu 0: NP-G-EDF np-preemption: T3#0 is preempted on cpu 0; the policy is non-preemptive"
+    );
 }
 
 #[test]
 fn np_gedf_catches_a_wrong_pick() {
-    let s = spec(1, vec![task("A", 3 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 15 * MS)], Some(PolicyName::NpGedf));
+    let s = spec(
+        1,
+        vec![task("A", 3 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 15 * MS)],
+        Some(PolicyName::NpGedf),
+    );
     let h = header(s.clone(), vec![], 20 * MS);
-    let good = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).rel(MS, 1, 0).rel(2 * MS, 2, 0).done(3 * MS, 0, 0, 0).to(3 * MS, 0, 2, 0).done(5 * MS, 0, 2, 0).to(5 * MS, 0, 1, 0).done(7 * MS, 0, 1, 0);
+    let good = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .rel(MS, 1, 0)
+        .rel(2 * MS, 2, 0)
+        .done(3 * MS, 0, 0, 0)
+        .to(3 * MS, 0, 2, 0)
+        .done(5 * MS, 0, 2, 0)
+        .to(5 * MS, 0, 1, 0)
+        .done(7 * MS, 0, 1, 0);
     assert_pass(&check(&h, &good, Some(TestPolicy::np_gedf(&h))));
-    let bad = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).rel(MS, 1, 0).rel(2 * MS, 2, 0).done(3 * MS, 0, 0, 0).to(3 * MS, 0, 1, 0).done(5 * MS, 0, 1, 0).to(5 * MS, 0, 2, 0).done(7 * MS, 0, 2, 0);
+    let bad = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .rel(MS, 1, 0)
+        .rel(2 * MS, 2, 0)
+        .done(3 * MS, 0, 0, 0)
+        .to(3 * MS, 0, 1, 0)
+        .done(5 * MS, 0, 1, 0)
+        .to(5 * MS, 0, 2, 0)
+        .done(7 * MS, 0, 2, 0);
     let r = check(&h, &bad, Some(TestPolicy::np_gedf(&h)));
     assert_fails(&r, &[Check::NpDecision]);
-    assert_eq!(r.first(Check::NpDecision).unwrap().message, "t=3ms cpu 0: NP-G-EDF np-decision: cpu 0 picks B#0 (deadline 21ms) while C#0 (deadline 17ms) waits");
+    assert_eq!(
+        r.first(Check::NpDecision).unwrap().message,
+        "t=3ms cpu 0: NP-G-EDF np-decision: cpu 0 picks B#0 (deadline 21ms) while C#0 (deadline 17ms) waits"
+    );
 }
 
 #[test]
@@ -252,7 +360,9 @@ fn lagging() -> (schedlab_trace::Header, Trace) {
             schedlab_trace::Event::SwitchAway { t, cpu, task: 2, job: 0, reason, exec } if t == ms(3.5) => {
                 schedlab_trace::Event::SwitchAway { t: t + 30 * US, cpu, task: 2, job: 0, reason, exec }
             }
-            schedlab_trace::Event::SwitchTo { t, cpu, task: 3, job: 0 } => schedlab_trace::Event::SwitchTo { t: t + 30 * US, cpu, task: 3, job: 0 },
+            schedlab_trace::Event::SwitchTo { t, cpu, task: 3, job: 0 } => {
+                schedlab_trace::Event::SwitchTo { t: t + 30 * US, cpu, task: 3, job: 0 }
+            }
             schedlab_trace::Event::Completion { t, cpu, task: 3, job: 0, exec, forced } => {
                 schedlab_trace::Event::Completion { t: t + 30 * US, cpu, task: 3, job: 0, exec, forced }
             }
@@ -285,7 +395,13 @@ fn tolerance_rejects_a_lag_beyond_it() {
     assert_fails(&r, &[Check::Conformance]);
     let v = r.first(Check::Conformance).unwrap();
     assert_eq!((v.t, v.detected), (ms(3.5), ms(3.53)));
-    assert!(v.message.contains("T3#0 (deadline 20ms) runs while T4#0 (deadline 5.5ms) waits (for longer than the tolerance 20us)"), "{}", v.message);
+    assert!(
+        v.message.contains(
+            "T3#0 (deadline 20ms) runs while T4#0 (deadline 5.5ms) waits (for longer than the tolerance 20us)"
+        ),
+        "{}",
+        v.message
+    );
     // With tolerance 0 the lag is a violation too.
     assert_fails(&check(&h, &t, Some(TestPolicy::gedf(&h))), &[Check::Conformance]);
 }

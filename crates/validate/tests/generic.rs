@@ -85,7 +85,15 @@ fn switch_to_on_a_busy_cpu() {
 #[test]
 fn preempted_and_replaced_in_either_order_at_one_instant_is_fine() {
     let (h, t) = two_tasks();
-    let t = t.rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).to(MS, 0, 0, 0).away(MS, 0, 1, 0).done(3 * MS, 0, 0, 0).to(3 * MS, 0, 1, 0).done(5 * MS, 0, 1, 0);
+    let t = t
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .to(0, 0, 1, 0)
+        .to(MS, 0, 0, 0)
+        .away(MS, 0, 1, 0)
+        .done(3 * MS, 0, 0, 0)
+        .to(3 * MS, 0, 1, 0)
+        .done(5 * MS, 0, 1, 0);
     assert_pass(&check(&h, &t, None));
 }
 
@@ -95,7 +103,10 @@ fn switch_away_without_switch_to() {
     let t = t.rel(0, 0, 0).away(MS, 0, 0, 0).to(MS, 0, 0, 0).done(3 * MS, 0, 0, 0);
     let r = check(&h, &t, None);
     assert_fails(&r, &[Check::Matching]);
-    assert_eq!(r.first(Check::Matching).unwrap().message, "t=1ms cpu 0: matching: switch-away A#0 on cpu 0, which runs nothing");
+    assert_eq!(
+        r.first(Check::Matching).unwrap().message,
+        "t=1ms cpu 0: matching: switch-away A#0 on cpu 0, which runs nothing"
+    );
 }
 
 #[test]
@@ -118,13 +129,21 @@ fn switch_away_after_completion_is_accepted() {
 fn outside_placement() {
     let s = spec(2, vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 10 * MS)], None);
     let pl = vec![Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 1 }];
-    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).to(0, 1, 1, 0).done(2 * MS, 0, 0, 0).done(2 * MS, 1, 1, 0);
+    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).to(0, 1, 1, 0).done(2 * MS, 0, 0, 0).done(
+        2 * MS,
+        1,
+        1,
+        0,
+    );
     let h = header(s.clone(), pl.clone(), 10 * MS);
     assert_pass(&check(&h, &t, None));
     let t = Trace::new(&s).rel(0, 0, 0).to(0, 1, 0, 0).done(2 * MS, 1, 0, 0);
     let r = check(&h, &t, None);
     assert_fails(&r, &[Check::Placement]);
-    assert_eq!(r.first(Check::Placement).unwrap().message, "t=0ns cpu 1: placement: A#0 runs on cpu 1, outside its placement: cpu 0");
+    assert_eq!(
+        r.first(Check::Placement).unwrap().message,
+        "t=0ns cpu 1: placement: A#0 runs on cpu 1, outside its placement: cpu 0"
+    );
 }
 
 #[test]
@@ -141,16 +160,31 @@ fn cluster_placement() {
 fn eligibility_predecessor_not_completed() {
     let s = spec(2, vec![task("A", 5 * MS, 2 * MS)], None);
     // A#1 is released (period 2ms) while A#0 still runs, and runs at once.
-    let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).rel(2 * MS, 0, 1).to(2 * MS, 1, 0, 1).done(4 * MS, 0, 0, 0).done(5 * MS, 1, 0, 1);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .rel(2 * MS, 0, 1)
+        .to(2 * MS, 1, 0, 1)
+        .done(4 * MS, 0, 0, 0)
+        .done(5 * MS, 1, 0, 1);
     let r = check(&header(s, vec![], 10 * MS), &t, None);
     assert_fails(&r, &[Check::Eligibility]);
-    assert_eq!(r.first(Check::Eligibility).unwrap().message, "t=2ms cpu 1: eligibility: A#1 runs before its predecessor A#0 completed");
+    assert_eq!(
+        r.first(Check::Eligibility).unwrap().message,
+        "t=2ms cpu 1: eligibility: A#1 runs before its predecessor A#0 completed"
+    );
 }
 
 #[test]
 fn released_job_waits_for_its_predecessor() {
     let s = spec(2, vec![task("A", 5 * MS, 2 * MS)], None);
-    let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).rel(2 * MS, 0, 1).done(4 * MS, 0, 0, 0).to(4 * MS, 1, 0, 1).done(6 * MS, 1, 0, 1);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .rel(2 * MS, 0, 1)
+        .done(4 * MS, 0, 0, 0)
+        .to(4 * MS, 1, 0, 1)
+        .done(6 * MS, 1, 0, 1);
     let r = check(&header(s, vec![], 10 * MS), &t, None);
     // Tardy (A#0 deadline 2ms, A#1 deadline 4ms): misses, not violations.
     assert_pass(&r);
@@ -161,7 +195,14 @@ fn released_job_waits_for_its_predecessor() {
 #[test]
 fn eligibility_runs_while_blocked() {
     let (h, t) = two_tasks();
-    let t = t.rel(0, 1, 0).to(0, 0, 1, 0).block(MS, 1, 0).away_r(2 * MS, 0, 1, 0, SwitchReason::Block).resume(3 * MS, 1, 0).to(3 * MS, 0, 1, 0).done(4 * MS, 0, 1, 0);
+    let t = t
+        .rel(0, 1, 0)
+        .to(0, 0, 1, 0)
+        .block(MS, 1, 0)
+        .away_r(2 * MS, 0, 1, 0, SwitchReason::Block)
+        .resume(3 * MS, 1, 0)
+        .to(3 * MS, 0, 1, 0)
+        .done(4 * MS, 0, 1, 0);
     let r = check(&h, &t, None);
     assert_fails(&r, &[Check::Eligibility]);
     assert_eq!(r.first(Check::Eligibility).unwrap().message, "t=1ms cpu 0: eligibility: B#0 runs while blocked");
@@ -170,7 +211,14 @@ fn eligibility_runs_while_blocked() {
 #[test]
 fn block_and_switch_away_at_one_instant_is_fine() {
     let (h, t) = two_tasks();
-    let t = t.rel(0, 0, 0).to(0, 0, 0, 0).block(MS, 0, 0).away_r(MS, 0, 0, 0, SwitchReason::Block).resume(3 * MS, 0, 0).to(3 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0);
+    let t = t
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .block(MS, 0, 0)
+        .away_r(MS, 0, 0, 0, SwitchReason::Block)
+        .resume(3 * MS, 0, 0)
+        .to(3 * MS, 0, 0, 0)
+        .done(4 * MS, 0, 0, 0);
     assert_pass(&check(&h, &t, None));
 }
 
@@ -179,7 +227,10 @@ fn accounting_completion_without_release() {
     let (h, t) = two_tasks();
     let r = check(&h, &t.done(MS, 0, 0, 0), None);
     assert_fails(&r, &[Check::Accounting]);
-    assert_eq!(r.first(Check::Accounting).unwrap().message, "t=1ms cpu 0: accounting: A#0 completes but was never released");
+    assert_eq!(
+        r.first(Check::Accounting).unwrap().message,
+        "t=1ms cpu 0: accounting: A#0 completes but was never released"
+    );
 }
 
 #[test]
@@ -238,11 +289,21 @@ fn sporadic_separation_allows_jitter() {
     a.jitter = Duration(2 * MS);
     let s = spec(1, vec![a], None);
     // Arrival 0 released at 2ms (late by the jitter), arrival 10 released at 10ms: 8ms apart.
-    let t = Trace::new(&s).rel_d(2 * MS, 0, 0, 10 * MS).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0).rel_d(10 * MS, 0, 1, 20 * MS);
+    let t = Trace::new(&s).rel_d(2 * MS, 0, 0, 10 * MS).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0).rel_d(
+        10 * MS,
+        0,
+        1,
+        20 * MS,
+    );
     let h = header(s.clone(), vec![], 20 * MS);
     assert_pass(&check(&h, &t, None));
     // 7ms apart is too close even with the jitter.
-    let t = Trace::new(&s).rel_d(2 * MS, 0, 0, 10 * MS).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0).rel_d(9 * MS, 0, 1, 19 * MS);
+    let t = Trace::new(&s).rel_d(2 * MS, 0, 0, 10 * MS).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0).rel_d(
+        9 * MS,
+        0,
+        1,
+        19 * MS,
+    );
     assert_fails(&check(&h, &t, None), &[Check::Sporadic]);
 }
 
@@ -271,7 +332,10 @@ fn release_latency_delays_the_release_not_the_deadline() {
         .rel_d(10 * MS + 3 * US, 0, 1, 20 * MS);
     assert_pass(&check(&h, &t, None));
     // Without the recorded latency the deadline is 3us short.
-    let t2 = Trace { events: t.events.iter().filter(|e| !matches!(e, Event::Overhead { .. })).cloned().collect(), ..Trace::new(&h.spec) };
+    let t2 = Trace {
+        events: t.events.iter().filter(|e| !matches!(e, Event::Overhead { .. })).cloned().collect(),
+        ..Trace::new(&h.spec)
+    };
     assert_fails(&check(&h, &t2, None), &[Check::Sporadic]);
     // A latency that ends at another instant does not excuse the release.
     let (h, t) = two_tasks();
@@ -332,13 +396,25 @@ fn overrun_allowed_by_executions_is_information() {
     a.executions = Some(vec![Duration(3 * MS), Duration(MS)]);
     let s = spec(1, vec![a], None);
     let h = header(s.clone(), vec![], 30 * MS);
-    let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).done(3 * MS, 0, 0, 0).rel(10 * MS, 0, 1).to(10 * MS, 0, 0, 1).done(11 * MS, 0, 0, 1);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .done(3 * MS, 0, 0, 0)
+        .rel(10 * MS, 0, 1)
+        .to(10 * MS, 0, 0, 1)
+        .done(11 * MS, 0, 0, 1);
     let r = check(&h, &t, None);
     assert_pass(&r);
     assert_eq!(r.overruns.count, 1);
     assert_eq!(r.overruns.first[0].job, "A#0");
     // Job 1 is listed at 1ms: 2.5ms exceeds its WCET and its listed time.
-    let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).done(3 * MS, 0, 0, 0).rel(10 * MS, 0, 1).to(10 * MS, 0, 0, 1).done(ms(12.5), 0, 0, 1);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .done(3 * MS, 0, 0, 0)
+        .rel(10 * MS, 0, 1)
+        .to(10 * MS, 0, 0, 1)
+        .done(ms(12.5), 0, 0, 1);
     assert_fails(&check(&h, &t, None), &[Check::Wcet]);
     // More than the listed 3ms for job 0 is a violation.
     let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).done(4 * MS, 0, 0, 0);
@@ -390,7 +466,13 @@ fn events_out_of_order_are_an_error() {
 #[test]
 fn unknown_task_or_cpu_is_malformed() {
     let (h, t) = two_tasks();
-    let e = validate_with(&h, t.ev(Event::Release { t: 0, task: 5, job: 0, deadline: MS }).events, &Options::default(), None).unwrap_err();
+    let e = validate_with(
+        &h,
+        t.ev(Event::Release { t: 0, task: 5, job: 0, deadline: MS }).events,
+        &Options::default(),
+        None,
+    )
+    .unwrap_err();
     assert!(matches!(e, ValidateError::Malformed { index: Some(0), .. }), "{e}");
     let (h, t) = two_tasks();
     let e = validate_with(&h, t.rel(0, 0, 0).to(0, 3, 0, 0).events, &Options::default(), None).unwrap_err();
@@ -401,7 +483,10 @@ fn unknown_task_or_cpu_is_malformed() {
 fn bad_header_is_malformed() {
     let (mut h, _) = two_tasks();
     h.schedlab_trace = 9;
-    assert!(matches!(validate_with(&h, vec![], &Options::default(), None), Err(ValidateError::Malformed { index: None, .. })));
+    assert!(matches!(
+        validate_with(&h, vec![], &Options::default(), None),
+        Err(ValidateError::Malformed { index: None, .. })
+    ));
     let (mut h, _) = two_tasks();
     h.placement = vec![Placement::Global];
     assert!(validate_with(&h, vec![], &Options::default(), None).is_err());
@@ -410,7 +495,9 @@ fn bad_header_is_malformed() {
 #[test]
 fn validate_without_a_policy_in_the_spec_checks_generic_invariants() {
     let (h, t) = two_tasks();
-    let r = schedlab_validate::validate(&h, t.rel(0, 0, 0).to(0, 0, 0, 0).done(MS, 0, 0, 0).events, &Options::default()).unwrap();
+    let r =
+        schedlab_validate::validate(&h, t.rel(0, 0, 0).to(0, 0, 0, 0).done(MS, 0, 0, 0).events, &Options::default())
+            .unwrap();
     assert_pass(&r);
     assert_eq!(r.policy_checks, PolicyChecks::None);
     assert!(r.notes.iter().any(|n| n.contains("generic invariants only")));
@@ -430,7 +517,15 @@ fn generic_mode_skips_the_policy() {
 fn generic_tolerance_accepts_a_short_overlap_and_rejects_a_long_one() {
     let (h, t) = two_tasks();
     // B is dispatched 20us before A's switch-away is recorded.
-    let t = t.rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).to(MS, 0, 1, 0).away(MS + 20 * US, 0, 0, 0).done(3 * MS, 0, 1, 0).to(3 * MS, 0, 0, 0).done(4 * MS - 20 * US, 0, 0, 0);
+    let t = t
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .to(0, 0, 0, 0)
+        .to(MS, 0, 1, 0)
+        .away(MS + 20 * US, 0, 0, 0)
+        .done(3 * MS, 0, 1, 0)
+        .to(3 * MS, 0, 0, 0)
+        .done(4 * MS - 20 * US, 0, 0, 0);
     assert_fails(&check(&h, &t, None), &[Check::CpuBusy]);
     assert_pass(&check_opts(&h, &t, None, &Options::with_tolerance(20 * US)));
     assert_fails(&check_opts(&h, &t, None, &Options::with_tolerance(19 * US)), &[Check::CpuBusy]);

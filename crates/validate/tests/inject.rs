@@ -21,7 +21,14 @@ fn caught(kind: FaultKind, any_of: &[Check]) {
     let mut ev = Vec::new();
     for e in t.events {
         if let schedlab_trace::Event::Completion { t, cpu, task, job, exec, .. } = e {
-            ev.push(schedlab_trace::Event::SwitchAway { t, cpu, task, job, reason: schedlab_trace::SwitchReason::Complete, exec });
+            ev.push(schedlab_trace::Event::SwitchAway {
+                t,
+                cpu,
+                task,
+                job,
+                reason: schedlab_trace::SwitchReason::Complete,
+                exec,
+            });
         }
         ev.push(e);
     }
@@ -40,7 +47,12 @@ fn caught_in(h: &schedlab_trace::Header, t: &Trace, kind: FaultKind, any_of: &[C
             let r = validate_gedf(&h, f.events.clone(), mode);
             assert!(!r.pass, "{kind} seed {seed} ({}) escaped {mode:?}:\n{}", f.mutation.description, r.render());
             if mode == Mode::Auto {
-                assert!(r.failed().iter().any(|c| any_of.contains(c)), "{kind} seed {seed}: {:?}\n{}", r.failed(), r.render());
+                assert!(
+                    r.failed().iter().any(|c| any_of.contains(c)),
+                    "{kind} seed {seed}: {:?}\n{}",
+                    r.failed(),
+                    r.render()
+                );
             }
         }
     }
@@ -67,9 +79,22 @@ fn idle_while_waiting_is_caught() {
 }
 
 fn pedf_example() -> (schedlab_trace::Header, Trace) {
-    let s = spec(2, vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)], Some(PolicyName::Pedf));
+    let s = spec(
+        2,
+        vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)],
+        Some(PolicyName::Pedf),
+    );
     let pl = vec![Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 1 }];
-    let t = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).to(0, 0, 0, 0).to(0, 1, 2, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 1, 0).done(2 * MS, 1, 2, 0).done(4 * MS, 0, 1, 0);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .rel(0, 2, 0)
+        .to(0, 0, 0, 0)
+        .to(0, 1, 2, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 1, 0)
+        .done(2 * MS, 1, 2, 0)
+        .done(4 * MS, 0, 1, 0);
     (header(s, pl, 30 * MS), t)
 }
 
@@ -90,12 +115,15 @@ fn wrong_cpu_needs_a_restricted_placement() {
     let (h, t) = gedf_example();
     assert!(inject(&h, &t.events, FaultKind::WrongCpu, 1).is_none());
     let all = inject_all(&h, &t.events, 7);
-    assert_eq!(all.iter().map(|f| f.mutation.kind).collect::<Vec<_>>(), vec![
-        FaultKind::SwapDispatch,
-        FaultKind::DelayDispatch,
-        FaultKind::RunPastCompletion,
-        FaultKind::IdleWhileWaiting
-    ]);
+    assert_eq!(
+        all.iter().map(|f| f.mutation.kind).collect::<Vec<_>>(),
+        vec![
+            FaultKind::SwapDispatch,
+            FaultKind::DelayDispatch,
+            FaultKind::RunPastCompletion,
+            FaultKind::IdleWhileWaiting
+        ]
+    );
 }
 
 #[test]

@@ -25,10 +25,10 @@
 //! `--nocapture` to see the counts. The suite takes about 30 s in a debug
 //! build on two cores.
 
-#[path = "oracles/support.rs"]
-mod support;
 #[path = "oracles/noop.rs"]
 mod noop;
+#[path = "oracles/support.rs"]
+mod support;
 
 use schedlab_model::gen::rng::Rng;
 use schedlab_model::gen::{generate, GenOptions};
@@ -76,7 +76,11 @@ fn every_schedule_passes(policy: PolicyName) {
         t.with_misses += usize::from(report.misses.count + report.misses.unfinished > 0);
         t.with_overheads += usize::from(case.config.overheads.is_some());
         let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run);
-        let checks = if replayed { schedlab_validate::PolicyChecks::Replay } else { schedlab_validate::PolicyChecks::PriorityDriven };
+        let checks = if replayed {
+            schedlab_validate::PolicyChecks::Replay
+        } else {
+            schedlab_validate::PolicyChecks::PriorityDriven
+        };
         assert_eq!(report.policy_checks, checks, "{}", case.describe());
         if !report.pass {
             *t.failed_checks.entry(format!("{:?}", report.failed())).or_default() += 1;
@@ -99,7 +103,12 @@ fn every_schedule_passes(policy: PolicyName) {
         println!("{:8} failing checks: {:?}", policy.name(), t.failed_checks);
     }
     if let Some(first) = failures.first() {
-        panic!("{}: {} of {} schedules fail the validator; the first:\n{first}", policy.name(), failures.len(), t.sets - t.skipped);
+        panic!(
+            "{}: {} of {} schedules fail the validator; the first:\n{first}",
+            policy.name(),
+            failures.len(),
+            t.sets - t.skipped
+        );
     }
     // Every kind of overhead is charged, except CPMD without preemptions and
     // IPIs without migrations or remote decisions (one CPU per domain).
@@ -110,9 +119,18 @@ fn every_schedule_passes(policy: PolicyName) {
     if policy.domains() != schedlab_model::spec::Domains::PerCpu {
         kinds.push("Ipi");
     }
-    assert!(kinds.iter().all(|k| t.overhead_kinds.contains(*k)), "{}: overheads charged: {:?}", policy.name(), t.overhead_kinds);
+    assert!(
+        kinds.iter().all(|k| t.overhead_kinds.contains(*k)),
+        "{}: overheads charged: {:?}",
+        policy.name(),
+        t.overhead_kinds
+    );
     assert!(t.skipped * 4 < t.sets, "{}: {} of {} sets skipped", policy.name(), t.skipped, t.sets);
-    assert!(t.with_misses > 0 && t.with_misses < t.sets - t.skipped, "{}: overloaded and feasible sets both occur: {t:?}", policy.name());
+    assert!(
+        t.with_misses > 0 && t.with_misses < t.sets - t.skipped,
+        "{}: overloaded and feasible sets both occur: {t:?}",
+        policy.name()
+    );
 }
 
 macro_rules! every_schedule_passes {
@@ -174,7 +192,15 @@ fn injected_faults_are_caught() {
                     let Some(f) = inject(&run.header, &run.events, kind, case.seed ^ s) else { continue };
                     let k = per_kind.entry(kind.name()).or_default();
                     let r = check(&run, f.events.clone());
-                    let what = || format!("{} {kind}: {}\n{}--- report ---\n{}", policy.name(), f.mutation.description, case.describe(), r.render());
+                    let what = || {
+                        format!(
+                            "{} {kind}: {}\n{}--- report ---\n{}",
+                            policy.name(),
+                            f.mutation.description,
+                            case.describe(),
+                            r.render()
+                        )
+                    };
                     if noop::is_no_op(&case, &run, &f) {
                         k.no_op += 1;
                         if !r.pass {
@@ -184,7 +210,8 @@ fn injected_faults_are_caught() {
                     }
                     k.injected += 1;
                     if r.pass {
-                        let overheads = if case.config.overheads.is_some() { "with overheads" } else { "without overheads" };
+                        let overheads =
+                            if case.config.overheads.is_some() { "with overheads" } else { "without overheads" };
                         *escapes_by.entry(format!("{} {kind} {overheads}", policy.name())).or_insert(0usize) += 1;
                         escaped.push(what());
                     } else {
@@ -199,18 +226,37 @@ fn injected_faults_are_caught() {
     let no_op: usize = per_kind.values().map(|k| k.no_op).sum();
     let rate = |c: usize, n: usize| 100.0 * c as f64 / n.max(1) as f64;
     for (name, k) in &per_kind {
-        println!("{name:20} injected {:5} caught {:5} ({:6.2} %), {} no-ops excluded", k.injected, k.caught, rate(k.caught, k.injected), k.no_op);
+        println!(
+            "{name:20} injected {:5} caught {:5} ({:6.2} %), {} no-ops excluded",
+            k.injected,
+            k.caught,
+            rate(k.caught, k.injected),
+            k.no_op
+        );
     }
-    println!("{:20} injected {injected:5} caught {caught:5} ({:6.2} %), {no_op} no-ops excluded", "all", rate(caught, injected));
+    println!(
+        "{:20} injected {injected:5} caught {caught:5} ({:6.2} %), {no_op} no-ops excluded",
+        "all",
+        rate(caught, injected)
+    );
     if !escapes_by.is_empty() {
         println!("undetected (not proven no-ops): {escapes_by:?}");
     }
     if let Some(e) = escaped.first() {
         println!("the first: {e}");
     }
-    assert!(false_alarms.is_empty(), "{} mutations that leave a valid schedule fail the validator; the first:\n{}", false_alarms.len(), false_alarms[0]);
+    assert!(
+        false_alarms.is_empty(),
+        "{} mutations that leave a valid schedule fail the validator; the first:\n{}",
+        false_alarms.len(),
+        false_alarms[0]
+    );
     assert_eq!(per_kind.len(), FaultKind::ALL.len(), "every kind of fault was injected: {per_kind:?}");
-    assert!(caught * 100 >= injected * 99, "the validator caught {caught} of {injected} injected faults ({:.2} %)", rate(caught, injected));
+    assert!(
+        caught * 100 >= injected * 99,
+        "the validator caught {caught} of {injected} injected faults ({:.2} %)",
+        rate(caught, injected)
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -255,16 +301,25 @@ fn uniprocessor_edf_never_misses_up_to_full_utilisation() {
         let mut r = Rng::new(seed);
         let n = r.range_u64(1, 12) as u32;
         let full = i % 3 == 0;
-        let periods = if full || r.below(2) == 0 { ("uniform:2ms-64ms", true) } else { ("list:10ms,20ms,25ms,40ms,50ms,100ms", false) };
+        let periods = if full || r.below(2) == 0 {
+            ("uniform:2ms-64ms", true)
+        } else {
+            ("list:10ms,20ms,25ms,40ms,50ms,100ms", false)
+        };
         let util = if full { 0.9 } else { r.uniform(0.3, 1.0) }.min(0.95 * n as f64);
-        let mut spec = gen_set(r.next_u64(), 1, PolicyName::Pedf, GenOptions {
-            tasks: Some(n),
-            util: Some(util),
-            utils: Some("randfixedsum".into()),
-            periods: Some(periods.0.into()),
-            harmonic: Some(periods.1),
-            ..GenOptions::default()
-        });
+        let mut spec = gen_set(
+            r.next_u64(),
+            1,
+            PolicyName::Pedf,
+            GenOptions {
+                tasks: Some(n),
+                util: Some(util),
+                utils: Some("randfixedsum".into()),
+                periods: Some(periods.0.into()),
+                harmonic: Some(periods.1),
+                ..GenOptions::default()
+            },
+        );
         if full {
             // Harmonic periods: the hyperperiod H is the largest period, so
             // the task with it absorbs H - Σ Cᵢ·H/Tᵢ exactly.
@@ -302,11 +357,13 @@ fn uniprocessor_edf_never_misses_up_to_full_utilisation() {
 fn dhall_effect_under_gedf_not_under_pedf() {
     let (p, eps) = (MS, US);
     for m in [2u32, 3, 4, 8] {
-        let mut tasks: Vec<Task> = (0..m).map(|i| Task::new(format!("light{i}"), Duration(2 * eps), Duration(p))).collect();
+        let mut tasks: Vec<Task> =
+            (0..m).map(|i| Task::new(format!("light{i}"), Duration(2 * eps), Duration(p))).collect();
         tasks.push(Task::new("heavy", Duration(p), Duration(p + eps)));
         let heavy = m;
         let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None };
-        let mut spec = Spec { meta: None, platform, policy: Some(PolicySpec::named(PolicyName::Gedf)), overheads: None, tasks };
+        let mut spec =
+            Spec { meta: None, platform, policy: Some(PolicySpec::named(PolicyName::Gedf)), overheads: None, tasks };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;
 
         let config = SimConfig { horizon: Some(3 * (p + eps)), spec_overheads: false, ..SimConfig::default() };
@@ -322,7 +379,10 @@ fn dhall_effect_under_gedf_not_under_pedf() {
         spec.policy = Some(PolicySpec::named(PolicyName::Pedf));
         let (missed, case) = theorem_case(&spec, 0, false);
         assert_eq!(missed, 0, "P-EDF meets every deadline:\n{}", case.describe());
-        println!("Dhall, m = {m}: U = {u:.4}, G-EDF misses at P + ε, P-EDF meets every deadline over {} ns", schedlab_sim::horizon(&case.spec, &case.config));
+        println!(
+            "Dhall, m = {m}: U = {u:.4}, G-EDF misses at P + ε, P-EDF meets every deadline over {} ns",
+            schedlab_sim::horizon(&case.spec, &case.config)
+        );
     }
 }
 
@@ -341,20 +401,30 @@ fn gedf_meets_deadlines_under_the_gfb_bound() {
         let bound = m as f64 * (1.0 - cap) + cap;
         let util = bound * r.uniform(0.8, 1.0);
         let n = (util / cap).ceil() as u32 + 1 + r.range_u64(0, 4) as u32;
-        let periods = if r.below(2) == 0 { ("uniform:2ms-64ms", true) } else { ("list:10ms,20ms,25ms,40ms,50ms,100ms", false) };
-        let spec = gen_set(r.next_u64(), m, PolicyName::Gedf, GenOptions {
-            tasks: Some(n),
-            util: Some(util),
-            utils: Some("randfixedsum".into()),
-            umax: Some(cap),
-            periods: Some(periods.0.into()),
-            harmonic: Some(periods.1),
-            ..GenOptions::default()
-        });
+        let periods =
+            if r.below(2) == 0 { ("uniform:2ms-64ms", true) } else { ("list:10ms,20ms,25ms,40ms,50ms,100ms", false) };
+        let spec = gen_set(
+            r.next_u64(),
+            m,
+            PolicyName::Gedf,
+            GenOptions {
+                tasks: Some(n),
+                util: Some(util),
+                utils: Some("randfixedsum".into()),
+                umax: Some(cap),
+                periods: Some(periods.0.into()),
+                harmonic: Some(periods.1),
+                ..GenOptions::default()
+            },
+        );
         // Σ Cᵢ/Tᵢ ≤ m − (m − 1)·Cₖ/Tₖ, k the heaviest task, times H.
         let h = schedlab_model::exact::hyperperiod(spec.tasks.iter().map(|t| t.period.0)).unwrap() as u128;
         let work = |t: &Task| t.wcet.0 as u128 * (h / t.period.0 as u128);
-        let heaviest = spec.tasks.iter().max_by(|a, b| (a.wcet.0 as u128 * b.period.0 as u128).cmp(&(b.wcet.0 as u128 * a.period.0 as u128))).unwrap();
+        let heaviest = spec
+            .tasks
+            .iter()
+            .max_by(|a, b| (a.wcet.0 as u128 * b.period.0 as u128).cmp(&(b.wcet.0 as u128 * a.period.0 as u128)))
+            .unwrap();
         let total: u128 = spec.tasks.iter().map(work).sum();
         if total + (m as u128 - 1) * work(heaviest) > m as u128 * h {
             rejected += 1; // WCETs rounded up past the bound
@@ -365,7 +435,10 @@ fn gedf_meets_deadlines_under_the_gfb_bound() {
         let (missed, case) = theorem_case(&spec, seed, true);
         assert_eq!(missed, 0, "G-EDF missed under the GFB bound:\n{}", case.describe());
     }
-    println!("GFB: {accepted} sets within the bound (the closest at {:.4} of it), {rejected} rejected (rounding)", closest);
+    println!(
+        "GFB: {accepted} sets within the bound (the closest at {:.4} of it), {rejected} rejected (rounding)",
+        closest
+    );
     assert!(accepted >= 50 && rejected * 4 < accepted);
 }
 
@@ -380,13 +453,18 @@ fn rm_meets_deadlines_under_the_liu_layland_bound() {
         let mut r = Rng::new(seed);
         let n = r.range_u64(1, 10) as u32;
         let bound = n as f64 * (2f64.powf(1.0 / n as f64) - 1.0);
-        let mut spec = gen_set(r.next_u64(), 1, policy, GenOptions {
-            tasks: Some(n),
-            util: Some(bound * r.uniform(0.6, 1.0)),
-            utils: Some("randfixedsum".into()),
-            periods: Some("list:4ms,5ms,6ms,8ms,10ms,12ms,15ms,20ms,24ms,30ms".into()),
-            ..GenOptions::default()
-        });
+        let mut spec = gen_set(
+            r.next_u64(),
+            1,
+            policy,
+            GenOptions {
+                tasks: Some(n),
+                util: Some(bound * r.uniform(0.6, 1.0)),
+                utils: Some("randfixedsum".into()),
+                periods: Some("list:4ms,5ms,6ms,8ms,10ms,12ms,15ms,20ms,24ms,30ms".into()),
+                ..GenOptions::default()
+            },
+        );
         spec.policy.as_mut().unwrap().priorities = Some(Priorities::Rm);
         let h = schedlab_model::exact::hyperperiod(spec.tasks.iter().map(|t| t.period.0)).unwrap() as u128;
         let work: u128 = spec.tasks.iter().map(|t| t.wcet.0 as u128 * (h / t.period.0 as u128)).sum();
@@ -420,7 +498,9 @@ fn jsonl(run: &Run) -> Vec<u8> {
 #[test]
 fn same_spec_and_seed_give_the_same_trace() {
     for &policy in POLICIES {
-        let admitted = (0..).map(|i| random_case(policy, case_seed(6, policy, i), SMALL)).filter(|c| schedlab_policy::build(&c.spec, None).is_ok());
+        let admitted = (0..)
+            .map(|i| random_case(policy, case_seed(6, policy, i), SMALL))
+            .filter(|c| schedlab_policy::build(&c.spec, None).is_ok());
         let (mut cases, mut bytes) = (0, 0);
         for mut case in admitted.take(4) {
             let mut r = Rng::new(case.seed);
@@ -431,7 +511,14 @@ fn same_spec_and_seed_give_the_same_trace() {
                 t.executions = None;
                 t.jitter = Duration(t.period.0 / 10);
             }
-            let costs = schedlab_sim::Costs { release: 1_100, schedule: 1_200, context_switch: 1_300, ipi: 1_400, tick: 500, release_latency: 1_500 };
+            let costs = schedlab_sim::Costs {
+                release: 1_100,
+                schedule: 1_200,
+                context_switch: 1_300,
+                ipi: 1_400,
+                tick: 500,
+                release_latency: 1_500,
+            };
             let mut o = schedlab_sim::Overheads::constant(costs);
             o.cpmd = schedlab_model::overheads::Cpmd::Bound { line: 64, miss_num: 1, miss_den: 1 };
             case.config.overheads = Some(o);
@@ -459,11 +546,18 @@ fn same_spec_and_seed_give_the_same_trace() {
 #[test]
 fn the_oracles_cover_every_policy_built() {
     for &p in PolicyName::ALL {
-        let built = (0..20).find_map(|i| match schedlab_policy::build(&random_case(p, case_seed(7, p, i), SMALL).spec, None) {
-            Ok(_) => Some(true),
-            Err(e) if e.path == "policy.partitioning" => None,
-            Err(_) => Some(false),
-        });
-        assert_eq!(built, Some(POLICIES.contains(&p)), "{}: built {built:?}, in POLICIES {}", p.name(), POLICIES.contains(&p));
+        let built =
+            (0..20).find_map(|i| match schedlab_policy::build(&random_case(p, case_seed(7, p, i), SMALL).spec, None) {
+                Ok(_) => Some(true),
+                Err(e) if e.path == "policy.partitioning" => None,
+                Err(_) => Some(false),
+            });
+        assert_eq!(
+            built,
+            Some(POLICIES.contains(&p)),
+            "{}: built {built:?}, in POLICIES {}",
+            p.name(),
+            POLICIES.contains(&p)
+        );
     }
 }

@@ -24,8 +24,8 @@
 
 mod replayed;
 
-use schedlab_model::gen::rng::Rng;
 use replayed::*;
+use schedlab_model::gen::rng::Rng;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{build, Conformance, JobId, JobView};
 use schedlab_sim::{Arrivals, Costs, Execution, Overheads, SimConfig, Sporadic};
@@ -103,7 +103,13 @@ fn spec(m: u32, quantum: u64, tasks: Vec<Task>, stagger: bool, early_release: bo
     policy.quantum = Some(Duration(quantum));
     policy.stagger = stagger.then_some(true);
     policy.early_release = early_release.then_some(true);
-    Spec { meta: None, platform: Platform { cpus: m, clusters: None, cache: None }, policy: Some(policy), overheads: None, tasks }
+    Spec {
+        meta: None,
+        platform: Platform { cpus: m, clusters: None, cache: None },
+        policy: Some(policy),
+        overheads: None,
+        tasks,
+    }
 }
 
 /// A random Pfair set on m CPUs: tasks with periods from `PERIODS` and
@@ -164,7 +170,11 @@ fn random_case(seed: u64, m: u32, full: bool, flavour: Flavour) -> Case {
         spec_overheads: false,
         execution: if flavour == Flavour::Below { Execution::Uniform } else { Execution::Wcet },
         arrivals: Arrivals {
-            sporadic: if flavour == Flavour::Sporadic { Sporadic::Uniform { max: r.range_u64(1, 3 * quantum) } } else { Sporadic::None },
+            sporadic: if flavour == Flavour::Sporadic {
+                Sporadic::Uniform { max: r.range_u64(1, 3 * quantum) }
+            } else {
+                Sporadic::None
+            },
             ignore_jitter: false,
         },
         ..SimConfig::default()
@@ -220,7 +230,12 @@ struct Tally {
 
 /// Runs a campaign: every schedule passes the validator by replay; `judge`
 /// checks the misses and lateness of each case.
-fn campaign(salt: u64, n: usize, adjust: impl Fn(&mut Case), judge: impl Fn(&Case, usize, u64) -> Result<(), String>) -> Tally {
+fn campaign(
+    salt: u64,
+    n: usize,
+    adjust: impl Fn(&mut Case),
+    judge: impl Fn(&Case, usize, u64) -> Result<(), String>,
+) -> Tally {
     let mut t = Tally::default();
     for i in 0..n {
         let m = CPUS[i % CPUS.len()];
@@ -376,7 +391,10 @@ fn the_worked_example_runs_each_subtask_at_its_window_start() {
     let run = simulate_spec(&spec(1, q, tasks.clone(), false, false), &config);
     assert!(check(&run, run.events.clone()).pass);
     assert_eq!(stints(&run.events, 0, 0), vec![(0, 0, 2 * q), (0, 3 * q, 4 * q), (0, 5 * q, 7 * q), (0, 8 * q, 9 * q)]);
-    assert_eq!(stints(&run.events, 0, 1), vec![(0, 10 * q, 12 * q), (0, 13 * q, 14 * q), (0, 15 * q, 17 * q), (0, 18 * q, 19 * q)]);
+    assert_eq!(
+        stints(&run.events, 0, 1),
+        vec![(0, 10 * q, 12 * q), (0, 13 * q, 14 * q), (0, 15 * q, 17 * q), (0, 18 * q, 19 * q)]
+    );
 
     let run = simulate_spec(&spec(1, q, tasks.clone(), false, true), &config);
     assert!(check(&run, run.events.clone()).pass);
@@ -415,7 +433,10 @@ fn a_full_weight_set_on_two_cpus() {
     // T_5, T_6 (d 9, 10; b's T_4 has d 10 and is light); 9: b's T_4.
     assert_eq!(stints(&run.events, 2, 0), vec![(0, 0, 5 * q)]);
     assert_eq!(stints(&run.events, 0, 0), vec![(1, 0, q), (1, 2 * q, 4 * q), (1, 5 * q, 6 * q), (1, 7 * q, 9 * q)]);
-    assert_eq!(stints(&run.events, 1, 0), vec![(1, q, 2 * q), (1, 4 * q, 5 * q), (1, 6 * q, 7 * q), (1, 9 * q, 10 * q)]);
+    assert_eq!(
+        stints(&run.events, 1, 0),
+        vec![(1, q, 2 * q), (1, 4 * q, 5 * q), (1, 6 * q, 7 * q), (1, 9 * q, 10 * q)]
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -431,7 +452,8 @@ fn admission_error(s: &Spec) -> (String, String) {
 #[test]
 fn admission_refuses_what_pfair_cannot_schedule() {
     let q = MS;
-    let ok = || vec![Task::new("a", Duration(2 * q), Duration(4 * q)), Task::new("b", Duration(q + 1), Duration(3 * q))];
+    let ok =
+        || vec![Task::new("a", Duration(2 * q), Duration(4 * q)), Task::new("b", Duration(q + 1), Duration(3 * q))];
 
     let mut t = ok();
     t[1].period = Duration(3 * q + q / 2);
@@ -479,7 +501,13 @@ fn admission_refuses_what_pfair_cannot_schedule() {
 
 #[test]
 fn pd2_declares_a_global_replayed_policy() {
-    let s = spec(3, MS, vec![Task::new("a", Duration(MS), Duration(4 * MS)), Task::new("b", Duration(MS), Duration(2 * MS))], false, false);
+    let s = spec(
+        3,
+        MS,
+        vec![Task::new("a", Duration(MS), Duration(4 * MS)), Task::new("b", Duration(MS), Duration(2 * MS))],
+        false,
+        false,
+    );
     let p = build(&s, None).unwrap();
     let info = p.info();
     assert_eq!(info.name, "pd2");
@@ -506,7 +534,14 @@ fn same_spec_and_seed_give_the_same_trace() {
         pol.stagger = Some(stagger);
         pol.early_release = Some(er);
         case.config.arrivals.sporadic = Sporadic::Exponential { mean: case.quantum };
-        let costs = Costs { release: 1_100, schedule: 1_200, context_switch: 1_300, ipi: 1_400, tick: 500, release_latency: 1_500 };
+        let costs = Costs {
+            release: 1_100,
+            schedule: 1_200,
+            context_switch: 1_300,
+            ipi: 1_400,
+            tick: 500,
+            release_latency: 1_500,
+        };
         case.config.overheads = Some(Overheads::constant(costs));
         let a = simulate_spec(&case.spec, &case.config);
         let b = simulate_spec(&case.spec, &case.config);
@@ -551,8 +586,12 @@ fn replay_catches_a_subtask_order_pd2_would_not_choose() {
         .events
         .iter()
         .map(|e| match *e {
-            Event::SwitchTo { t, cpu: 1, task, job } if t < 2 * q && task < 2 => Event::SwitchTo { t, cpu: 1, task: swap(task), job },
-            Event::SwitchAway { t, cpu: 1, task, job, reason, exec } if t <= 2 * q && task < 2 && (t < 2 * q || task == 1) => {
+            Event::SwitchTo { t, cpu: 1, task, job } if t < 2 * q && task < 2 => {
+                Event::SwitchTo { t, cpu: 1, task: swap(task), job }
+            }
+            Event::SwitchAway { t, cpu: 1, task, job, reason, exec }
+                if t <= 2 * q && task < 2 && (t < 2 * q || task == 1) =>
+            {
                 Event::SwitchAway { t, cpu: 1, task: swap(task), job, reason, exec }
             }
             ref e => e.clone(),

@@ -43,7 +43,9 @@ fn real_gedf_catches_injected_faults() {
     if run(&h, &t, &Options::default()).is_none() {
         return;
     }
-    for &kind in &[FaultKind::SwapDispatch, FaultKind::DelayDispatch, FaultKind::RunPastCompletion, FaultKind::IdleWhileWaiting] {
+    for &kind in
+        &[FaultKind::SwapDispatch, FaultKind::DelayDispatch, FaultKind::RunPastCompletion, FaultKind::IdleWhileWaiting]
+    {
         for seed in 0..4 {
             let f = inject(&h, &t.events, kind, seed).unwrap();
             for mode in [Mode::Auto, Mode::Replay] {
@@ -82,14 +84,32 @@ fn real_np_gedf() {
 
 #[test]
 fn real_pedf() {
-    let s = spec(2, vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)], Some(PolicyName::Pedf));
+    let s = spec(
+        2,
+        vec![task("A", 2 * MS, 10 * MS), task("B", 2 * MS, 20 * MS), task("C", 2 * MS, 30 * MS)],
+        Some(PolicyName::Pedf),
+    );
     let pl = vec![Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 0 }, Placement::Cpu { cpu: 1 }];
     let h = header(s.clone(), pl, 30 * MS);
-    let ok = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).rel(0, 2, 0).to(0, 0, 0, 0).to(0, 1, 2, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 1, 0).done(2 * MS, 1, 2, 0).done(4 * MS, 0, 1, 0);
+    let ok = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .rel(0, 2, 0)
+        .to(0, 0, 0, 0)
+        .to(0, 1, 2, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 1, 0)
+        .done(2 * MS, 1, 2, 0)
+        .done(4 * MS, 0, 1, 0);
     let Some(r) = run(&h, &ok, &Options::default()) else { return };
     assert_pass(&r);
     assert_pass(&run(&h, &ok, &Options { mode: Mode::Replay, ..Options::default() }).unwrap());
-    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(4 * MS, 0, 0, 0);
+    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(2 * MS, 0, 1, 0).to(2 * MS, 0, 0, 0).done(
+        4 * MS,
+        0,
+        0,
+        0,
+    );
     assert_fails(&run(&h, &bad, &Options::default()).unwrap(), &[Check::Conformance]);
     let f = inject(&h, &ok.events, FaultKind::WrongCpu, 3).unwrap();
     let r = validate(&h, f.events, &Options::default()).unwrap();
@@ -101,9 +121,23 @@ fn real_gfp_rate_monotonic() {
     // RM: A (period 10ms) outranks B (period 20ms) on one CPU.
     let s = spec(1, vec![task("A", 2 * MS, 10 * MS), task("B", 5 * MS, 20 * MS)], Some(PolicyName::Gfp));
     let h = header(s.clone(), vec![], 20 * MS);
-    let ok = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 1, 0).done(7 * MS, 0, 1, 0).rel(10 * MS, 0, 1).to(10 * MS, 0, 0, 1).done(12 * MS, 0, 0, 1);
+    let ok = Trace::new(&s)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .to(0, 0, 0, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 1, 0)
+        .done(7 * MS, 0, 1, 0)
+        .rel(10 * MS, 0, 1)
+        .to(10 * MS, 0, 0, 1)
+        .done(12 * MS, 0, 0, 1);
     let Some(r) = run(&h, &ok, &Options::default()) else { return };
     assert_pass(&r);
-    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(5 * MS, 0, 1, 0).to(5 * MS, 0, 0, 0).done(7 * MS, 0, 0, 0);
+    let bad = Trace::new(&s).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 1, 0).done(5 * MS, 0, 1, 0).to(5 * MS, 0, 0, 0).done(
+        7 * MS,
+        0,
+        0,
+        0,
+    );
     assert_fails(&run(&h, &bad, &Options::default()).unwrap(), &[Check::Conformance]);
 }

@@ -37,8 +37,12 @@ fn replay_catches_two_swapped_jobs() {
         .iter()
         .map(|e| match *e {
             Event::SwitchTo { t: 0, cpu, task, job } => Event::SwitchTo { t: 0, cpu: 1 - cpu, task, job },
-            Event::Completion { t, cpu: 0, task: 0, job: 0, exec, forced } => Event::Completion { t, cpu: 1, task: 0, job: 0, exec, forced },
-            Event::Completion { t, cpu: 1, task: 1, job: 0, exec, forced } => Event::Completion { t, cpu: 0, task: 1, job: 0, exec, forced },
+            Event::Completion { t, cpu: 0, task: 0, job: 0, exec, forced } => {
+                Event::Completion { t, cpu: 1, task: 0, job: 0, exec, forced }
+            }
+            Event::Completion { t, cpu: 1, task: 1, job: 0, exec, forced } => {
+                Event::Completion { t, cpu: 0, task: 1, job: 0, exec, forced }
+            }
             ref e => e.clone(),
         })
         .collect();
@@ -72,7 +76,10 @@ fn replay_catches_a_priority_inversion() {
         .done(8 * MS, 0, 2, 0);
     let r = check(&h, &t, Some(TestPolicy::gedf(&h).as_replay()));
     assert_fails(&r, &[Check::Replay]);
-    assert_eq!(r.first(Check::Replay).unwrap().message, "t=3.5ms cpu 0: G-EDF replay: cpu 0 runs T3#0, the policy chose T4#0");
+    assert_eq!(
+        r.first(Check::Replay).unwrap().message,
+        "t=3.5ms cpu 0: G-EDF replay: cpu 0 runs T3#0, the policy chose T4#0"
+    );
 }
 
 #[test]
@@ -83,10 +90,16 @@ fn replay_tolerance() {
         .events
         .iter()
         .map(|e| match *e {
-            Event::SwitchAway { t, cpu, task: 2, job: 0, reason, exec } if t == ms(3.5) => Event::SwitchAway { t: t + 30 * US, cpu, task: 2, job: 0, reason, exec },
+            Event::SwitchAway { t, cpu, task: 2, job: 0, reason, exec } if t == ms(3.5) => {
+                Event::SwitchAway { t: t + 30 * US, cpu, task: 2, job: 0, reason, exec }
+            }
             Event::SwitchTo { t, cpu, task: 3, job: 0 } => Event::SwitchTo { t: t + 30 * US, cpu, task: 3, job: 0 },
-            Event::Completion { t, cpu, task: 3, job: 0, exec, forced } => Event::Completion { t: t + 30 * US, cpu, task: 3, job: 0, exec, forced },
-            Event::Completion { t, cpu, task: 2, job: 0, exec, forced } => Event::Completion { t: t - 30 * US, cpu, task: 2, job: 0, exec, forced },
+            Event::Completion { t, cpu, task: 3, job: 0, exec, forced } => {
+                Event::Completion { t: t + 30 * US, cpu, task: 3, job: 0, exec, forced }
+            }
+            Event::Completion { t, cpu, task: 2, job: 0, exec, forced } => {
+                Event::Completion { t: t - 30 * US, cpu, task: 2, job: 0, exec, forced }
+            }
             ref e => e.clone(),
         })
         .collect();
@@ -111,7 +124,12 @@ struct RoundRobin {
 impl RoundRobin {
     fn new(tasks: usize) -> Box<RoundRobin> {
         Box::new(RoundRobin {
-            info: PolicyInfo { name: "rr", domains: vec![vec![0]], placement: vec![Placement::Global; tasks], conformance: Conformance::Replay },
+            info: PolicyInfo {
+                name: "rr",
+                domains: vec![vec![0]],
+                placement: vec![Placement::Global; tasks],
+                conformance: Conformance::Replay,
+            },
             queue: VecDeque::new(),
             current: None,
             expired: false,
@@ -194,7 +212,13 @@ fn replay_fires_timers() {
 fn replay_catches_a_missed_timer_decision() {
     let h = rr_setup();
     // A runs its whole 2ms: the quantum expiring at 1ms (no trace event then) is ignored.
-    let t = Trace::new(&h.spec).rel(0, 0, 0).rel(0, 1, 0).to(0, 0, 0, 0).done(2 * MS, 0, 0, 0).to(2 * MS, 0, 1, 0).done(4 * MS, 0, 1, 0);
+    let t = Trace::new(&h.spec)
+        .rel(0, 0, 0)
+        .rel(0, 1, 0)
+        .to(0, 0, 0, 0)
+        .done(2 * MS, 0, 0, 0)
+        .to(2 * MS, 0, 1, 0)
+        .done(4 * MS, 0, 1, 0);
     let r = check(&h, &t, Some(RoundRobin::new(2)));
     assert_fails(&r, &[Check::Replay]);
     let v = r.first(Check::Replay).unwrap();
@@ -207,7 +231,13 @@ fn replay_holds_releases_until_the_predecessor_completes() {
     let s = spec(1, vec![task("A", 3 * MS, 2 * MS)], Some(PolicyName::Gedf));
     let h = header(s.clone(), vec![], 10 * MS);
     // A#1 is released at 2ms while A#0 runs until 3ms: the policy hears of it at 3ms.
-    let t = Trace::new(&s).rel(0, 0, 0).to(0, 0, 0, 0).rel(2 * MS, 0, 1).done(3 * MS, 0, 0, 0).to(3 * MS, 0, 0, 1).done(6 * MS, 0, 0, 1);
+    let t = Trace::new(&s)
+        .rel(0, 0, 0)
+        .to(0, 0, 0, 0)
+        .rel(2 * MS, 0, 1)
+        .done(3 * MS, 0, 0, 0)
+        .to(3 * MS, 0, 0, 1)
+        .done(6 * MS, 0, 0, 1);
     let r = check(&h, &t, Some(TestPolicy::gedf(&h).as_replay()));
     assert_pass(&r);
     assert_eq!(r.misses.count, 2);

@@ -25,8 +25,8 @@
 
 mod replayed;
 
-use schedlab_analysis::reduction::reduce_spec;
 use replayed::*;
+use schedlab_analysis::reduction::reduce_spec;
 use schedlab_model::gen::rng::Rng;
 use schedlab_model::{Duration, Packing, Platform, PolicyName, PolicySpec, Slack, Spec, Task};
 use schedlab_sim::{Execution, SimConfig};
@@ -40,7 +40,18 @@ const MS: u64 = 1_000_000;
 const PERIODS: &[u64] = &[20, 24, 30, 40, 60, 120];
 const H: u64 = 120 * MS;
 const CPUS: &[u32] = &[2, 4, 8, 16];
-const PACKINGS: &[Packing] = &[Packing::Wfd, Packing::Wfd, Packing::Wfd, Packing::Ffd, Packing::Bfd, Packing::Nfd, Packing::Ff, Packing::Bf, Packing::Wf, Packing::Nf];
+const PACKINGS: &[Packing] = &[
+    Packing::Wfd,
+    Packing::Wfd,
+    Packing::Wfd,
+    Packing::Ffd,
+    Packing::Bfd,
+    Packing::Nfd,
+    Packing::Ff,
+    Packing::Bf,
+    Packing::Wf,
+    Packing::Nf,
+];
 
 /// Sets in campaign 1.
 const SETS: usize = 1200;
@@ -59,12 +70,23 @@ struct Case {
 
 impl Case {
     fn describe(&self) -> String {
-        format!("case seed {:#x}\n--- spec ---\n{}--- config ---\n{:?}\n", self.seed, schedlab_model::emit::to_yaml(&self.spec), self.config)
+        format!(
+            "case seed {:#x}\n--- spec ---\n{}--- config ---\n{:?}\n",
+            self.seed,
+            schedlab_model::emit::to_yaml(&self.spec),
+            self.config
+        )
     }
 }
 
 fn spec(m: u32, tasks: Vec<Task>) -> Spec {
-    Spec { meta: None, platform: Platform { cpus: m, clusters: None, cache: None }, policy: Some(PolicySpec::named(PolicyName::Run)), overheads: None, tasks }
+    Spec {
+        meta: None,
+        platform: Platform { cpus: m, clusters: None, cache: None },
+        policy: Some(PolicySpec::named(PolicyName::Run)),
+        overheads: None,
+        tasks,
+    }
 }
 
 /// A random set on m CPUs: tasks with periods from `PERIODS` and WCETs of
@@ -90,7 +112,13 @@ fn random_case(seed: u64, m: u32, full: bool) -> Case {
         while work < target {
             let left = target - work;
             // Keep every filler at 1 % or more.
-            let c = if left > H + H / 100 { H } else if left > H { left - H / 100 } else { left.max(H / 100) };
+            let c = if left > H + H / 100 {
+                H
+            } else if left > H {
+                left - H / 100
+            } else {
+                left.max(H / 100)
+            };
             let c = c.min(left);
             work += c;
             tasks.push((c, H));
@@ -117,7 +145,8 @@ fn random_case(seed: u64, m: u32, full: bool) -> Case {
     let pol = spec.policy.as_mut().unwrap();
     pol.partitioning = Some(*r.choose(PACKINGS).unwrap());
     pol.slack = Some(if r.below(2) == 0 { Slack::Greedy } else { Slack::Proportional });
-    let config = SimConfig { horizon: Some(max_offset + H), seed: r.next_u64(), spec_overheads: false, ..SimConfig::default() };
+    let config =
+        SimConfig { horizon: Some(max_offset + H), seed: r.next_u64(), spec_overheads: false, ..SimConfig::default() };
     Case { seed, spec, config }
 }
 
@@ -175,12 +204,18 @@ fn random_sets_meet_every_deadline_and_replay() {
     }
     let mean = preempt as f64 / jobs as f64;
     println!("RUN: {n} sets ({full} at U = m exactly), {jobs} jobs, 0 misses; levels {levels:?}");
-    println!("RUN: {preempt} preemptions ({mean:.3} per job), {migrate} migrations ({:.3} per job)", migrate as f64 / jobs as f64);
+    println!(
+        "RUN: {preempt} preemptions ({mean:.3} per job), {migrate} migrations ({:.3} per job)",
+        migrate as f64 / jobs as f64
+    );
     for (m, (j, p)) in &per_m {
         println!("RUN: m = {m:2}: {:.3} preemptions per job over {j} jobs", *p as f64 / *j as f64);
     }
     assert!(mean < 3.0, "RUN's simulations had fewer than 3 preemptions per job; here {mean:.3}");
-    assert!(levels.keys().any(|&l| l >= 2) && levels.contains_key(&0) && levels.contains_key(&1), "the sets reduce to various depths: {levels:?}");
+    assert!(
+        levels.keys().any(|&l| l >= 2) && levels.contains_key(&0) && levels.contains_key(&1),
+        "the sets reduce to various depths: {levels:?}"
+    );
 }
 
 // ---------------------------------------------------------------------------
@@ -202,7 +237,11 @@ fn early_completion_meets_every_deadline() {
         assert!(rep.pass, "{}\n{}", case.describe(), rep.render());
         assert_eq!(misses(&rep), 0, "{}\n{}", case.describe(), rep.render());
         // The tree does not lend a server's time to another: CPUs idle.
-        let busy: u64 = run.events.iter().filter_map(|e| if let Event::Completion { exec, .. } = e { Some(*exec) } else { None }).sum();
+        let busy: u64 = run
+            .events
+            .iter()
+            .filter_map(|e| if let Event::Completion { exec, .. } = e { Some(*exec) } else { None })
+            .sum();
         assert!(busy < case.spec.platform.cpus as u64 * case.config.horizon.unwrap(), "{}", case.describe());
         jobs += rep.jobs.released;
     }
@@ -259,7 +298,8 @@ fn the_thesis_example() {
 /// packing, event for event, and no job migrates.
 #[test]
 fn run_is_partitioned_edf_when_packing_is_perfect() {
-    let strip = |events: &[Event]| events.iter().filter(|e| !matches!(e, Event::Policy { .. })).cloned().collect::<Vec<_>>();
+    let strip =
+        |events: &[Event]| events.iter().filter(|e| !matches!(e, Event::Policy { .. })).cloned().collect::<Vec<_>>();
     let (mut compared, mut skipped) = (0, 0);
     for i in 0..sets(SETS) / 3 {
         let mut r = Rng::new(case_seed(4, i));
@@ -286,7 +326,11 @@ fn run_is_partitioned_edf_when_packing_is_perfect() {
         let mut pedf = spec.clone();
         pedf.policy = Some(PolicySpec { partitioning: Some(Packing::Wfd), ..PolicySpec::named(PolicyName::Pedf) });
         let p = simulate_spec(&pedf, &config);
-        assert!(strip(&run.events) == strip(&p.events), "RUN and P-EDF differ:\n{}", schedlab_model::emit::to_yaml(&spec));
+        assert!(
+            strip(&run.events) == strip(&p.events),
+            "RUN and P-EDF differ:\n{}",
+            schedlab_model::emit::to_yaml(&spec)
+        );
         assert_eq!(preemptions_and_migrations(&run.events).1, 0);
         assert!(check(&run, run.events.clone()).pass);
         compared += 1;

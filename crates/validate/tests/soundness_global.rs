@@ -124,7 +124,10 @@ fn no_set_a_gedf_test_accepts_misses_under_gedf() {
             }
         }
     }
-    println!("G-EDF: {n} sets, {simulated} simulated ({runs} runs), accepted per test: {:?}", GEDF.iter().map(|g| g.0).zip(&accepted).collect::<Vec<_>>());
+    println!(
+        "G-EDF: {n} sets, {simulated} simulated ({runs} runs), accepted per test: {:?}",
+        GEDF.iter().map(|g| g.0).zip(&accepted).collect::<Vec<_>>()
+    );
     println!("G-EDF: {missed_rejected} rejected sets missed in simulation, {} accepted sets missed", failures.len());
     assert!(failures.is_empty(), "{} accepted sets miss; the first: {}", failures.len(), failures[0]);
     assert!(accepted.iter().all(|&a| a >= 50), "every test accepts sets near its bound: {accepted:?}");
@@ -150,13 +153,19 @@ fn no_set_a_gfp_test_accepts_misses_under_gfp() {
         let m = simulate_both(&spec, case_seed(8, PolicyName::Gfp, i));
         if m[0] + m[1] > 0 {
             if b || g {
-                failures.push(format!("accepted (bertogna {b}, guan {g}), misses {m:?}:\n{}", schedlab_model::emit::to_yaml(&spec)));
+                failures.push(format!(
+                    "accepted (bertogna {b}, guan {g}), misses {m:?}:\n{}",
+                    schedlab_model::emit::to_yaml(&spec)
+                ));
             } else {
                 missed_rejected += 1;
             }
         }
     }
-    println!("G-FP: {n} sets, {simulated} simulated ({} runs), accepted: bertogna {acc_b}, guan {acc_g}", 2 * simulated);
+    println!(
+        "G-FP: {n} sets, {simulated} simulated ({} runs), accepted: bertogna {acc_b}, guan {acc_g}",
+        2 * simulated
+    );
     println!("G-FP: {missed_rejected} rejected sets missed in simulation, {} accepted sets missed", failures.len());
     assert!(failures.is_empty(), "{} accepted sets miss; the first: {}", failures.len(), failures[0]);
     assert!(acc_b >= 50 && acc_g >= acc_b, "{acc_b} {acc_g}");

@@ -30,7 +30,7 @@
 use schedlab_analysis::accounting::{inflate, Accounting, Method};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::gen::rng::Rng;
-use schedlab_model::overheads::{Cpmd, Costs, Overheads};
+use schedlab_model::overheads::{Costs, Cpmd, Overheads};
 use schedlab_model::spec::Domains;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Priorities, Size, Spec, Task};
 use schedlab_sim::{simulate, Arrivals, Execution, SimConfig, Sporadic};
@@ -88,15 +88,25 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, poli
     if matches!(policy.name, PolicyName::Gfp) {
         policy.priorities = Some(Priorities::Rm);
     }
-    Spec { meta: None, platform: Platform { cpus, clusters: None, cache: None }, policy: Some(policy), overheads: None, tasks }
+    Spec {
+        meta: None,
+        platform: Platform { cpus, clusters: None, cache: None },
+        policy: Some(policy),
+        overheads: None,
+        tasks,
+    }
 }
 
 /// Deadline misses over the hyperperiod (plus the largest deadline) with the
 /// simulator charging `o`.
 fn misses(spec: &Spec, placement: Option<&[Placement]>, o: &Overheads, sporadic: bool, seed: u64) -> usize {
-    let mut policy = schedlab_policy::build(spec, placement).unwrap_or_else(|e| panic!("admission: {e}\n{}", schedlab_model::emit::to_yaml(spec)));
+    let mut policy = schedlab_policy::build(spec, placement)
+        .unwrap_or_else(|e| panic!("admission: {e}\n{}", schedlab_model::emit::to_yaml(spec)));
     let horizon = 200 * MS + spec.tasks.iter().map(|t| t.deadline().0).max().unwrap_or(0) + 1;
-    let arrivals = Arrivals { sporadic: if sporadic { Sporadic::Uniform { max: 2 * MS } } else { Sporadic::None }, ignore_jitter: false };
+    let arrivals = Arrivals {
+        sporadic: if sporadic { Sporadic::Uniform { max: 2 * MS } } else { Sporadic::None },
+        ignore_jitter: false,
+    };
     let config = SimConfig {
         horizon: Some(horizon),
         seed,
@@ -108,7 +118,8 @@ fn misses(spec: &Spec, placement: Option<&[Placement]>, o: &Overheads, sporadic:
         ..SimConfig::default()
     };
     let mut n = 0;
-    simulate(spec, policy.as_mut(), &config, &mut |e| n += usize::from(matches!(e, Event::DeadlineMiss { .. }))).expect("simulation");
+    simulate(spec, policy.as_mut(), &config, &mut |e| n += usize::from(matches!(e, Event::DeadlineMiss { .. })))
+        .expect("simulation");
     n
 }
 
@@ -123,7 +134,15 @@ struct Count {
 
 /// Inflates each random set with `method`, runs `test` on it, and simulates
 /// every accepted set with the same overheads charged.
-fn campaign(test: &str, method: Method, domains: Domains, sets: usize, seed: u64, cpmd: bool, make: impl Fn(&mut Rng) -> Spec) -> Count {
+fn campaign(
+    test: &str,
+    method: Method,
+    domains: Domains,
+    sets: usize,
+    seed: u64,
+    cpmd: bool,
+    make: impl Fn(&mut Rng) -> Spec,
+) -> Count {
     let t = find(test).unwrap_or_else(|| panic!("{test} registered"));
     let mut r = Rng::new(seed);
     let mut c = Count::default();
@@ -203,7 +222,12 @@ fn partitioned(r: &mut Rng) -> Spec {
 
 fn assert_sound(c: &Count) {
     assert!(c.failures.is_empty(), "{} accepted sets miss; the first:\n{}", c.failures.len(), c.failures[0]);
-    assert!(c.accepted * 10 >= c.sets, "only {} of {} sets accepted: the campaign checks too little", c.accepted, c.sets);
+    assert!(
+        c.accepted * 10 >= c.sets,
+        "only {} of {} sets accepted: the campaign checks too little",
+        c.accepted,
+        c.sets
+    );
 }
 
 #[test]
@@ -265,12 +289,19 @@ fn the_preempter_pays_the_cpmd_because_a_job_can_resume_many_times() {
     // Its own CPMD once: what a literal reading would charge, and accept.
     let mut own = input.clone();
     own.tasks[1].wcet += 240_942;
-    let own = inflate(&Input { wss: vec![0, 0], ..own }, &o, &Accounting::new(Method::Epos, TICK, Domains::PerCpu)).expect("inflates");
+    let own = inflate(&Input { wss: vec![0, 0], ..own }, &o, &Accounting::new(Method::Epos, TICK, Domains::PerCpu))
+        .expect("inflates");
     assert_eq!((qpa.run)(&own.input).verdict, Verdict::Schedulable, "own CPMD once would accept: {:?}", own.charges);
     for method in [Method::Epos, Method::PerTaskRelease] {
         let inflated = inflate(&input, &o, &Accounting::new(method, TICK, Domains::PerCpu)).expect("inflates");
         assert_eq!(inflated.charges[0].cpmd, 240_942, "{}: `short` pays the CPMD it causes", method.name());
-        assert_ne!((qpa.run)(&inflated.input).verdict, Verdict::Schedulable, "{} rejects: {:?}", method.name(), inflated.charges);
+        assert_ne!(
+            (qpa.run)(&inflated.input).verdict,
+            Verdict::Schedulable,
+            "{} rejects: {:?}",
+            method.name(),
+            inflated.charges
+        );
     }
     println!("{missed} misses in 200 ms; both methods reject");
 }
@@ -296,13 +327,25 @@ fn an_interrupt_releases_every_job_due_so_the_burst_is_charged() {
         overheads: None,
         tasks,
     };
-    let o = Overheads::constant(Costs { release: 50 * US, schedule: US, context_switch: US, ipi: US, tick: US, release_latency: 0 });
+    let o = Overheads::constant(Costs {
+        release: 50 * US,
+        schedule: US,
+        context_switch: US,
+        ipi: US,
+        tick: US,
+        release_latency: 0,
+    });
     let input = Input::from_spec(&spec);
     let qpa = find("uni.edf.qpa").expect("registered");
     let missed = misses(&spec, None, &o, false, 0);
     assert!(missed > 0, "five releases at 0 cost 250 µs before `urgent` runs, so it misses");
     // One job's release per interrupt: what a literal reading would charge, and accept.
-    let one = inflate(&input, &Overheads::constant(Costs { release: 10 * US, ..o.costs(5) }), &Accounting::new(Method::Epos, TICK, Domains::PerCpu)).expect("inflates");
+    let one = inflate(
+        &input,
+        &Overheads::constant(Costs { release: 10 * US, ..o.costs(5) }),
+        &Accounting::new(Method::Epos, TICK, Domains::PerCpu),
+    )
+    .expect("inflates");
     assert!(one.charges[0].inflated_wcet <= 1_200 * US, "{:?}", one.charges[0]);
     for method in [Method::Epos, Method::PerTaskRelease] {
         let inflated = inflate(&input, &o, &Accounting::new(method, TICK, Domains::PerCpu)).expect("inflates");

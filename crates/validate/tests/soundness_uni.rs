@@ -50,17 +50,35 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, jitt
             t
         })
         .collect();
-    Spec { meta: None, platform: Platform { cpus, clusters: None, cache: None }, policy: Some(PolicySpec::named(policy)), overheads: None, tasks }
+    Spec {
+        meta: None,
+        platform: Platform { cpus, clusters: None, cache: None },
+        policy: Some(PolicySpec::named(policy)),
+        overheads: None,
+        tasks,
+    }
 }
 
 /// Deadline misses over the hyperperiod plus the largest deadline.
 fn misses(spec: &Spec, placement: Option<&[Placement]>, sporadic: bool, seed: u64) -> usize {
-    let mut policy = schedlab_policy::build(spec, placement).unwrap_or_else(|e| panic!("admission: {e}\n{}", schedlab_model::emit::to_yaml(spec)));
+    let mut policy = schedlab_policy::build(spec, placement)
+        .unwrap_or_else(|e| panic!("admission: {e}\n{}", schedlab_model::emit::to_yaml(spec)));
     let horizon = 200 * MS + spec.tasks.iter().map(|t| t.deadline().0 + t.jitter.0).max().unwrap_or(0) + 1;
-    let arrivals = Arrivals { sporadic: if sporadic { Sporadic::Uniform { max: 2 * MS } } else { Sporadic::None }, ignore_jitter: false };
-    let config = SimConfig { horizon: Some(horizon), seed, arrivals, execution: Execution::Wcet, spec_overheads: false, ..SimConfig::default() };
+    let arrivals = Arrivals {
+        sporadic: if sporadic { Sporadic::Uniform { max: 2 * MS } } else { Sporadic::None },
+        ignore_jitter: false,
+    };
+    let config = SimConfig {
+        horizon: Some(horizon),
+        seed,
+        arrivals,
+        execution: Execution::Wcet,
+        spec_overheads: false,
+        ..SimConfig::default()
+    };
     let mut n = 0;
-    simulate(spec, policy.as_mut(), &config, &mut |e| n += usize::from(matches!(e, Event::DeadlineMiss { .. }))).expect("simulation");
+    simulate(spec, policy.as_mut(), &config, &mut |e| n += usize::from(matches!(e, Event::DeadlineMiss { .. })))
+        .expect("simulation");
     n
 }
 
@@ -91,18 +109,26 @@ fn campaign(name: &str, sets: usize, seed: u64, tests: &[&str], make: impl Fn(&m
                 Verdict::Schedulable => {
                     counts[j].accepted += 1;
                     let placement: Option<Vec<Placement>> = match &o.data {
-                        Some(Data::Partition(p)) => Some(p.bins.iter().map(|&b| Placement::Cpu { cpu: b as u32 }).collect()),
+                        Some(Data::Partition(p)) => {
+                            Some(p.bins.iter().map(|&b| Placement::Cpu { cpu: b as u32 }).collect())
+                        }
                         _ => None,
                     };
                     for sporadic in [false, true] {
                         let missed = misses(&spec, placement.as_deref(), sporadic, seed ^ k as u64);
                         counts[j].simulated += 1;
                         if missed > 0 {
-                            failures.push(format!("{id} accepts, the simulation ({}) misses {missed}:\n{}\n{o:?}", if sporadic { "sporadic" } else { "periodic" }, schedlab_model::emit::to_yaml(&spec)));
+                            failures.push(format!(
+                                "{id} accepts, the simulation ({}) misses {missed}:\n{}\n{o:?}",
+                                if sporadic { "sporadic" } else { "periodic" },
+                                schedlab_model::emit::to_yaml(&spec)
+                            ));
                         }
                     }
                 }
-                Verdict::Unschedulable if no_jitter && spec.platform.cpus == 1 && matches!(*id, "uni.edf.qpa" | "uni.fp.rta") => {
+                Verdict::Unschedulable
+                    if no_jitter && spec.platform.cpus == 1 && matches!(*id, "uni.edf.qpa" | "uni.fp.rta") =>
+                {
                     counts[j].rejected += 1;
                     let m = *sync_misses.get_or_insert_with(|| misses(&spec, None, false, 0));
                     if m == 0 {
@@ -120,7 +146,12 @@ fn campaign(name: &str, sets: usize, seed: u64, tests: &[&str], make: impl Fn(&m
     }
     assert!(failures.is_empty(), "{} failures; the first:\n{}", failures.len(), failures[0]);
     for (id, c) in tests.iter().zip(&counts) {
-        assert!(c.accepted * 20 >= sets && c.rejected * 20 >= sets, "{id}: accepted {} and rejected {} of {sets}: the campaign should see both", c.accepted, c.rejected);
+        assert!(
+            c.accepted * 20 >= sets && c.rejected * 20 >= sets,
+            "{id}: accepted {} and rejected {} of {sets}: the campaign should see both",
+            c.accepted,
+            c.rejected
+        );
     }
 }
 
@@ -144,7 +175,8 @@ fn uniprocessor_fp_tests_are_sound() {
         let constrained = r.below(2) == 0;
         let jitter = constrained && r.below(2) == 0;
         let mut s = random_spec(r, 1, n, u, constrained, jitter, PolicyName::Gfp);
-        s.policy.as_mut().unwrap().priorities = Some([Priorities::Rm, Priorities::Dm, Priorities::Explicit][r.below(3) as usize]);
+        s.policy.as_mut().unwrap().priorities =
+            Some([Priorities::Rm, Priorities::Dm, Priorities::Explicit][r.below(3) as usize]);
         if !constrained {
             s.policy.as_mut().unwrap().priorities = Some(Priorities::Rm);
         }

@@ -14,7 +14,14 @@ fn hyperperiod(k: u64) -> [Event; 18] {
     let b = k * 20 * MS;
     let rel = |t: Time, task: u32, job: u64, d: Time| Event::Release { t: b + t, task, job, deadline: b + d };
     let to = |t: Time, cpu: u32, task: u32, job: u64| Event::SwitchTo { t: b + t, cpu, task, job };
-    let done = |t: Time, cpu: u32, task: u32, job: u64, exec: Time| Event::Completion { t: b + t, cpu, task, job, exec, forced: false };
+    let done = |t: Time, cpu: u32, task: u32, job: u64, exec: Time| Event::Completion {
+        t: b + t,
+        cpu,
+        task,
+        job,
+        exec,
+        forced: false,
+    };
     [
         rel(0, 0, 2 * k, 9 * MS),
         rel(0, 1, 2 * k, 9 * MS),

@@ -60,8 +60,16 @@ impl Heuristic {
     }
 
     /// Every heuristic, in the order of [`Heuristic::name`]'s table.
-    pub const ALL: [Heuristic; 8] =
-        [Heuristic::FF, Heuristic::BF, Heuristic::WF, Heuristic::NF, Heuristic::FFD, Heuristic::BFD, Heuristic::WFD, Heuristic::NFD];
+    pub const ALL: [Heuristic; 8] = [
+        Heuristic::FF,
+        Heuristic::BF,
+        Heuristic::WF,
+        Heuristic::NF,
+        Heuristic::FFD,
+        Heuristic::BFD,
+        Heuristic::WFD,
+        Heuristic::NFD,
+    ];
 
     /// The spec's name of the heuristic (`wfd`, ...).
     pub fn name(self) -> &'static str {
@@ -81,9 +89,8 @@ impl Heuristic {
 impl std::str::FromStr for Heuristic {
     type Err = String;
     fn from_str(s: &str) -> Result<Heuristic, String> {
-        Heuristic::ALL
-            .into_iter()
-            .find(|h| h.name() == s)
-            .ok_or_else(|| format!("unknown packing heuristic {s:?}; expected one of ff, bf, wf, nf, ffd, bfd, wfd, nfd"))
+        Heuristic::ALL.into_iter().find(|h| h.name() == s).ok_or_else(|| {
+            format!("unknown packing heuristic {s:?}; expected one of ff, bf, wf, nf, ffd, bfd, wfd, nfd")
+        })
     }
 }

@@ -18,7 +18,12 @@ pub fn pack(problem: &Problem, heuristic: Heuristic, pinned: PinnedCheck) -> Res
 }
 
 /// Packs with the capacity test and an admission predicate.
-pub fn pack_with(problem: &Problem, heuristic: Heuristic, pinned: PinnedCheck, admit: Admit) -> Result<Assignment, PackError> {
+pub fn pack_with(
+    problem: &Problem,
+    heuristic: Heuristic,
+    pinned: PinnedCheck,
+    admit: Admit,
+) -> Result<Assignment, PackError> {
     validate(problem)?;
     match scaled(&problem.sizes, &problem.capacities) {
         Some((d, sizes, caps)) => run(problem, heuristic, pinned, admit, &sizes, &caps, d as u128, |v| unscale(*v, d)),
@@ -117,11 +122,22 @@ fn run<Q: Quantity>(
                     return Err(fail(
                         &loads,
                         t,
-                        format!("{} ({} {}) is pinned to {}, whose load would be {after}, above its capacity {}", task(t), problem.size_word, frac(t), bin(b), problem.capacities[b]),
+                        format!(
+                            "{} ({} {}) is pinned to {}, whose load would be {after}, above its capacity {}",
+                            task(t),
+                            problem.size_word,
+                            frac(t),
+                            bin(b),
+                            problem.capacities[b]
+                        ),
                     ));
                 }
                 if !admit(b, &members[b], t) {
-                    return Err(fail(&loads, t, format!("{} is pinned to {}, but the admission test refuses it there", task(t), bin(b))));
+                    return Err(fail(
+                        &loads,
+                        t,
+                        format!("{} is pinned to {}, but the admission test refuses it there", task(t), bin(b)),
+                    ));
                 }
             }
             loads[b] = loads[b].plus(&sizes[t]);
@@ -141,7 +157,9 @@ fn run<Q: Quantity>(
             Pin::Among(list) => list.contains(&b),
             _ => true,
         };
-        let fits = |loads: &[Q], members: &[Vec<usize>], b: usize| allowed(b) && fits_capacity(loads, b, t) && admit(b, &members[b], t);
+        let fits = |loads: &[Q], members: &[Vec<usize>], b: usize| {
+            allowed(b) && fits_capacity(loads, b, t) && admit(b, &members[b], t)
+        };
         let room = |loads: &[Q], b: usize| caps[b].minus(&loads[b].plus(&sizes[t]));
         let chosen = match heuristic.rule {
             Rule::FirstFit => (0..m).find(|&b| fits(&loads, &members, b)),
@@ -181,7 +199,17 @@ fn run<Q: Quantity>(
             } else {
                 format!("it fits in no {} it may go to", problem.bin_word())
             };
-            return Err(fail(&loads, t, format!("{} ({} {}) cannot be placed by {}: {why}", task(t), problem.size_word, frac(t), heuristic.name())));
+            return Err(fail(
+                &loads,
+                t,
+                format!(
+                    "{} ({} {}) cannot be placed by {}: {why}",
+                    task(t),
+                    problem.size_word,
+                    frac(t),
+                    heuristic.name()
+                ),
+            ));
         };
         loads[b] = loads[b].plus(&sizes[t]);
         let at = members[b].binary_search(&t).unwrap_or_else(|e| e);

@@ -38,7 +38,13 @@ pub fn problem_for(spec: &Spec, target: Target, metric: Metric) -> Result<Proble
         sizes.push(s);
         if let Some(c) = t.cpu {
             if c >= m {
-                return Err(invalid(Some(i), format!("tasks[{i}].cpu: CPU {c} does not exist; the platform has CPUs 0 to {}", m.saturating_sub(1))));
+                return Err(invalid(
+                    Some(i),
+                    format!(
+                        "tasks[{i}].cpu: CPU {c} does not exist; the platform has CPUs 0 to {}",
+                        m.saturating_sub(1)
+                    ),
+                ));
             }
         }
         if let Some(k) = t.cluster {
@@ -79,7 +85,12 @@ pub fn pin_for(cpu: Option<u32>, cluster: Option<u32>, clusters: Option<&[Vec<u3
     match target {
         Target::Cpus => match (cpu, cluster) {
             (Some(c), _) => Pin::Bin(c as usize),
-            (None, Some(k)) => Pin::Among(clusters.and_then(|cl| cl.get(k as usize)).map(|c| c.iter().map(|&c| c as usize).collect()).unwrap_or_default()),
+            (None, Some(k)) => Pin::Among(
+                clusters
+                    .and_then(|cl| cl.get(k as usize))
+                    .map(|c| c.iter().map(|&c| c as usize).collect())
+                    .unwrap_or_default(),
+            ),
             (None, None) => Pin::Free,
         },
         Target::Clusters => match (cluster, cpu) {
@@ -92,7 +103,13 @@ pub fn pin_for(cpu: Option<u32>, cluster: Option<u32>, clusters: Option<&[Vec<u3
 
 /// Packs a spec's tasks with a named heuristic (`cap` and `cap-gs` are
 /// refused as not yet implemented).
-pub fn pack_spec(spec: &Spec, target: Target, packing: Packing, metric: Metric, pinned: PinnedCheck) -> Result<Assignment, PackError> {
+pub fn pack_spec(
+    spec: &Spec,
+    target: Target,
+    packing: Packing,
+    metric: Metric,
+    pinned: PinnedCheck,
+) -> Result<Assignment, PackError> {
     let heuristic = Heuristic::from_packing(packing)?;
     let problem = problem_for(spec, target, metric)?;
     pack(&problem, heuristic, pinned)

@@ -60,7 +60,16 @@ fn decreasing_ties_go_to_the_lower_task_index() {
 #[test]
 fn three_two_thirds_do_not_fit_two_cpus() {
     let p = Problem::uniform(vec![Share::new(2, 3); 3], 2);
-    for h in [Heuristic::FF, Heuristic::BF, Heuristic::WF, Heuristic::NF, Heuristic::FFD, Heuristic::BFD, Heuristic::WFD, Heuristic::NFD] {
+    for h in [
+        Heuristic::FF,
+        Heuristic::BF,
+        Heuristic::WF,
+        Heuristic::NF,
+        Heuristic::FFD,
+        Heuristic::BFD,
+        Heuristic::WFD,
+        Heuristic::NFD,
+    ] {
         let e = pack(&p, h, PinnedCheck::Check).unwrap_err();
         assert_eq!(e.kind, PackErrorKind::NoFit);
         assert_eq!(e.task, Some(2), "{}", h.name());
@@ -176,7 +185,11 @@ fn spec(cpus: u32, clusters: Option<Vec<Vec<u32>>>, tasks: &[(u64, u64)]) -> Spe
         platform: Platform { cpus, clusters, cache: None },
         policy: None,
         overheads: None,
-        tasks: tasks.iter().enumerate().map(|(i, &(c, p))| Task::new(format!("t{i}"), Duration::from_ms(c), Duration::from_ms(p))).collect(),
+        tasks: tasks
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, p))| Task::new(format!("t{i}"), Duration::from_ms(c), Duration::from_ms(p)))
+            .collect(),
     }
 }
 
@@ -201,7 +214,10 @@ fn specs_pack_onto_cpus_and_clusters() {
     // Errors name the task.
     let s = spec(2, None, &[(2, 3), (2, 3), (2, 3)]);
     let e = pack_spec(&s, Target::Cpus, Packing::Ffd, Metric::Utilization, PinnedCheck::Check).unwrap_err();
-    assert!(e.to_string().starts_with("tasks[2] `t2` (utilisation 2/3) cannot be placed by ffd: it fits in no CPU"), "{e}");
+    assert!(
+        e.to_string().starts_with("tasks[2] `t2` (utilisation 2/3) cannot be placed by ffd: it fits in no CPU"),
+        "{e}"
+    );
     let e = pack_spec(&s, Target::Cpus, Packing::Cap, Metric::Utilization, PinnedCheck::Check).unwrap_err();
     assert_eq!(e.kind, PackErrorKind::NotImplemented);
     assert!(e.to_string().contains("not yet implemented"));
@@ -216,5 +232,8 @@ fn density_uses_the_shorter_of_deadline_and_period() {
     s.tasks.push(s.tasks[0].clone());
     s.tasks[2].name = "t2".into();
     assert!(pack_spec(&s, Target::Cpus, Packing::Ff, Metric::Utilization, PinnedCheck::Check).is_ok());
-    assert_eq!(pack_spec(&s, Target::Cpus, Packing::Ff, Metric::Density, PinnedCheck::Check).unwrap_err().task, Some(2));
+    assert_eq!(
+        pack_spec(&s, Target::Cpus, Packing::Ff, Metric::Density, PinnedCheck::Check).unwrap_err().task,
+        Some(2)
+    );
 }

@@ -20,7 +20,8 @@ pub fn reduce_spec(spec: &Spec) -> Result<Tree, ReductionError> {
     let run = spec.policy.as_ref().filter(|p| p.name == PolicyName::Run);
     let packing = run.and_then(|p| p.partitioning).unwrap_or(DEFAULT_RUN_PACKING);
     let slack = run.and_then(|p| p.slack).unwrap_or_default();
-    let heuristic = Heuristic::from_packing(packing).map_err(|e| ReductionError::new("policy.partitioning", None, e.message))?;
+    let heuristic =
+        Heuristic::from_packing(packing).map_err(|e| ReductionError::new("policy.partitioning", None, e.message))?;
     for (i, t) in spec.tasks.iter().enumerate() {
         if t.deadline() != t.period {
             return Err(ReductionError::new(
@@ -82,7 +83,8 @@ fn complement(e: &Entry) -> Entry {
 fn pack_escalating(sizes: &[Ratio], bins: usize, heuristic: Heuristic) -> Vec<Vec<usize>> {
     // Rates that fit in 64-bit fractions go through the partition module's
     // scaled-integer path (much faster than rationals); others stay exact.
-    let shares: Option<Vec<Share>> = sizes.iter().map(|r| Some(Share::new(r.0.numer().to_u64()?, r.0.denom().to_u64()?))).collect();
+    let shares: Option<Vec<Share>> =
+        sizes.iter().map(|r| Some(Share::new(r.0.numer().to_u64()?, r.0.denom().to_u64()?))).collect();
     let mut k = bins.max(1);
     loop {
         let packed = match &shares {
@@ -131,7 +133,11 @@ pub fn reduce(tasks: &[(u64, u64)], cpus: u32, heuristic: Heuristic, slack: Slac
     }
     for (i, &(c, p)) in tasks.iter().enumerate() {
         if p == 0 {
-            return Err(ReductionError::new(format!("tasks[{i}].period"), Some(i), format!("tasks[{i}] has period 0; give a positive period")));
+            return Err(ReductionError::new(
+                format!("tasks[{i}].period"),
+                Some(i),
+                format!("tasks[{i}] has period 0; give a positive period"),
+            ));
         }
         if c > p {
             return Err(ReductionError::new(
@@ -160,7 +166,8 @@ pub fn reduce(tasks: &[(u64, u64)], cpus: u32, heuristic: Heuristic, slack: Slac
 
     // Level 0: PACK the tasks, as if there were min(n, m) CPUs.
     let bins0 = if n == 0 { Vec::new() } else { pack_escalating(&rates, n.min(cpus as usize), heuristic) };
-    let loads: Vec<Ratio> = bins0.iter().map(|m| m.iter().fold(Ratio::zero(), |acc, &t| Ratio(&acc.0 + &rates[t].0))).collect();
+    let loads: Vec<Ratio> =
+        bins0.iter().map(|m| m.iter().fold(Ratio::zero(), |acc, &t| Ratio(&acc.0 + &rates[t].0))).collect();
     let used = bins0.len().min(cpus as usize);
     let spare = Ratio(Ratio::new(used as u128, 1).0 - &utilisation.0);
     let shares = distribute(&loads, &spare, slack);
@@ -203,7 +210,11 @@ fn reduce_levels(b: &mut Builder, mut entries: Vec<Entry>) {
     let mut level = 1u32;
     while !entries.is_empty() {
         let total = entries.iter().fold(Ratio::zero(), |acc, e| Ratio(&acc.0 + &e.rate.0));
-        debug_assert!(total.0.is_integer() && total.0 >= num_rational::BigRational::one(), "the items' total rate is a positive integer: {}", total.to_fraction());
+        debug_assert!(
+            total.0.is_integer() && total.0 >= num_rational::BigRational::one(),
+            "the items' total rate is a positive integer: {}",
+            total.to_fraction()
+        );
         let sizes: Vec<Ratio> = entries.iter().map(|e| e.rate.clone()).collect();
         let mut bins = pack_escalating(&sizes, ceil_int(&total), b.heuristic);
         if bins.len() == entries.len() && entries.len() > 1 {
@@ -241,7 +252,6 @@ fn reduce_levels(b: &mut Builder, mut entries: Vec<Entry>) {
         entries = next;
         level += 1;
     }
-
 }
 
 impl Tree {

@@ -1,9 +1,9 @@
 //! Distributing spare capacity over the level-0 servers so that their rates
 //! sum to the number of CPUs RUN uses (RUN needs full utilisation).
 
+use num_traits::{Signed, Zero};
 use schedlab_model::exact::Ratio;
 use schedlab_model::Slack;
-use num_traits::{Signed, Zero};
 
 /// The slack each server gets, given the servers' rates (each ≤ 1) and the
 /// total spare capacity (at most Σ (1 − rate)). Exact; the returned shares

@@ -133,7 +133,16 @@ fn slack_policies() {
 #[test]
 fn full_utilisation() {
     let tasks = ms(&[(2, 3), (2, 3), (2, 3)]);
-    for h in [Heuristic::WFD, Heuristic::FFD, Heuristic::BFD, Heuristic::NFD, Heuristic::FF, Heuristic::BF, Heuristic::WF, Heuristic::NF] {
+    for h in [
+        Heuristic::WFD,
+        Heuristic::FFD,
+        Heuristic::BFD,
+        Heuristic::NFD,
+        Heuristic::FF,
+        Heuristic::BF,
+        Heuristic::WF,
+        Heuristic::NF,
+    ] {
         let t = reduce(&tasks, 2, h, Slack::Greedy).unwrap();
         assert_eq!(t.slack, r(0, 1));
         assert_eq!(t.levels, 1, "{}", h.name());
@@ -217,10 +226,14 @@ fn no_progress_merges_two_servers() {
     // S7 = {S6*, S3*} (.65); S5 and S4 pass through; root S8 = {S5, S7*, S4}.
     assert_eq!(servers.len(), 8);
     assert_eq!(servers[5].rate, r(9, 10));
-    assert!(matches!(&servers[5].children, Children::Items(i) if i == &[Item { server: 0, dual: false }, Item { server: 1, dual: false }]));
+    assert!(
+        matches!(&servers[5].children, Children::Items(i) if i == &[Item { server: 0, dual: false }, Item { server: 1, dual: false }])
+    );
     assert_eq!(servers[5].level, 0);
     assert_eq!(servers[6].rate, r(13, 20));
     assert_eq!(roots, vec![7]);
     assert_eq!(servers[7].rate, r(1, 1));
-    assert!(matches!(&servers[7].children, Children::Items(i) if i == &[Item { server: 4, dual: false }, Item { server: 6, dual: true }, Item { server: 3, dual: false }]));
+    assert!(
+        matches!(&servers[7].children, Children::Items(i) if i == &[Item { server: 4, dual: false }, Item { server: 6, dual: true }, Item { server: 3, dual: false }])
+    );
 }

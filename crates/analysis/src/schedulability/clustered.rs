@@ -54,7 +54,9 @@ fn tests(input: &Input, prefix: &str) -> Result<Vec<&'static Test>, String> {
     if input.options.cluster_tests.is_empty() {
         let found: Vec<&'static Test> = registry().iter().filter(|t| t.info.id.starts_with(prefix)).collect();
         if found.is_empty() {
-            return Err(format!("no `{prefix}*` test is registered yet; name the cluster tests in options.cluster_tests"));
+            return Err(format!(
+                "no `{prefix}*` test is registered yet; name the cluster tests in options.cluster_tests"
+            ));
         }
         return Ok(found);
     }
@@ -62,12 +64,22 @@ fn tests(input: &Input, prefix: &str) -> Result<Vec<&'static Test>, String> {
         .options
         .cluster_tests
         .iter()
-        .map(|id| registry().iter().find(|t| t.info.id == id).ok_or_else(|| format!("options.cluster_tests: no test `{id}` in the registry")))
+        .map(|id| {
+            registry()
+                .iter()
+                .find(|t| t.info.id == id)
+                .ok_or_else(|| format!("options.cluster_tests: no test `{id}` in the registry"))
+        })
         .collect()
 }
 
 /// The first accepting test's outcome for a cluster, or the outcomes of all.
-fn check_cluster(input: &Input, members: &[usize], cpus: u32, tests: &[&'static Test]) -> Result<Outcome, Vec<Outcome>> {
+fn check_cluster(
+    input: &Input,
+    members: &[usize],
+    cpus: u32,
+    tests: &[&'static Test],
+) -> Result<Outcome, Vec<Outcome>> {
     let sub = sub_input(input, members, cpus);
     let mut fails = Vec::new();
     for t in tests {
@@ -99,7 +111,9 @@ fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
         .map(|t| match fit {
             ClusterFit::Capacity => Share::new(t.wcet, t.period),
             // Rounded down: the tests decide; see partitioned::analyze.
-            ClusterFit::Schedulable => Share::new(u64::try_from(((t.wcet as u128) << 62) / t.period as u128).unwrap_or(u64::MAX), 1 << 62),
+            ClusterFit::Schedulable => {
+                Share::new(u64::try_from(((t.wcet as u128) << 62) / t.period as u128).unwrap_or(u64::MAX), 1 << 62)
+            }
         })
         .collect();
     let problem = Problem {
@@ -143,7 +157,8 @@ fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
             match check_cluster(input, mem, clusters[b].len() as u32, &tests) {
                 Ok(o) => outcomes.push(global(o, mem, n, &format!("cluster {b}"))),
                 Err(fails) => {
-                    let why: Vec<String> = fails.iter().map(|o| format!("{}: {} — {}", o.test, o.verdict, o.reason)).collect();
+                    let why: Vec<String> =
+                        fails.iter().map(|o| format!("{}: {} — {}", o.test, o.verdict, o.reason)).collect();
                     bad = Some(format!("{}: cluster {b} passes none of the tests ({})", h.name(), why.join("; ")));
                     break;
                 }
@@ -153,24 +168,49 @@ fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
             failures.push(b);
             continue;
         }
-        let loads: Vec<String> = a.loads.iter().zip(clusters).map(|(l, c)| format!("{:.4}/{}", l.to_f64(), c.len())).collect();
+        let loads: Vec<String> =
+            a.loads.iter().zip(clusters).map(|(l, c)| format!("{:.4}/{}", l.to_f64(), c.len())).collect();
         let mut out = Outcome::new(
             id,
             Verdict::Schedulable,
-            format!("{} places every task ({} reading) and every cluster passes one of {}; cluster loads {}", h.name(), fit.name(), names.join(", "), loads.join(", ")),
+            format!(
+                "{} places every task ({} reading) and every cluster passes one of {}; cluster loads {}",
+                h.name(),
+                fit.name(),
+                names.join(", "),
+                loads.join(", ")
+            ),
         );
         for f in failures {
             out = out.detail(format!("tried first: {f}"));
         }
-        return out.with_data(Data::Partition(Partition { heuristic: h.name(), bins: a.bins, cpus: clusters.clone(), outcomes }));
+        return out.with_data(Data::Partition(Partition {
+            heuristic: h.name(),
+            bins: a.bins,
+            cpus: clusters.clone(),
+            outcomes,
+        }));
     }
     let m: u128 = clusters.iter().map(|c| c.len() as u128).sum();
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     let mut out = if u.gt_int(m) {
-        Outcome::new(id, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs of the clusters", u.to_f64())).compare(u, Ratio::new(m, 1))
+        Outcome::new(
+            id,
+            Verdict::Unschedulable,
+            format!("total utilisation {:.4} exceeds the {m} CPUs of the clusters", u.to_f64()),
+        )
+        .compare(u, Ratio::new(m, 1))
     } else {
-        let o = Outcome::new(id, Verdict::Inconclusive, format!("no heuristic found a packing where every cluster passes one of {} ({} reading)", names.join(", "), fit.name()))
-            .compare(u, Ratio::new(m, 1));
+        let o = Outcome::new(
+            id,
+            Verdict::Inconclusive,
+            format!(
+                "no heuristic found a packing where every cluster passes one of {} ({} reading)",
+                names.join(", "),
+                fit.name()
+            ),
+        )
+        .compare(u, Ratio::new(m, 1));
         match first_task {
             Some(t) => o.task(t),
             None => o,

@@ -68,7 +68,13 @@ impl Input {
             tasks: spec
                 .tasks
                 .iter()
-                .map(|t| TaskParams { wcet: t.wcet.0, deadline: t.deadline().0, period: t.period.0, offset: t.offset.0, jitter: t.jitter.0 })
+                .map(|t| TaskParams {
+                    wcet: t.wcet.0,
+                    deadline: t.deadline().0,
+                    period: t.period.0,
+                    offset: t.offset.0,
+                    jitter: t.jitter.0,
+                })
                 .collect(),
             names: spec.tasks.iter().map(|t| t.name.clone()).collect(),
             priorities: spec.tasks.iter().map(|t| t.priority).collect(),

@@ -67,7 +67,16 @@ pub struct Outcome {
 
 impl Outcome {
     pub fn new(test: &'static str, verdict: Verdict, reason: impl Into<String>) -> Outcome {
-        Outcome { test, verdict, reason: reason.into(), task: None, value: None, bound: None, details: Vec::new(), data: None }
+        Outcome {
+            test,
+            verdict,
+            reason: reason.into(),
+            task: None,
+            value: None,
+            bound: None,
+            details: Vec::new(),
+            data: None,
+        }
     }
     pub fn not_applicable(test: &'static str, reason: impl Into<String>) -> Outcome {
         Outcome::new(test, Verdict::NotApplicable, reason)

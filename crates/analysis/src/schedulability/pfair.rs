@@ -2,10 +2,10 @@
 //! total weight Σ ⌈C/Q⌉ / (T/Q) ≤ m and every weight ≤ 1 (Baruah et al.
 //! 1996; PD^2 is optimal for such sets, Anderson & Srinivasan 2004).
 
+use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
 use schedlab_model::exact::Ratio;
-use super::input::Input;
 use schedlab_model::{Duration, PolicyName};
 
 pub const ID: &str = "pfair.pd2";
@@ -28,20 +28,36 @@ pub fn check(input: &Input) -> Outcome {
     for (i, t) in input.tasks.iter().enumerate() {
         let name = input.task_label(i);
         if t.deadline != t.period {
-            return Outcome::not_applicable(ID, format!("{name} has deadline {} ≠ period {}: Pfair needs implicit deadlines", Duration(t.deadline), Duration(t.period))).task(i);
+            return Outcome::not_applicable(
+                ID,
+                format!(
+                    "{name} has deadline {} ≠ period {}: Pfair needs implicit deadlines",
+                    Duration(t.deadline),
+                    Duration(t.period)
+                ),
+            )
+            .task(i);
         }
         if t.period % q != 0 {
             return Outcome::not_applicable(ID, format!("{name} has period {} that is not a multiple of the quantum {}; change the period or `policy.quantum`", Duration(t.period), Duration(q))).task(i);
         }
         if t.offset % q != 0 {
-            return Outcome::not_applicable(ID, format!("{name} has an offset that is not a multiple of the quantum {}", Duration(q))).task(i);
+            return Outcome::not_applicable(
+                ID,
+                format!("{name} has an offset that is not a multiple of the quantum {}", Duration(q)),
+            )
+            .task(i);
         }
         let e = t.wcet.div_ceil(q);
         let p = t.period / q;
         if e > p {
-            return Outcome::new(ID, Verdict::Unschedulable, format!("{name} needs {e} quanta every {p}: weight above 1"))
-                .task(i)
-                .compare(Ratio::new(e as u128, p as u128), Ratio::new(1, 1));
+            return Outcome::new(
+                ID,
+                Verdict::Unschedulable,
+                format!("{name} needs {e} quanta every {p}: weight above 1"),
+            )
+            .task(i)
+            .compare(Ratio::new(e as u128, p as u128), Ratio::new(1, 1));
         }
         weights.push((e as u128, p as u128));
     }
@@ -50,11 +66,18 @@ pub fn check(input: &Input) -> Outcome {
     let mut out = if total.gt_int(m) {
         Outcome::new(ID, Verdict::Unschedulable, format!("total weight {:.4} exceeds the {m} CPUs", total.to_f64()))
     } else {
-        Outcome::new(ID, Verdict::Schedulable, format!("total weight {:.4} ≤ {m} CPUs and every weight ≤ 1: PD^2 meets every deadline", total.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Schedulable,
+            format!("total weight {:.4} ≤ {m} CPUs and every weight ≤ 1: PD^2 meets every deadline", total.to_f64()),
+        )
     };
     out = out.compare(total, Ratio::new(m, 1));
     if rounded > 0 {
-        out = out.detail(format!("{rounded} task(s) have a WCET that is not a whole number of quanta ({}); rounded up", Duration(q)));
+        out = out.detail(format!(
+            "{rounded} task(s) have a WCET that is not a whole number of quanta ({}); rounded up",
+            Duration(q)
+        ));
     }
     out
 }
@@ -88,11 +111,15 @@ mod tests {
 
     #[test]
     fn misaligned_periods_and_constrained_deadlines_are_not_applicable() {
-        let s = spec("platform: {cpus: 2}\npolicy: {name: pd2, quantum: 2ms}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms}\n");
+        let s = spec(
+            "platform: {cpus: 2}\npolicy: {name: pd2, quantum: 2ms}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms}\n",
+        );
         let o = check(&s);
         assert_eq!(o.verdict, Verdict::NotApplicable);
         assert!(o.reason.contains("multiple of the quantum"), "{}", o.reason);
-        let s = spec("platform: {cpus: 2}\npolicy: {name: pd2}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, deadline: 4ms}\n");
+        let s = spec(
+            "platform: {cpus: 2}\npolicy: {name: pd2}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, deadline: 4ms}\n",
+        );
         assert_eq!(check(&s).verdict, Verdict::NotApplicable);
     }
 

@@ -1,8 +1,8 @@
 //! The registry: every test by its stable ID.
 
+use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::{clustered, gedf, gfp, partitioned, pfair, run, tardiness, uni};
-use super::input::Input;
 use schedlab_model::PolicyName;
 
 /// What a test is and what it applies to.
@@ -114,9 +114,5 @@ pub fn find(id: &str) -> Option<&'static Test> {
 
 /// Runs every test that is about `policy` (all tests with `None`).
 pub fn run_all(input: &Input, policy: Option<PolicyName>) -> Vec<Outcome> {
-    REGISTRY
-        .iter()
-        .filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p)))
-        .map(|t| (t.run)(input))
-        .collect()
+    REGISTRY.iter().filter(|t| policy.is_none_or(|p| t.info.policies.contains(&p))).map(|t| (t.run)(input)).collect()
 }

@@ -2,10 +2,10 @@
 //! at most 1 and total utilisation at most m are scheduled by RUN without
 //! a miss (Regnier et al. 2011; Horn's condition, which RUN attains).
 
+use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
 use schedlab_model::exact::Ratio;
-use super::input::Input;
 use schedlab_model::{Duration, PolicyName};
 
 pub const ID: &str = "run.feasibility";
@@ -24,10 +24,19 @@ pub fn check(input: &Input) -> Outcome {
     for (i, t) in input.tasks.iter().enumerate() {
         let name = input.task_label(i);
         if t.deadline != t.period {
-            return Outcome::not_applicable(ID, format!("{name} has deadline {} ≠ period {}: RUN needs implicit deadlines", Duration(t.deadline), Duration(t.period))).task(i);
+            return Outcome::not_applicable(
+                ID,
+                format!(
+                    "{name} has deadline {} ≠ period {}: RUN needs implicit deadlines",
+                    Duration(t.deadline),
+                    Duration(t.period)
+                ),
+            )
+            .task(i);
         }
         if t.offset != 0 {
-            return Outcome::not_applicable(ID, format!("{name} has an offset: RUN needs a synchronous release")).task(i);
+            return Outcome::not_applicable(ID, format!("{name} has an offset: RUN needs a synchronous release"))
+                .task(i);
         }
         if t.wcet > t.period {
             return Outcome::new(ID, Verdict::Unschedulable, format!("{name} has utilisation above 1"))
@@ -37,9 +46,20 @@ pub fn check(input: &Input) -> Outcome {
     }
     let total = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     let out = if total.gt_int(m) {
-        Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs: no schedule exists", total.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Unschedulable,
+            format!("total utilisation {:.4} exceeds the {m} CPUs: no schedule exists", total.to_f64()),
+        )
     } else {
-        Outcome::new(ID, Verdict::Schedulable, format!("total utilisation {:.4} ≤ {m} CPUs and every utilisation ≤ 1: RUN meets every deadline", total.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Schedulable,
+            format!(
+                "total utilisation {:.4} ≤ {m} CPUs and every utilisation ≤ 1: RUN meets every deadline",
+                total.to_f64()
+            ),
+        )
     };
     out.compare(total, Ratio::new(m, 1))
 }
@@ -66,11 +86,15 @@ mod tests {
 
     #[test]
     fn constrained_deadlines_and_offsets_are_not_applicable() {
-        let s = spec("platform: {cpus: 2}\npolicy: {name: run}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, deadline: 4ms}\n");
+        let s = spec(
+            "platform: {cpus: 2}\npolicy: {name: run}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, deadline: 4ms}\n",
+        );
         let o = check(&s);
         assert_eq!(o.verdict, Verdict::NotApplicable);
         assert_eq!(o.task, Some(0));
-        let s = spec("platform: {cpus: 2}\npolicy: {name: run}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, offset: 1ms}\n");
+        let s = spec(
+            "platform: {cpus: 2}\npolicy: {name: run}\ntasks:\n- {name: a, wcet: 1ms, period: 5ms, offset: 1ms}\n",
+        );
         assert_eq!(check(&s).verdict, Verdict::NotApplicable);
     }
 }

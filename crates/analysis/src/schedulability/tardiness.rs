@@ -95,7 +95,11 @@ pub fn bounds(tasks: &[TaskParams], m: u32, np: bool) -> Terms {
     let utils: Vec<BigRational> = tasks.iter().map(|t| frac(t.wcet, t.period)).collect();
     let e_min = costs.iter().copied().min().unwrap_or(0);
     let (e, b, u) = if np {
-        (largest(costs.clone(), lambda + 1, 0), largest(costs, m as i64 - lambda - 1, 0), largest(utils, lambda, int(0)))
+        (
+            largest(costs.clone(), lambda + 1, 0),
+            largest(costs, m as i64 - lambda - 1, 0),
+            largest(utils, lambda, int(0)),
+        )
     } else {
         (largest(costs, lambda, 0), 0, largest(utils, lambda - 1, int(0)))
     };
@@ -117,38 +121,83 @@ fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
             return Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i);
         }
         if t.deadline != t.period {
-            return Outcome::not_applicable(id, format!("{} has deadline {} ≠ period {}: the bound is for implicit deadlines", input.task_label(i), Duration(t.deadline), Duration(t.period))).task(i);
+            return Outcome::not_applicable(
+                id,
+                format!(
+                    "{} has deadline {} ≠ period {}: the bound is for implicit deadlines",
+                    input.task_label(i),
+                    Duration(t.deadline),
+                    Duration(t.period)
+                ),
+            )
+            .task(i);
         }
         if t.jitter > 0 {
-            return Outcome::not_applicable(id, format!("{} has release jitter, which the bound does not model", input.task_label(i))).task(i);
+            return Outcome::not_applicable(
+                id,
+                format!("{} has release jitter, which the bound does not model", input.task_label(i)),
+            )
+            .task(i);
         }
         if t.wcet > t.period {
-            return Outcome::new(id, Verdict::Unschedulable, format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)))
-                .task(i)
-                .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1));
+            return Outcome::new(
+                id,
+                Verdict::Unschedulable,
+                format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)),
+            )
+            .task(i)
+            .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1));
         }
     }
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     if u.gt_int(m as u128) {
-        return Outcome::new(id, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64())).compare(u, Ratio::new(m as u128, 1));
+        return Outcome::new(
+            id,
+            Verdict::Unschedulable,
+            format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64()),
+        )
+        .compare(u, Ratio::new(m as u128, 1));
     }
     let terms = bounds(&input.tasks, m, np);
-    let (worst, max) = terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
+    let (worst, max) =
+        terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
     let policy = if np { "NP-G-EDF" } else { "G-EDF" };
     let (shift, e_name, u_name) = if np { ("y", "E_y", "U_y") } else { ("x", "E_x", "U_x") };
-    let ns = |r: &Ratio| if r.0.is_integer() { format!("{} ns", r.0.numer()) } else { format!("{} ns ({:.1})", r.to_fraction(), r.to_f64()) };
+    let ns = |r: &Ratio| {
+        if r.0.is_integer() {
+            format!("{} ns", r.0.numer())
+        } else {
+            format!("{} ns ({:.1})", r.to_fraction(), r.to_f64())
+        }
+    };
     let mut out = Outcome::new(
         id,
         Verdict::Schedulable,
-        format!("tardiness under {policy} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}", u.to_f64(), input.task_label(worst), ns(&max)),
+        format!(
+            "tardiness under {policy} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
+            u.to_f64(),
+            input.task_label(worst),
+            ns(&max)
+        ),
     )
     .task(worst)
     .compare(u, Ratio::new(m as u128, 1))
-    .detail(format!("Λ = ⌈U⌉ − 1 = {}, {e_name} = {} ns, {u_name} = {}, {shift} = {}", terms.lambda, terms.e, terms.u.to_fraction(), ns(&terms.shift)));
+    .detail(format!(
+        "Λ = ⌈U⌉ − 1 = {}, {e_name} = {} ns, {u_name} = {}, {shift} = {}",
+        terms.lambda,
+        terms.e,
+        terms.u.to_fraction(),
+        ns(&terms.shift)
+    ));
     if np {
-        out = out.detail(format!("B_y = {} ns (the {} largest execution costs)", terms.b, (m as i64 - terms.lambda - 1).max(0)));
+        out = out.detail(format!(
+            "B_y = {} ns (the {} largest execution costs)",
+            terms.b,
+            (m as i64 - terms.lambda - 1).max(0)
+        ));
     }
-    out.detail(format!("each task's bound is {shift} + its WCET (ns), in data")).with_data(Data::Tardiness(terms.bounds))
+    out.detail(format!("each task's bound is {shift} + its WCET (ns), in data"))
+        .with_data(Data::Tardiness(terms.bounds))
 }
 
 pub fn gedf(input: &Input) -> Outcome {
@@ -204,7 +253,10 @@ mod tests {
         let tasks = [TaskParams::implicit(9, 10), TaskParams::implicit(5, 10), TaskParams::implicit(5, 10)];
         let t = bounds(&tasks, 4, true);
         assert_eq!((t.lambda, t.e, t.b), (1, 14, 14));
-        assert_eq!(t.shift, Ratio(BigRational::new(BigInt::from(14 + 14 - 5), BigInt::from(1)) / (int(4) - frac(9, 10))));
+        assert_eq!(
+            t.shift,
+            Ratio(BigRational::new(BigInt::from(14 + 14 - 5), BigInt::from(1)) / (int(4) - frac(9, 10)))
+        );
     }
 
     #[test]

@@ -67,10 +67,11 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     };
     let spec = loaded.spec;
     let dir = a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
-    let overheads = match overheads_for(&spec, &dir, a.overheads.as_deref(), a.no_overheads, &a.accounting, a.tick.0, &a.lookup) {
-        Ok(o) => o,
-        Err(e) => return bad(e),
-    };
+    let overheads =
+        match overheads_for(&spec, &dir, a.overheads.as_deref(), a.no_overheads, &a.accounting, a.tick.0, &a.lookup) {
+            Ok(o) => o,
+            Err(e) => return bad(e),
+        };
     let selection = if a.all {
         Selection::All
     } else if a.tests.is_empty() {

@@ -55,7 +55,10 @@ fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
         s.policy.map(|p| format!(", policy {p}")).unwrap_or_default(),
         s.deadlines
     );
-    out += &format!("  utilisation {:.4} (exact {}), density {:.4}, max task utilisation {:.4}\n", s.utilization, s.utilization_exact, s.density, s.max_utilization);
+    out += &format!(
+        "  utilisation {:.4} (exact {}), density {:.4}, max task utilisation {:.4}\n",
+        s.utilization, s.utilization_exact, s.density, s.max_utilization
+    );
     out += &format!(
         "  hyperperiod {}\n\n",
         s.hyperperiod.map(|h| h.to_string()).unwrap_or_else(|| "beyond 2^64 ns (periods are nearly coprime)".into())

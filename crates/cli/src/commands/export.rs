@@ -11,7 +11,9 @@ use std::path::PathBuf;
 /// Export a trace: Chrome/Perfetto JSON (open it at ui.perfetto.dev), an SVG
 /// Gantt chart, the per-job CSV table, or a re-encoded trace.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  schedlab export out/demo.jsonl --perfetto out/demo.perfetto.json --svg out/demo.svg\n  schedlab export out/demo.sltrace --csv out/jobs.csv\n  schedlab export out/demo.jsonl --svg out/start.svg --start 0 --end 200ms\n  schedlab export out/demo.jsonl --trace out/demo.sltrace   # JSON Lines to binary")]
+#[command(
+    after_help = "Examples:\n  schedlab export out/demo.jsonl --perfetto out/demo.perfetto.json --svg out/demo.svg\n  schedlab export out/demo.sltrace --csv out/jobs.csv\n  schedlab export out/demo.jsonl --svg out/start.svg --start 0 --end 200ms\n  schedlab export out/demo.jsonl --trace out/demo.sltrace   # JSON Lines to binary"
+)]
 pub struct Args {
     /// A trace file (JSON Lines or binary).
     trace: PathBuf,
@@ -59,7 +61,12 @@ pub fn run(a: Args, _json: bool) -> i32 {
         outputs.push((p, perfetto_json(&header, &events)));
     }
     if let Some(p) = a.svg {
-        let opts = SvgOptions { start: a.start.map(|d| d.0), end: a.end.map(|d| d.0), width: a.width, ..SvgOptions::default() };
+        let opts = SvgOptions {
+            start: a.start.map(|d| d.0),
+            end: a.end.map(|d| d.0),
+            width: a.width,
+            ..SvgOptions::default()
+        };
         outputs.push((p, render_svg(&header, &events, &opts)));
     }
     if let Some(p) = a.csv {

@@ -82,7 +82,9 @@ fn synthetic(n: usize, cpus: u32, policy: &str, utilization: f64) -> Result<Spec
         let wcet_us = ((utilization / n as f64) * p_ms as f64 * 1000.0).floor().max(5.0) as u64;
         y.push_str(&format!("  - {{name: t{i}, wcet: {wcet_us}us, period: {p_ms}ms}}\n"));
     }
-    schedlab_model::load_str(&y, Some(Format::Yaml), &format!("<synthetic {n} tasks>")).map(|l| l.spec).map_err(|e| e.to_string())
+    schedlab_model::load_str(&y, Some(Format::Yaml), &format!("<synthetic {n} tasks>"))
+        .map(|l| l.spec)
+        .map_err(|e| e.to_string())
 }
 
 fn online_cpus() -> u32 {
@@ -143,7 +145,12 @@ fn read_trim(p: &str) -> String {
 fn cpu_model() -> String {
     std::fs::read_to_string("/proc/cpuinfo")
         .ok()
-        .and_then(|t| t.lines().find(|l| l.starts_with("model name")).and_then(|l| l.split_once(':')).map(|(_, v)| v.trim().to_string()))
+        .and_then(|t| {
+            t.lines()
+                .find(|l| l.starts_with("model name"))
+                .and_then(|l| l.split_once(':'))
+                .map(|(_, v)| v.trim().to_string())
+        })
         .unwrap_or_else(|| "unknown CPU".into())
 }
 
@@ -213,7 +220,8 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
             Err(e) => return fail(format!("the synthetic set of {n} tasks: {e}"), bad),
         }
     }
-    let cfg = RunConfig { duration: m.duration.0, backend, workload, exit_on_signal_timeout: true, ..RunConfig::default() };
+    let cfg =
+        RunConfig { duration: m.duration.0, backend, workload, exit_on_signal_timeout: true, ..RunConfig::default() };
     for (n, s) in &specs {
         if let Err(e) = schedlab_rt::prepare(s, &cfg) {
             return fail(format!("the synthetic set of {n} tasks: {e}"), e.exit_code());
@@ -228,13 +236,16 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
             Ok(o) => o,
             Err(e) => {
                 let code = e.exit_code();
-                let what = if matches!(e, RunError::Privilege(_)) { String::new() } else { format!("the run of {n} tasks: ") };
+                let what =
+                    if matches!(e, RunError::Privilege(_)) { String::new() } else { format!("the run of {n} tasks: ") };
                 return fail(format!("{what}{e}"), code);
             }
         };
         match &o.stop {
             StopReason::Finished => {}
-            StopReason::Signal(sig) => return fail(format!("stopped by signal {sig} (the machine was restored)"), 128 + sig),
+            StopReason::Signal(sig) => {
+                return fail(format!("stopped by signal {sig} (the machine was restored)"), 128 + sig)
+            }
             other => return fail(format!("the run of {n} tasks ended early: {other:?}"), 1),
         }
         let jobs = o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count();
@@ -307,15 +318,30 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
                 serde_json::json!({"tasks": r.n, "jobs": r.jobs, "misses": r.misses, "overheads": ov})
             })
             .collect();
-        print_json(&serde_json::json!({"backend": backend.name(), "policy": m.policy, "statistic": statistic, "sizes": sizes, "csv": csv}));
+        print_json(
+            &serde_json::json!({"backend": backend.name(), "policy": m.policy, "statistic": statistic, "sizes": sizes, "csv": csv}),
+        );
     } else {
         if m.output.is_none() {
             print!("{csv}");
         }
-        eprintln!("{:>5} {:>6} {:>6}  {:<16} {:>7} {:>9} {:>9} {:>9}", "tasks", "jobs", "misses", "overhead", "n", "p50 us", "p99 us", "max us");
+        eprintln!(
+            "{:>5} {:>6} {:>6}  {:<16} {:>7} {:>9} {:>9} {:>9}",
+            "tasks", "jobs", "misses", "overhead", "n", "p50 us", "p99 us", "max us"
+        );
         for r in &rows {
             for (k, s) in &r.values {
-                eprintln!("{:>5} {:>6} {:>6}  {:<16} {:>7} {:>9} {:>9} {:>9}", r.n, r.jobs, r.misses, k.name(), s.count, us(s.p50), us(s.p99), us(s.max));
+                eprintln!(
+                    "{:>5} {:>6} {:>6}  {:<16} {:>7} {:>9} {:>9} {:>9}",
+                    r.n,
+                    r.jobs,
+                    r.misses,
+                    k.name(),
+                    s.count,
+                    us(s.p50),
+                    us(s.p99),
+                    us(s.max)
+                );
             }
         }
         if let Some(p) = &m.output {

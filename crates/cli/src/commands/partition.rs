@@ -74,7 +74,10 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     };
     let mut spec = loaded.spec;
     let Some(policy) = spec.policy.as_ref().map(|p| p.name) else {
-        return bad(format!("{}: the spec has no `policy`; add a partitioned or clustered one, e.g. `policy: {{name: pedf}}`", a.spec.display()));
+        return bad(format!(
+            "{}: the spec has no `policy`; add a partitioned or clustered one, e.g. `policy: {{name: pedf}}`",
+            a.spec.display()
+        ));
     };
     let id = match (&a.test, default_test(policy)) {
         (Some(t), _) => t.clone(),
@@ -157,8 +160,13 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     } else {
         println!("{}: {} by {} ({}): {}", loaded.file, outcome.test, part.heuristic, outcome.verdict, outcome.reason);
         for (b, ts) in members.iter().enumerate() {
-            let names: Vec<String> = ts.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect();
-            let what = if clustered { format!("cluster {b} (CPUs {:?})", part.cpus[b]) } else { format!("CPU {}", part.cpus[b].first().copied().unwrap_or(b as u32)) };
+            let names: Vec<String> =
+                ts.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect();
+            let what = if clustered {
+                format!("cluster {b} (CPUs {:?})", part.cpus[b])
+            } else {
+                format!("CPU {}", part.cpus[b].first().copied().unwrap_or(b as u32))
+            };
             let verdict = part.outcomes.get(b).map(|o| format!("{}: {}", o.verdict, o.reason)).unwrap_or_default();
             println!("  {what}: {}", if names.is_empty() { "-".to_string() } else { names.join(", ") });
             if !verdict.is_empty() {

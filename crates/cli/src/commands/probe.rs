@@ -15,7 +15,9 @@ pub struct Args {
 #[derive(clap::Subcommand)]
 enum What {
     /// Timer wake-up latency (cyclictest -m -S -p PRIO -i INTERVAL), idle and loaded; IRQ threads.
-    #[command(after_help = "Examples:\n  sudo schedlab probe latency\n  sudo schedlab probe latency --interval 500us --duration 10s --priority 80 --json")]
+    #[command(
+        after_help = "Examples:\n  sudo schedlab probe latency\n  sudo schedlab probe latency --interval 500us --duration 10s --priority 80 --json"
+    )]
     Latency {
         /// Wake-up interval.
         #[arg(long, default_value = "200us")]

@@ -16,7 +16,9 @@ use std::path::PathBuf;
 /// cannot schedule (a utilisation above 1, a total above the CPU count, a
 /// deadline other than the period), naming the field and the fix.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  schedlab reduce examples/run.yaml\n  schedlab reduce set.yaml --json\n\nIn the tree, S3* is the dual of server S3 (rate 1 − rate(S3)); a child\nserver without * stands for itself (a chain of single-child servers collapsed).")]
+#[command(
+    after_help = "Examples:\n  schedlab reduce examples/run.yaml\n  schedlab reduce set.yaml --json\n\nIn the tree, S3* is the dual of server S3 (rate 1 − rate(S3)); a child\nserver without * stands for itself (a chain of single-child servers collapsed)."
+)]
 pub struct Args {
     /// The spec file (.yaml, .yml or .json).
     spec: PathBuf,
@@ -76,7 +78,13 @@ pub(crate) fn render(file: &str, t: &Tree) -> String {
             roots.join(", ")
         );
     } else {
-        out += &format!("  {} reduction level{}; root{} {}\n\n", t.levels, if t.levels == 1 { "" } else { "s" }, if roots.len() == 1 { "" } else { "s" }, roots.join(", "));
+        out += &format!(
+            "  {} reduction level{}; root{} {}\n\n",
+            t.levels,
+            if t.levels == 1 { "" } else { "s" },
+            if roots.len() == 1 { "" } else { "s" },
+            roots.join(", ")
+        );
     }
     for &r in &t.roots {
         let s = &t.servers[r];
@@ -92,7 +100,16 @@ fn children(t: &Tree, s: usize, indent: &str, out: &mut String) {
             .iter()
             .map(|&i| {
                 let (c, p) = t.tasks[i];
-                (format!("{}  {} / {}  rate {}", t.task_name(i), Duration(c), Duration(p), rate(&Ratio::new(c as u128, p as u128))), None)
+                (
+                    format!(
+                        "{}  {} / {}  rate {}",
+                        t.task_name(i),
+                        Duration(c),
+                        Duration(p),
+                        rate(&Ratio::new(c as u128, p as u128))
+                    ),
+                    None,
+                )
             })
             .collect(),
         Children::Items(items) => items

@@ -172,12 +172,18 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     for p in [&a.trace, &a.overheads_out, &a.perfetto, &a.svg, &a.csv].into_iter().flatten() {
         if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
             if !d.is_dir() {
-                return fail(format!("{}: directory {} does not exist", p.display(), d.display()), schedlab_rt::EXIT_BAD_INPUT);
+                return fail(
+                    format!("{}: directory {} does not exist", p.display(), d.display()),
+                    schedlab_rt::EXIT_BAD_INPUT,
+                );
             }
         }
     }
     if a.trace.as_ref().is_some_and(|p| schedlab_trace::Encoding::from_path(p).is_err()) {
-        return fail(format!("--trace {}: use a .sltrace or .jsonl file name", a.trace.as_ref().unwrap().display()), schedlab_rt::EXIT_BAD_INPUT);
+        return fail(
+            format!("--trace {}: use a .sltrace or .jsonl file name", a.trace.as_ref().unwrap().display()),
+            schedlab_rt::EXIT_BAD_INPUT,
+        );
     }
     let o = match schedlab_rt::run(&spec, &cfg) {
         Ok(o) => o,
@@ -221,7 +227,13 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             return 1;
         }
     }
-    let verdict = a.validate.then(|| schedlab_validate::validate(header, o.events.iter().cloned(), &schedlab_validate::Options::with_tolerance(a.tolerance.0)));
+    let verdict = a.validate.then(|| {
+        schedlab_validate::validate(
+            header,
+            o.events.iter().cloned(),
+            &schedlab_validate::Options::with_tolerance(a.tolerance.0),
+        )
+    });
     let overheads: Vec<serde_json::Value> = o
         .overheads
         .report()
@@ -247,7 +259,12 @@ pub fn run(a: Args, as_json: bool) -> i32 {
         }
         print_json(&v);
     } else {
-        println!("run: backend {}, {} task(s), {} jobs released", o.backend, spec.tasks.len(), o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count());
+        println!(
+            "run: backend {}, {} task(s), {} jobs released",
+            o.backend,
+            spec.tasks.len(),
+            o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count()
+        );
         for (t, m) in spec.tasks.iter().zip(&o.mapping) {
             println!("  {:<16} {m}", t.name);
         }
@@ -255,11 +272,22 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             "trace: {} events, kernel sched events {}, records lost: {}",
             o.events.len(),
             if o.kernel_trace { "merged" } else { "not read" },
-            if o.integrity.complete() { "none (sequence numbers contiguous)".to_string() } else { format!("{:?}", o.integrity) }
+            if o.integrity.complete() {
+                "none (sequence numbers contiguous)".to_string()
+            } else {
+                format!("{:?}", o.integrity)
+            }
         );
         for (k, s) in o.overheads.report() {
             let label = if k == OverheadKind::ReleaseLatency { "release latency" } else { k.name() };
-            println!("  {label:<16} n={:<6} p50 {} p99 {} p99.9 {} max {}", s.count, us(s.p50), us(s.p99), us(s.p999), us(s.max));
+            println!(
+                "  {label:<16} n={:<6} p50 {} p99 {} p99.9 {} max {}",
+                s.count,
+                us(s.p50),
+                us(s.p99),
+                us(s.p999),
+                us(s.max)
+            );
         }
         for n in &o.notes {
             println!("note: {n}");

@@ -128,10 +128,14 @@ pub fn run(a: Args, as_json: bool) -> i32 {
         },
     };
     let mut validator = if a.validate {
-        match schedlab_validate::Validator::new(&header, &schedlab_validate::Options::default(), Some(match schedlab_policy::build(&spec, Some(&header.placement)) {
-            Ok(p) => p,
-            Err(e) => return bad(e.to_string()),
-        })) {
+        match schedlab_validate::Validator::new(
+            &header,
+            &schedlab_validate::Options::default(),
+            Some(match schedlab_policy::build(&spec, Some(&header.placement)) {
+                Ok(p) => p,
+                Err(e) => return bad(e.to_string()),
+            }),
+        ) {
             Ok(v) => Some(v),
             Err(e) => return bad(e.to_string()),
         }

@@ -32,7 +32,8 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     let result = match &a.jobs_csv {
         None => metrics.run(reader).map(|(r, _)| r),
         Some(_) => {
-            let csv = schedlab_trace::export::csv::JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory");
+            let csv =
+                schedlab_trace::export::csv::JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory");
             match metrics.with_sink(csv).run(reader) {
                 Ok((r, csv)) => {
                     let bytes = csv.finish().expect("writing to memory");

@@ -12,7 +12,9 @@ use std::path::PathBuf;
 /// PD^2 and RUN). Reports the first violation with its context. Exit code 0
 /// when the schedule is valid, 1 when it is not, 2 when the trace cannot be read.
 #[derive(clap::Args)]
-#[command(after_help = "Examples:\n  schedlab validate out/demo.jsonl\n  schedlab validate run.sltrace --tolerance 200us\n  schedlab validate out/demo.jsonl --mode generic --json")]
+#[command(
+    after_help = "Examples:\n  schedlab validate out/demo.jsonl\n  schedlab validate run.sltrace --tolerance 200us\n  schedlab validate out/demo.jsonl --mode generic --json"
+)]
 pub struct Args {
     /// A trace file (JSON Lines or binary).
     trace: PathBuf,
@@ -47,7 +49,10 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     let policy = if mode == Mode::Generic || header.spec.policy.is_none() {
         None
     } else {
-        match schedlab_policy::build(&header.spec, (!header.placement.is_empty()).then_some(header.placement.as_slice())) {
+        match schedlab_policy::build(
+            &header.spec,
+            (!header.placement.is_empty()).then_some(header.placement.as_slice()),
+        ) {
             Ok(p) => Some(p),
             Err(e) => {
                 eprintln!("schedlab validate: {}: the trace's policy cannot be built: {e}", a.trace.display());

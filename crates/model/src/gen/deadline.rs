@@ -25,9 +25,9 @@ impl DeadlineKind {
         match s.trim() {
             "implicit" => Ok(DeadlineKind::Implicit),
             "constrained" => Ok(DeadlineKind::Constrained),
-            other => Err(GenError::invalid(format!(
-                "unknown deadline kind {other:?}; expected implicit or constrained"
-            ))),
+            other => {
+                Err(GenError::invalid(format!("unknown deadline kind {other:?}; expected implicit or constrained")))
+            }
         }
     }
 
@@ -80,12 +80,7 @@ fn check(wcet_ns: u64, period_ns: u64, granularity_ns: u64) -> Result<(), GenErr
 /// `[C, T]`, so `C <= D <= T` always holds. If no multiple of the granularity
 /// lies in `[C, T]`, `D` is the raw value rounded to the nearest nanosecond
 /// (again within `[C, T]`). Use `granularity_ns = 1` for plain integer ns.
-pub fn constrained(
-    rng: &mut Rng,
-    wcet_ns: u64,
-    period_ns: u64,
-    granularity_ns: u64,
-) -> Result<u64, GenError> {
+pub fn constrained(rng: &mut Rng, wcet_ns: u64, period_ns: u64, granularity_ns: u64) -> Result<u64, GenError> {
     check(wcet_ns, period_ns, granularity_ns)?;
     let (c, t, g) = (wcet_ns, period_ns, granularity_ns);
     let x = rng.f64();
@@ -112,10 +107,7 @@ mod tests {
     fn implicit_is_period() {
         let mut rng = Rng::new(51);
         let before = rng.clone();
-        assert_eq!(
-            deadline(&mut rng, DeadlineKind::Implicit, 3 * MS, 10 * MS, MS).unwrap(),
-            10 * MS
-        );
+        assert_eq!(deadline(&mut rng, DeadlineKind::Implicit, 3 * MS, 10 * MS, MS).unwrap(), 10 * MS);
         assert_eq!(rng, before, "implicit deadlines consume no randomness");
     }
 

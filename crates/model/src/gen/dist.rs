@@ -98,9 +98,7 @@ impl UtilDist {
             None => (s, None),
         };
         let nums = |a: &str| -> Result<Vec<f64>, GenError> {
-            a.split(',')
-                .map(|x| x.trim().parse::<f64>().map_err(|_| bad()))
-                .collect()
+            a.split(',').map(|x| x.trim().parse::<f64>().map_err(|_| bad())).collect()
         };
         let d = if head == "uniform" {
             match nums(args.ok_or_else(bad)?)?.as_slice() {
@@ -113,15 +111,9 @@ impl UtilDist {
             match (family, args) {
                 ("uni", None) => UtilDist::Uni(weight),
                 ("exp", None) => UtilDist::Exp(weight),
-                ("bimo", None) => UtilDist::Bimo {
-                    weight,
-                    low_max: DEFAULT_BIMO_LOW_MAX,
-                },
+                ("bimo", None) => UtilDist::Bimo { weight, low_max: DEFAULT_BIMO_LOW_MAX },
                 ("bimo", Some(a)) => match nums(a)?.as_slice() {
-                    [l] => UtilDist::Bimo {
-                        weight,
-                        low_max: *l,
-                    },
+                    [l] => UtilDist::Bimo { weight, low_max: *l },
                     _ => return Err(bad()),
                 },
                 _ => return Err(bad()),
@@ -159,13 +151,7 @@ impl UtilDist {
                 }
             }
             UtilDist::Uniform { lo, hi } => {
-                if lo.is_finite()
-                    && hi.is_finite()
-                    && 0.0 <= lo
-                    && lo <= hi
-                    && hi <= 1.0
-                    && hi > 0.0
-                {
+                if lo.is_finite() && hi.is_finite() && 0.0 <= lo && lo <= hi && hi <= 1.0 && hi > 0.0 {
                     Ok(())
                 } else {
                     Err(GenError::invalid(format!(
@@ -292,10 +278,7 @@ pub struct FillLimits {
 
 impl Default for FillLimits {
     fn default() -> Self {
-        FillLimits {
-            max_consecutive_discards: 1000,
-            max_restarts: 1000,
-        }
+        FillLimits { max_consecutive_discards: 1000, max_restarts: 1000 }
     }
 }
 
@@ -334,29 +317,20 @@ pub fn fill_to_cap_with(
 ) -> Result<Vec<f64>, GenError> {
     dist.validate()?;
     if !(cap.is_finite() && cap > 0.0) {
-        return Err(GenError::invalid(format!(
-            "cap must be finite and > 0, got {cap}"
-        )));
+        return Err(GenError::invalid(format!("cap must be finite and > 0, got {cap}")));
     }
     if !(slack.is_finite() && slack >= 0.0) {
-        return Err(GenError::invalid(format!(
-            "slack must be finite and >= 0, got {slack}"
-        )));
+        return Err(GenError::invalid(format!("slack must be finite and >= 0, got {slack}")));
     }
     if max_tasks == 0 {
         return Err(GenError::invalid("max_tasks must be at least 1"));
     }
     if limits.max_consecutive_discards == 0 {
-        return Err(GenError::invalid(
-            "max_consecutive_discards must be at least 1",
-        ));
+        return Err(GenError::invalid("max_consecutive_discards must be at least 1"));
     }
     let (inf, sup) = dist.support();
     if inf > cap {
-        return Err(GenError::invalid(format!(
-            "every {} draw is at least {inf}, above the cap {cap}",
-            dist.name()
-        )));
+        return Err(GenError::invalid(format!("every {} draw is at least {inf}, above the cap {cap}", dist.name())));
     }
     let floor = cap - slack;
     if max_tasks as f64 * sup < floor {
@@ -423,17 +397,8 @@ mod tests {
             let d = UtilDist::parse(s).unwrap();
             assert_eq!(UtilDist::parse(&d.name()).unwrap(), d);
         }
-        assert_eq!(
-            UtilDist::parse(" uniform( 0.2 , 0.25 ) ").unwrap(),
-            UtilDist::Uniform { lo: 0.2, hi: 0.25 }
-        );
-        assert_eq!(
-            UtilDist::parse("bimo-heavy(0.1)").unwrap(),
-            UtilDist::Bimo {
-                weight: Weight::Heavy,
-                low_max: 0.1
-            }
-        );
+        assert_eq!(UtilDist::parse(" uniform( 0.2 , 0.25 ) ").unwrap(), UtilDist::Uniform { lo: 0.2, hi: 0.25 });
+        assert_eq!(UtilDist::parse("bimo-heavy(0.1)").unwrap(), UtilDist::Bimo { weight: Weight::Heavy, low_max: 0.1 });
         for bad in [
             "",
             "uni",
@@ -474,11 +439,7 @@ mod tests {
     #[test]
     fn exponential_truncated_means() {
         let mut rng = Rng::new(32);
-        for (s, m) in [
-            ("exp-light", 0.10f64),
-            ("exp-medium", 0.25),
-            ("exp-heavy", 0.50),
-        ] {
+        for (s, m) in [("exp-light", 0.10f64), ("exp-medium", 0.25), ("exp-heavy", 0.50)] {
             let d = UtilDist::parse(s).unwrap();
             // Exact conditional mean of Exp(mean m) given X <= 1.
             let expected = m - (-1.0 / m).exp() / (1.0 - (-1.0 / m).exp());
@@ -486,10 +447,7 @@ mod tests {
             let xs: Vec<f64> = (0..40_000).map(|_| d.sample(&mut rng)).collect();
             assert!(xs.iter().all(|&x| x > 0.0 && x <= 1.0));
             let (mean, se) = mean_se(&xs);
-            assert!(
-                (mean - expected).abs() < 4.0 * se,
-                "{s}: {mean} vs {expected}"
-            );
+            assert!((mean - expected).abs() < 4.0 * se, "{s}: {mean} vs {expected}");
             // Truncated exponential CDF.
             let cdf = |t: f64| {
                 let t = t.clamp(0.0, 1.0);
@@ -505,11 +463,7 @@ mod tests {
     fn bimodal_mode_fractions() {
         let mut rng = Rng::new(33);
         let n = 36_000;
-        for (s, p_high) in [
-            ("bimo-light", 1.0 / 9.0),
-            ("bimo-medium", 3.0 / 9.0),
-            ("bimo-heavy", 5.0 / 9.0),
-        ] {
+        for (s, p_high) in [("bimo-light", 1.0 / 9.0), ("bimo-medium", 3.0 / 9.0), ("bimo-heavy", 5.0 / 9.0)] {
             for low_max in [0.5, 0.1] {
                 let d = UtilDist::parse(&format!("{s}({low_max})")).unwrap();
                 let xs: Vec<f64> = (0..n).map(|_| d.sample(&mut rng)).collect();
@@ -541,10 +495,7 @@ mod tests {
                 let slack = default_slack(&d);
                 let set = fill_to_cap(&mut rng, &d, cap, slack, 10_000).unwrap();
                 let total = sum(&set);
-                assert!(
-                    total <= cap && total >= cap - slack,
-                    "{s} cap {cap}: {total}"
-                );
+                assert!(total <= cap && total >= cap - slack, "{s} cap {cap}: {total}");
                 let (lo, hi) = d.support();
                 assert!(set.iter().all(|&u| u >= lo && u <= hi));
             }
@@ -571,23 +522,14 @@ mod tests {
         // Feasible in principle but practically impossible window: three tasks
         // of ~0.3 give at most 0.93 and a fourth overshoots 1.0.
         let d = UtilDist::Uniform { lo: 0.3, hi: 0.31 };
-        let limits = FillLimits {
-            max_consecutive_discards: 50,
-            max_restarts: 20,
-        };
+        let limits = FillLimits { max_consecutive_discards: 50, max_restarts: 20 };
         match fill_to_cap_with(&mut rng, &d, 1.0, 0.001, 100, &limits) {
             Err(GenError::Exhausted(msg)) => assert!(msg.contains("20 restarts"), "{msg}"),
             other => panic!("expected exhaustion, got {other:?}"),
         }
         // max_tasks reached without entering the window also restarts, then errors.
-        let limits = FillLimits {
-            max_consecutive_discards: 1000,
-            max_restarts: 5,
-        };
+        let limits = FillLimits { max_consecutive_discards: 1000, max_restarts: 5 };
         let d = UtilDist::Uniform { lo: 0.2, hi: 0.25 };
-        assert!(matches!(
-            fill_to_cap_with(&mut rng, &d, 1.0, 0.01, 4, &limits),
-            Err(GenError::Exhausted(_))
-        ));
+        assert!(matches!(fill_to_cap_with(&mut rng, &d, 1.0, 0.01, 4, &limits), Err(GenError::Exhausted(_))));
     }
 }

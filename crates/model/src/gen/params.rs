@@ -29,7 +29,15 @@ pub enum UtilMethod {
 
 /// The named distributions, for messages.
 pub const NAMED_DISTS: &[&str] = &[
-    "uni-light", "uni-medium", "uni-heavy", "exp-light", "exp-medium", "exp-heavy", "bimo-light", "bimo-medium", "bimo-heavy",
+    "uni-light",
+    "uni-medium",
+    "uni-heavy",
+    "exp-light",
+    "exp-medium",
+    "exp-heavy",
+    "bimo-light",
+    "bimo-medium",
+    "bimo-heavy",
 ];
 
 impl UtilMethod {
@@ -54,7 +62,9 @@ impl FromStr for UtilMethod {
                 Err(e) if other.contains('(') => return Err(e.to_string()),
                 Err(_) => {
                     let all: Vec<&str> = Self::VECTOR.iter().chain(NAMED_DISTS).copied().collect();
-                    let hint = crate::source::did_you_mean(other, &all).map(|h| format!("did you mean `{h}`? ")).unwrap_or_default();
+                    let hint = crate::source::did_you_mean(other, &all)
+                        .map(|h| format!("did you mean `{h}`? "))
+                        .unwrap_or_default();
                     return Err(format!(
                         "unknown utilisation method `{other}`; {hint}use one of {}, `bimo-WEIGHT(SPLIT)` or `uniform(LO,HI)`",
                         all.join(", ")

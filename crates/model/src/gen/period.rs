@@ -26,9 +26,7 @@ fn multiples(lo: u64, hi: u64, g: u64) -> Result<(u64, u64), GenError> {
         return Err(GenError::invalid("period granularity must be > 0 ns"));
     }
     if lo > hi {
-        return Err(GenError::invalid(format!(
-            "period range [{lo}, {hi}] ns is empty (lo > hi)"
-        )));
+        return Err(GenError::invalid(format!("period range [{lo}, {hi}] ns is empty (lo > hi)")));
     }
     let m_lo = lo.div_ceil(g).max(1); // periods must be > 0
     let m_hi = hi / g;
@@ -41,12 +39,7 @@ fn multiples(lo: u64, hi: u64, g: u64) -> Result<(u64, u64), GenError> {
 }
 
 /// Uniform over the positive multiples of `granularity_ns` in `[lo_ns, hi_ns]`.
-pub fn uniform(
-    rng: &mut Rng,
-    lo_ns: u64,
-    hi_ns: u64,
-    granularity_ns: u64,
-) -> Result<u64, GenError> {
+pub fn uniform(rng: &mut Rng, lo_ns: u64, hi_ns: u64, granularity_ns: u64) -> Result<u64, GenError> {
     let (a, b) = multiples(lo_ns, hi_ns, granularity_ns)?;
     Ok(rng.range_u64(a, b) * granularity_ns)
 }
@@ -56,12 +49,7 @@ pub fn uniform(
 /// admissible multiples, `r ~ U[ln T_min, ln(T_max + g))` and
 /// `T = ⌊e^r / g⌋ · g` (clamped into range against rounding). Each multiple
 /// `m·g` thus has probability proportional to `ln((m+1)/m)`.
-pub fn log_uniform(
-    rng: &mut Rng,
-    lo_ns: u64,
-    hi_ns: u64,
-    granularity_ns: u64,
-) -> Result<u64, GenError> {
+pub fn log_uniform(rng: &mut Rng, lo_ns: u64, hi_ns: u64, granularity_ns: u64) -> Result<u64, GenError> {
     let (a, b) = multiples(lo_ns, hi_ns, granularity_ns)?;
     // Work in units of the granularity: r ~ U[ln a, ln(b + 1)).
     let r = rng.uniform((a as f64).ln(), ((b + 1) as f64).ln());
@@ -75,9 +63,7 @@ pub fn choice(rng: &mut Rng, choices_ns: &[u64]) -> Result<u64, GenError> {
     if choices_ns.contains(&0) {
         return Err(GenError::invalid("period choices must all be > 0 ns"));
     }
-    rng.choose(choices_ns)
-        .copied()
-        .ok_or_else(|| GenError::invalid("period choice list is empty"))
+    rng.choose(choices_ns).copied().ok_or_else(|| GenError::invalid("period choice list is empty"))
 }
 
 /// `n` pairwise harmonic periods (each divides every larger one) in
@@ -92,13 +78,7 @@ pub fn choice(rng: &mut Rng, choices_ns: &[u64]) -> Result<u64, GenError> {
 /// harmonic, and the hyperperiod is at most `B · 2^K · g <= hi_ns`. The price of
 /// maximising the spread is that the base has few choices when `hi/lo` is just
 /// above a power of two (e.g. `[3, 33]` ms gives bases 3 or 4 ms).
-pub fn harmonic(
-    rng: &mut Rng,
-    n: usize,
-    lo_ns: u64,
-    hi_ns: u64,
-    granularity_ns: u64,
-) -> Result<Vec<u64>, GenError> {
+pub fn harmonic(rng: &mut Rng, n: usize, lo_ns: u64, hi_ns: u64, granularity_ns: u64) -> Result<Vec<u64>, GenError> {
     if n == 0 {
         return Err(GenError::invalid("number of periods n must be at least 1"));
     }
@@ -137,9 +117,9 @@ impl PeriodRange {
             "short" => Ok(PeriodRange::Short),
             "moderate" => Ok(PeriodRange::Moderate),
             "long" => Ok(PeriodRange::Long),
-            other => Err(GenError::invalid(format!(
-                "unknown period range {other:?}; expected short, moderate or long"
-            ))),
+            other => {
+                Err(GenError::invalid(format!("unknown period range {other:?}; expected short, moderate or long")))
+            }
         }
     }
 
@@ -272,10 +252,7 @@ mod tests {
         for _ in 0..200 {
             seen.extend(harmonic(&mut rng, 4, 3 * MS, 33 * MS, MS).unwrap());
         }
-        let expect: std::collections::BTreeSet<u64> = [3, 6, 12, 24, 4, 8, 16, 32]
-            .iter()
-            .map(|v| v * MS)
-            .collect();
+        let expect: std::collections::BTreeSet<u64> = [3, 6, 12, 24, 4, 8, 16, 32].iter().map(|v| v * MS).collect();
         assert_eq!(seen, expect);
         // Range narrower than a factor two: all periods equal the base.
         let ps = harmonic(&mut rng, 5, 10 * MS, 15 * MS, MS).unwrap();

@@ -38,12 +38,7 @@ impl Rng {
     /// consecutive outputs.
     pub fn new(seed: u64) -> Self {
         let mut sm = seed;
-        let s = [
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-            splitmix64(&mut sm),
-        ];
+        let s = [splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm), splitmix64(&mut sm)];
         Rng { s }
     }
 
@@ -164,12 +159,8 @@ mod tests {
         assert_eq!(r.below(1000), FROZEN_BELOW_SEED7);
     }
 
-    const FROZEN_SEED42: [u64; 4] = [
-        1546998764402558742,
-        6990951692964543102,
-        12544586762248559009,
-        17057574109182124193,
-    ];
+    const FROZEN_SEED42: [u64; 4] =
+        [1546998764402558742, 6990951692964543102, 12544586762248559009, 17057574109182124193];
     const FROZEN_F64_SEED7: u64 = 4604485451513454382; // 0.7005764821796896
     const FROZEN_BELOW_SEED7: u64 = 278;
 

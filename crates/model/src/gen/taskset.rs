@@ -50,7 +50,9 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     let clusters = match p.cluster_size {
         None => None,
         Some(0) => return Err(invalid("--cluster-size must be at least 1")),
-        Some(k) if !p.cpus.is_multiple_of(k) => return Err(invalid(format!("--cluster-size {k} does not divide --cpus {}", p.cpus))),
+        Some(k) if !p.cpus.is_multiple_of(k) => {
+            return Err(invalid(format!("--cluster-size {k} does not divide --cpus {}", p.cpus)))
+        }
         Some(k) => Some((0..p.cpus / k).map(|c| (c * k..(c + 1) * k).collect()).collect::<Vec<Vec<u32>>>()),
     };
     if p.policy.domains() == Domains::PerCluster && clusters.is_none() {
@@ -79,7 +81,9 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         }
         method => {
             if p.slack.is_some() {
-                return Err(invalid("--slack applies only to the named distributions (uni-*, exp-*, bimo-*, uniform(..))"));
+                return Err(invalid(
+                    "--slack applies only to the named distributions (uni-*, exp-*, bimo-*, uniform(..))",
+                ));
             }
             let n = p.tasks.unwrap_or(DEFAULT_TASKS) as usize;
             match method {
@@ -100,8 +104,12 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         (PeriodSpec::List(_), true) => {
             return Err(invalid("--harmonic draws from a range; with `list:` give harmonic periods in the list"))
         }
-        (PeriodSpec::Uniform(lo, hi) | PeriodSpec::LogUniform(lo, hi), true) => period::harmonic(&mut rng, n, lo.0, hi.0, g)?,
-        (PeriodSpec::Uniform(lo, hi), false) => (0..n).map(|_| period::uniform(&mut rng, lo.0, hi.0, g)).collect::<Result<_, _>>()?,
+        (PeriodSpec::Uniform(lo, hi) | PeriodSpec::LogUniform(lo, hi), true) => {
+            period::harmonic(&mut rng, n, lo.0, hi.0, g)?
+        }
+        (PeriodSpec::Uniform(lo, hi), false) => {
+            (0..n).map(|_| period::uniform(&mut rng, lo.0, hi.0, g)).collect::<Result<_, _>>()?
+        }
         (PeriodSpec::LogUniform(lo, hi), false) => {
             (0..n).map(|_| period::log_uniform(&mut rng, lo.0, hi.0, g)).collect::<Result<_, _>>()?
         }
@@ -119,7 +127,11 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         .map(|(&u, &t)| {
             let exact = u * t as f64;
             let up = ((exact / wg as f64).ceil() as u64).max(1).saturating_mul(wg);
-            if u <= 1.0 { up.min(t) } else { up }
+            if u <= 1.0 {
+                up.min(t)
+            } else {
+                up
+            }
         })
         .collect();
 
@@ -146,10 +158,14 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         (Some(k), Some(c)) => {
             let total_colors = c.colors();
             if total_colors > 1 << 20 {
-                return Err(invalid(format!("the cache has {total_colors} colours; colour assignment supports at most 2^20")));
+                return Err(invalid(format!(
+                    "the cache has {total_colors} colours; colour assignment supports at most 2^20"
+                )));
             }
             if k == 0 || k as u64 > total_colors {
-                return Err(invalid(format!("--colors-per-task must be between 1 and the cache's {total_colors} colours, got {k}")));
+                return Err(invalid(format!(
+                    "--colors-per-task must be between 1 and the cache's {total_colors} colours, got {k}"
+                )));
             }
             let mut pool: Vec<u32> = (0..total_colors as u32).collect();
             (0..n)
@@ -179,7 +195,12 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         })
         .collect();
     let spec = Spec {
-        meta: Some(Meta { description: None, tool: Some(crate::TOOL.to_string()), seed: Some(p.seed), generator: Some(p.to_args()) }),
+        meta: Some(Meta {
+            description: None,
+            tool: Some(crate::TOOL.to_string()),
+            seed: Some(p.seed),
+            generator: Some(p.to_args()),
+        }),
         platform: Platform { cpus: p.cpus, clusters, cache },
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
@@ -242,7 +263,13 @@ mod tests {
     fn named_distributions_fill_to_the_cap() {
         for (dist, slack) in [("uni-light", 0.07), ("uni-medium", 0.07), ("bimo-heavy", 0.1), ("exp-medium", 0.07)] {
             for seed in 0..20 {
-                let s = gen(GenOptions { seed: Some(seed), cpus: Some(8), utils: Some(dist.into()), util: Some(4.0), ..Default::default() });
+                let s = gen(GenOptions {
+                    seed: Some(seed),
+                    cpus: Some(8),
+                    utils: Some(dist.into()),
+                    util: Some(4.0),
+                    ..Default::default()
+                });
                 // The drawn utilisations lie in [cap − slack, cap]; WCETs round up by < 1us/3ms each.
                 let u: f64 = s.tasks.iter().map(|t| t.utilization()).sum();
                 let rounding = s.tasks.len() as f64 * 1e-3 / 10.0;

@@ -55,12 +55,7 @@ fn tol(scale: f64) -> f64 {
 /// keeping `lo(i) <= x[i] <= hi(i)`. Components are first clamped; the residual
 /// is then assigned greedily to the components with the most room in the
 /// required direction. Assumes the target is feasible (`Σlo <= total <= Σhi`).
-pub(crate) fn fix_sum(
-    x: &mut [f64],
-    total: f64,
-    lo: impl Fn(usize) -> f64,
-    hi: impl Fn(usize) -> f64,
-) {
+pub(crate) fn fix_sum(x: &mut [f64], total: f64, lo: impl Fn(usize) -> f64, hi: impl Fn(usize) -> f64) {
     for (i, v) in x.iter_mut().enumerate() {
         *v = v.clamp(lo(i), hi(i));
     }
@@ -100,9 +95,7 @@ pub fn uunifast(rng: &mut Rng, n: usize, total: f64) -> Result<Vec<f64>, GenErro
     check_n(n)?;
     check_finite("total", total)?;
     if total < 0.0 {
-        return Err(GenError::invalid(format!(
-            "total utilisation must be >= 0, got {total}"
-        )));
+        return Err(GenError::invalid(format!("total utilisation must be >= 0, got {total}")));
     }
     let mut u = Vec::with_capacity(n);
     let mut remaining = total;
@@ -124,18 +117,11 @@ pub fn uunifast(rng: &mut Rng, n: usize, total: f64) -> Result<Vec<f64>, GenErro
 /// Errors if `total > n` (no such vector exists) or if `max_attempts`
 /// consecutive draws all contained a value above 1 (the acceptance probability
 /// collapses as `total` approaches `n`; prefer [`randfixedsum`] there).
-pub fn uunifast_discard(
-    rng: &mut Rng,
-    n: usize,
-    total: f64,
-    max_attempts: usize,
-) -> Result<Vec<f64>, GenError> {
+pub fn uunifast_discard(rng: &mut Rng, n: usize, total: f64, max_attempts: usize) -> Result<Vec<f64>, GenError> {
     check_n(n)?;
     check_finite("total", total)?;
     if total < 0.0 {
-        return Err(GenError::invalid(format!(
-            "total utilisation must be >= 0, got {total}"
-        )));
+        return Err(GenError::invalid(format!("total utilisation must be >= 0, got {total}")));
     }
     let nf = n as f64;
     if total > nf + tol(nf) {
@@ -170,21 +156,15 @@ fn check_box(n: usize, total: f64, lo: f64, hi: f64) -> Result<f64, GenError> {
     check_finite("lo", lo)?;
     check_finite("hi", hi)?;
     if lo > hi {
-        return Err(GenError::invalid(format!(
-            "lower bound {lo} exceeds upper bound {hi}"
-        )));
+        return Err(GenError::invalid(format!("lower bound {lo} exceeds upper bound {hi}")));
     }
     let nf = n as f64;
     let (min, max) = (nf * lo, nf * hi);
     if total < min - tol(min) {
-        return Err(GenError::invalid(format!(
-            "total {total} is below n * lo = {n} * {lo} = {min}"
-        )));
+        return Err(GenError::invalid(format!("total {total} is below n * lo = {n} * {lo} = {min}")));
     }
     if total > max + tol(max) {
-        return Err(GenError::invalid(format!(
-            "total {total} exceeds n * hi = {n} * {hi} = {max}"
-        )));
+        return Err(GenError::invalid(format!("total {total} exceeds n * hi = {n} * {hi} = {max}")));
     }
     Ok(total.clamp(min, max))
 }
@@ -201,23 +181,13 @@ fn check_box(n: usize, total: f64, lo: f64, hi: f64) -> Result<f64, GenError> {
 /// it can neither overflow nor underflow to zero prematurely for `n` up to
 /// several hundred. The result is randomly permuted, as the algorithm
 /// produces coordinates in a fixed order.
-pub fn randfixedsum(
-    rng: &mut Rng,
-    n: usize,
-    total: f64,
-    lo: f64,
-    hi: f64,
-) -> Result<Vec<f64>, GenError> {
+pub fn randfixedsum(rng: &mut Rng, n: usize, total: f64, lo: f64, hi: f64) -> Result<Vec<f64>, GenError> {
     let total = check_box(n, total, lo, hi)?;
     let nf = n as f64;
     let width = hi - lo;
     if width == 0.0 || total <= nf * lo || total >= nf * hi {
         // Degenerate polytope: a single point.
-        let v = if width == 0.0 || total <= nf * lo {
-            lo
-        } else {
-            hi
-        };
+        let v = if width == 0.0 || total <= nf * lo { lo } else { hi };
         let mut x = vec![v; n];
         fix_sum(&mut x, total, |_| lo, |_| hi);
         return Ok(x);
@@ -342,23 +312,16 @@ pub fn drs(rng: &mut Rng, total: f64, upper: &[f64], lower: &[f64]) -> Result<Ve
         check_finite("upper bound", up)?;
         check_finite("lower bound", lo(i))?;
         if lo(i) > up {
-            return Err(GenError::invalid(format!(
-                "lower bound {} exceeds upper bound {up} for component {i}",
-                lo(i)
-            )));
+            return Err(GenError::invalid(format!("lower bound {} exceeds upper bound {up} for component {i}", lo(i))));
         }
     }
     let sum_lo: f64 = (0..n).map(lo).sum();
     let sum_up: f64 = upper.iter().sum();
     if total < sum_lo - tol(sum_lo) {
-        return Err(GenError::invalid(format!(
-            "total {total} is below the sum of the lower bounds {sum_lo}"
-        )));
+        return Err(GenError::invalid(format!("total {total} is below the sum of the lower bounds {sum_lo}")));
     }
     if total > sum_up + tol(sum_up) {
-        return Err(GenError::invalid(format!(
-            "total {total} exceeds the sum of the upper bounds {sum_up}"
-        )));
+        return Err(GenError::invalid(format!("total {total} exceeds the sum of the upper bounds {sum_up}")));
     }
     let hi = |i: usize| upper[i];
     let finish = |mut x: Vec<f64>| {
@@ -375,10 +338,7 @@ pub fn drs(rng: &mut Rng, total: f64, upper: &[f64], lower: &[f64]) -> Result<Ve
     // Free components (non-zero range) and the shifted problem.
     let free: Vec<usize> = (0..n).filter(|&i| upper[i] > lo(i)).collect();
     let u_shift = total - sum_lo;
-    let limits: Vec<f64> = free
-        .iter()
-        .map(|&i| ((upper[i] - lo(i)) / u_shift).min(1.0))
-        .collect();
+    let limits: Vec<f64> = free.iter().map(|&i| ((upper[i] - lo(i)) / u_shift).min(1.0)).collect();
     let mut x: Vec<f64> = (0..n).map(lo).collect();
     let y = if free.len() == 1 {
         vec![1.0]
@@ -434,10 +394,7 @@ pub fn bounded_rejection(
         check_finite("upper bound", up)?;
         check_finite("lower bound", lo(i))?;
         if lo(i) > up {
-            return Err(GenError::invalid(format!(
-                "lower bound {} exceeds upper bound {up} for component {i}",
-                lo(i)
-            )));
+            return Err(GenError::invalid(format!("lower bound {} exceeds upper bound {up} for component {i}", lo(i))));
         }
     }
     check_finite("total", total)?;
@@ -507,9 +464,7 @@ fn rescale(c: &[f64], mut y: Vec<f64>) -> Option<Vec<f64>> {
         if !violated.iter().any(|&v| v) {
             return Some(y);
         }
-        let b: Vec<f64> = (0..n)
-            .map(|i| if violated[i] { c[i] } else { 0.0 })
-            .collect();
+        let b: Vec<f64> = (0..n).map(|i| if violated[i] { c[i] } else { 0.0 }).collect();
         let sb: f64 = b.iter().sum();
         let s = 1.0 - sb;
         if !(sb > 0.0 && s > 0.0) {
@@ -517,13 +472,7 @@ fn rescale(c: &[f64], mut y: Vec<f64>) -> Option<Vec<f64>> {
         }
         let fixed: Vec<f64> = b.iter().map(|&bi| bi / sb).collect();
         let d: Vec<f64> = y.iter().zip(&fixed).map(|(&yi, &fi)| yi - fi).collect();
-        let at = |factor: f64| -> Vec<f64> {
-            fixed
-                .iter()
-                .zip(&d)
-                .map(|(&fi, &di)| fi + di * factor)
-                .collect()
-        };
+        let at = |factor: f64| -> Vec<f64> { fixed.iter().zip(&d).map(|(&fi, &di)| fi + di * factor).collect() };
         let inside = |factor: f64| at(factor).iter().all(|&v| v >= 0.0);
         // Largest p with M^p(y) ∈ Δ; the set of such p is downward closed
         // because M⁻¹(Δ) = {y ≥ b} ⊂ Δ. Exponentiation by doubling with exact
@@ -568,12 +517,7 @@ mod tests {
     fn assert_vec(x: &[f64], total: f64, lo: impl Fn(usize) -> f64, hi: impl Fn(usize) -> f64) {
         assert!((sum(x) - total).abs() < 1e-9, "sum {} != {total}", sum(x));
         for (i, &v) in x.iter().enumerate() {
-            assert!(
-                v >= lo(i) && v <= hi(i),
-                "x[{i}] = {v} outside [{}, {}]",
-                lo(i),
-                hi(i)
-            );
+            assert!(v >= lo(i) && v <= hi(i), "x[{i}] = {v} outside [{}, {}]", lo(i), hi(i));
         }
     }
 
@@ -651,10 +595,7 @@ mod tests {
             assert_vec(&u, 2.5, |_| 0.0, |_| 1.0);
         }
         assert!(uunifast_discard(&mut rng, 4, 4.5, 100).is_err());
-        assert_eq!(
-            uunifast_discard(&mut rng, 4, 4.0, 100).unwrap(),
-            vec![1.0; 4]
-        );
+        assert_eq!(uunifast_discard(&mut rng, 4, 4.0, 100).unwrap(), vec![1.0; 4]);
         assert!(uunifast_discard(&mut rng, 0, 0.5, 100).is_err());
         assert!(uunifast_discard(&mut rng, 4, 2.0, 0).is_err());
         // 30 tasks at total 29.0: acceptance probability is astronomically small.
@@ -669,9 +610,7 @@ mod tests {
         // Uniform on {u ∈ [0,1]^3, Σu = 1.5}: same marginal as RandFixedSum.
         let mut rng = Rng::new(13);
         let m = 20_000;
-        let xs: Vec<f64> = (0..m)
-            .map(|_| uunifast_discard(&mut rng, 3, 1.5, 1000).unwrap()[0])
-            .collect();
+        let xs: Vec<f64> = (0..m).map(|_| uunifast_discard(&mut rng, 3, 1.5, 1000).unwrap()[0]).collect();
         assert!(ks_one(&xs, cdf_box3) < ks_crit_one(m));
     }
 
@@ -705,9 +644,7 @@ mod tests {
         // With hi >= total the box constraint is inactive: uniform on the simplex.
         let mut rng = Rng::new(15);
         let (n, total, m) = (6usize, 1.0, 20_000);
-        let xs: Vec<f64> = (0..m)
-            .map(|_| randfixedsum(&mut rng, n, total, 0.0, 1.0).unwrap()[2])
-            .collect();
+        let xs: Vec<f64> = (0..m).map(|_| randfixedsum(&mut rng, n, total, 0.0, 1.0).unwrap()[2]).collect();
         let beta = |t: f64| 1.0 - (1.0 - t.clamp(0.0, 1.0)).powi(n as i32 - 1);
         assert!(ks_one(&xs, beta) < ks_crit_one(m));
     }
@@ -768,12 +705,8 @@ mod tests {
         // (the "smallest simplex first" branch is active here).
         let mut rng = Rng::new(19);
         let m = 10_000;
-        let a: Vec<f64> = (0..m)
-            .map(|_| drs(&mut rng, 2.2, &[0.7; 5], &[0.1; 5]).unwrap()[0])
-            .collect();
-        let b: Vec<f64> = (0..m)
-            .map(|_| randfixedsum(&mut rng, 5, 2.2, 0.1, 0.7).unwrap()[0])
-            .collect();
+        let a: Vec<f64> = (0..m).map(|_| drs(&mut rng, 2.2, &[0.7; 5], &[0.1; 5]).unwrap()[0]).collect();
+        let b: Vec<f64> = (0..m).map(|_| randfixedsum(&mut rng, 5, 2.2, 0.1, 0.7).unwrap()[0]).collect();
         assert!(ks_two(&a, &b) < ks_crit_two(m, m), "D = {}", ks_two(&a, &b));
     }
 
@@ -869,9 +802,7 @@ mod tests {
         let upper = [0.3, 1.0, 1.0, 1.0];
         let (total, m) = (1.0, 10_000);
         let mut rng = Rng::new(25);
-        let a: Vec<Vec<f64>> = (0..m)
-            .map(|_| drs(&mut rng, total, &upper, &[]).unwrap())
-            .collect();
+        let a: Vec<Vec<f64>> = (0..m).map(|_| drs(&mut rng, total, &upper, &[]).unwrap()).collect();
         let b = dirichlet_rejection(&mut rng, total, &upper, m);
         for i in [0, 1] {
             let ai: Vec<f64> = a.iter().map(|x| x[i]).collect();
@@ -890,13 +821,8 @@ mod tests {
         let upper = [0.2, 0.9, 0.9, 0.9, 0.4, 0.6];
         let (total, m) = (2.0, 10_000);
         let mut rng = Rng::new(26);
-        let a: Vec<f64> = (0..m)
-            .map(|_| drs(&mut rng, total, &upper, &[]).unwrap()[0])
-            .collect();
-        let b: Vec<f64> = dirichlet_rejection(&mut rng, total, &upper, m)
-            .iter()
-            .map(|x| x[0])
-            .collect();
+        let a: Vec<f64> = (0..m).map(|_| drs(&mut rng, total, &upper, &[]).unwrap()[0]).collect();
+        let b: Vec<f64> = dirichlet_rejection(&mut rng, total, &upper, m).iter().map(|x| x[0]).collect();
         let d = ks_two(&a, &b);
         assert!(d < 0.1, "D = {d}");
     }

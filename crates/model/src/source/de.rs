@@ -200,7 +200,9 @@ impl<'de, 'a> de::Deserializer<'de> for NodeDe<'a> {
     ) -> Result<V::Value, DeError> {
         match self.0.value {
             Value::Map(_) => self.deserialize_any(v),
-            _ => Err(DeError::custom(format!("expected a mapping of keys, found {}", self.0.describe())).at(self.0.mark)),
+            _ => {
+                Err(DeError::custom(format!("expected a mapping of keys, found {}", self.0.describe())).at(self.0.mark))
+            }
         }
     }
 }

@@ -52,7 +52,8 @@ impl<'a> P<'a> {
         self.ws();
         let mark = self.mark();
         if depth > MAX_DEPTH {
-            return self.err(format!("the document is nested more than {MAX_DEPTH} levels deep; a spec needs at most a few"));
+            return self
+                .err(format!("the document is nested more than {MAX_DEPTH} levels deep; a spec needs at most a few"));
         }
         let value = match self.peek() {
             None => return self.err("the text ends where a value was expected (truncated file?)"),
@@ -252,7 +253,10 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
     }
     p.ws();
     if p.peek().is_none() {
-        return Err(SyntaxError { mark: None, message: "the file is empty; a spec needs at least `platform` and `tasks`".into() });
+        return Err(SyntaxError {
+            mark: None,
+            message: "the file is empty; a spec needs at least `platform` and `tasks`".into(),
+        });
     }
     let node = p.value(0)?;
     p.ws();
@@ -267,21 +271,38 @@ mod tests {
     use super::*;
     #[test]
     fn parses_with_positions() {
-        let n = parse("{\n  \"platform\": {\"cpus\": 4},\n  \"tasks\": [{\"name\": \"a\\u00e9\\ud83d\\ude00\"}]\n}").unwrap();
+        let n = parse("{\n  \"platform\": {\"cpus\": 4},\n  \"tasks\": [{\"name\": \"a\\u00e9\\ud83d\\ude00\"}]\n}")
+            .unwrap();
         assert_eq!(n.locate("platform.cpus"), Mark { line: 2, col: 24 });
         assert_eq!(n.locate("tasks[0].name").line, 3);
-        assert_eq!(n.get("tasks").unwrap().value, Value::Seq(vec![Node {
-            value: Value::Map(vec![Entry {
-                key: "name".into(),
-                key_mark: Mark { line: 3, col: 14 },
-                value: Node { value: Value::Str("aé😀".into()), mark: Mark { line: 3, col: 22 } }
-            }]),
-            mark: Mark { line: 3, col: 13 }
-        }]));
+        assert_eq!(
+            n.get("tasks").unwrap().value,
+            Value::Seq(vec![Node {
+                value: Value::Map(vec![Entry {
+                    key: "name".into(),
+                    key_mark: Mark { line: 3, col: 14 },
+                    value: Node { value: Value::Str("aé😀".into()), mark: Mark { line: 3, col: 22 } }
+                }]),
+                mark: Mark { line: 3, col: 13 }
+            }])
+        );
     }
     #[test]
     fn errors() {
-        for bad in ["{", "[1,", "{\"a\":}", "01", "\"abc", "{\"a\":1}x", "[1,]", "{\"a\":1,\"a\":2}", "nul", "1.", "-", "\"\\x\""] {
+        for bad in [
+            "{",
+            "[1,",
+            "{\"a\":}",
+            "01",
+            "\"abc",
+            "{\"a\":1}x",
+            "[1,]",
+            "{\"a\":1,\"a\":2}",
+            "nul",
+            "1.",
+            "-",
+            "\"\\x\"",
+        ] {
             assert!(parse(bad).is_err(), "{bad}");
         }
         assert!(parse(&"[".repeat(100_000)).is_err());

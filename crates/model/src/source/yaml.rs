@@ -96,7 +96,9 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
                 if stack.len() >= MAX_DEPTH {
                     return Err(SyntaxError {
                         mark: Some(here),
-                        message: format!("the document is nested more than {MAX_DEPTH} levels deep; a spec needs at most a few"),
+                        message: format!(
+                            "the document is nested more than {MAX_DEPTH} levels deep; a spec needs at most a few"
+                        ),
                     });
                 }
                 stack.push(if matches!(event, Event::SequenceStart(..)) {
@@ -173,7 +175,10 @@ pub fn parse(text: &str) -> Result<Node, SyntaxError> {
             },
         }
     }
-    root.ok_or_else(|| SyntaxError { mark: None, message: "the file is empty; a spec needs at least `platform` and `tasks`".into() })
+    root.ok_or_else(|| SyntaxError {
+        mark: None,
+        message: "the file is empty; a spec needs at least `platform` and `tasks`".into(),
+    })
 }
 
 /// Number of nodes in a tree (for the alias-expansion budget); iterative.

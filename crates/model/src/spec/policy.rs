@@ -177,6 +177,14 @@ pub enum Slack {
 
 impl PolicySpec {
     pub fn named(name: PolicyName) -> PolicySpec {
-        PolicySpec { name, partitioning: None, priorities: None, quantum: None, stagger: None, early_release: None, slack: None }
+        PolicySpec {
+            name,
+            partitioning: None,
+            priorities: None,
+            quantum: None,
+            stagger: None,
+            early_release: None,
+            slack: None,
+        }
     }
 }

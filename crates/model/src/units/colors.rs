@@ -78,11 +78,8 @@ impl std::str::FromStr for ColorSet {
 
 impl std::fmt::Display for ColorSet {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let items: Vec<String> = self
-            .ranges
-            .iter()
-            .map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") })
-            .collect();
+        let items: Vec<String> =
+            self.ranges.iter().map(|&(lo, hi)| if lo == hi { lo.to_string() } else { format!("{lo}-{hi}") }).collect();
         write!(f, "[{}]", items.join(", "))
     }
 }

@@ -24,12 +24,7 @@ const MAX_DIGITS: usize = 30;
 /// `units` (name, scale). Returns the exact integer value `number × scale`.
 /// `what` names the quantity in messages ("duration", "size"), `smallest`
 /// names the base unit ("nanoseconds", "bytes").
-pub fn parse_scaled(
-    text: &str,
-    units: &[(&str, u64)],
-    what: &str,
-    smallest: &str,
-) -> Result<u64, QuantityError> {
+pub fn parse_scaled(text: &str, units: &[(&str, u64)], what: &str, smallest: &str) -> Result<u64, QuantityError> {
     let names = units.iter().map(|(n, _)| format!("`{n}`")).collect::<Vec<_>>().join(", ");
     let s = text.trim();
     let bad = |why: &str| QuantityError(format!("`{text}` is not a valid {what}: {why}"));
@@ -72,10 +67,8 @@ pub fn parse_scaled(
             "it is not a whole number of {smallest}; time and sizes are exact integers of {smallest}, so use fewer decimals or a smaller unit"
         )));
     }
-    let total = int
-        .checked_mul(scale as u128)
-        .and_then(|v| v.checked_add(scaled_frac / denom))
-        .ok_or_else(too_large)?;
+    let total =
+        int.checked_mul(scale as u128).and_then(|v| v.checked_add(scaled_frac / denom)).ok_or_else(too_large)?;
     u64::try_from(total).map_err(|_| too_large())
 }
 
@@ -83,12 +76,8 @@ pub fn parse_scaled(
 /// so that the text parses back to the same value. `units` must be sorted by
 /// increasing scale and start with scale 1.
 pub fn format_scaled(value: u64, units: &[(&str, u64)]) -> String {
-    let (name, scale) = units
-        .iter()
-        .rev()
-        .find(|(_, s)| value != 0 && value.is_multiple_of(*s))
-        .copied()
-        .unwrap_or(units[0]);
+    let (name, scale) =
+        units.iter().rev().find(|(_, s)| value != 0 && value.is_multiple_of(*s)).copied().unwrap_or(units[0]);
     format!("{}{}", value / scale, name)
 }
 

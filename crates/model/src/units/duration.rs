@@ -127,7 +127,14 @@ mod tests {
     use super::*;
     #[test]
     fn display_is_exact_and_readable() {
-        for (v, t) in [(0, "0ns"), (750, "750ns"), (2_500_000, "2.5ms"), (10_000_000, "10ms"), (1_000_001_000, "1.000001s"), (1_234_567, "1.234567ms")] {
+        for (v, t) in [
+            (0, "0ns"),
+            (750, "750ns"),
+            (2_500_000, "2.5ms"),
+            (10_000_000, "10ms"),
+            (1_000_001_000, "1.000001s"),
+            (1_234_567, "1.234567ms"),
+        ] {
             assert_eq!(Duration(v).to_string(), t);
             assert_eq!(t.parse::<Duration>().unwrap(), Duration(v));
         }

@@ -27,8 +27,11 @@ impl std::str::FromStr for Size {
         if t == "0" {
             return Ok(Size(0));
         }
-        for (ambiguous, fix) in [("KB", "KiB"), ("MB", "MiB"), ("GB", "GiB"), ("K", "KiB"), ("M", "MiB"), ("G", "GiB")] {
-            if t.ends_with(ambiguous) && t[..t.len() - ambiguous.len()].trim_end().ends_with(|c: char| c.is_ascii_digit()) {
+        for (ambiguous, fix) in [("KB", "KiB"), ("MB", "MiB"), ("GB", "GiB"), ("K", "KiB"), ("M", "MiB"), ("G", "GiB")]
+        {
+            if t.ends_with(ambiguous)
+                && t[..t.len() - ambiguous.len()].trim_end().ends_with(|c: char| c.is_ascii_digit())
+            {
                 return Err(QuantityError(format!(
                     "`{s}` is not a valid size: `{ambiguous}` is ambiguous; write `{fix}` (binary units: B, KiB, MiB, GiB)"
                 )));
@@ -65,7 +68,9 @@ impl<'de> Deserialize<'de> for Size {
                 if v == 0 {
                     Ok(Size(0))
                 } else {
-                    Err(E::custom(format!("`{v}` has no unit; write e.g. `{v}B` or `{v}KiB` (units: B, KiB, MiB, GiB)")))
+                    Err(E::custom(format!(
+                        "`{v}` has no unit; write e.g. `{v}B` or `{v}KiB` (units: B, KiB, MiB, GiB)"
+                    )))
                 }
             }
             fn visit_i64<E: de::Error>(self, v: i64) -> Result<Size, E> {

@@ -42,10 +42,10 @@ mod tests {
     fn deadline_then_successor_bit_then_larger_group_deadline() {
         let six = Weight::new(6, 10); // d 2, 4, 5; b 1, 1, 0; D 3, 5, 5
         let light = Weight::new(1, 4); // windows [0,4), [4,8): b = 0, D = 0
-        // 1. The earlier deadline wins, whatever the rest.
+                                       // 1. The earlier deadline wins, whatever the rest.
         assert!(key(six, 1, 0) < key(six, 2, 0));
         assert!(key(light, 1, 0) < key(six, 3, 0)); // d 4 < d 5
-        // 2. Same deadline 4: six's T_2 (b = 1) beats light's T_1 (b = 0).
+                                                    // 2. Same deadline 4: six's T_2 (b = 1) beats light's T_1 (b = 0).
         assert_eq!((six.deadline(2), light.deadline(1)), (4, 4));
         assert!(key(six, 2, 0) < key(light, 1, 0));
         // 3. Same deadline 2 and b = 1: the larger group deadline wins.

@@ -113,7 +113,16 @@ impl Pd2 {
         for &(e, per) in &p.weights {
             let (s, used) = Subtasks::new(Weight::new(e, per), budget);
             budget -= used;
-            tasks.push(TaskState { s, job: None, release: 0, blocked: false, theta: 0, next: Pos::FIRST, slot_end: 0, cpu: NONE });
+            tasks.push(TaskState {
+                s,
+                job: None,
+                release: 0,
+                blocked: false,
+                theta: 0,
+                next: Pos::FIRST,
+                slot_end: 0,
+                cpu: NONE,
+            });
         }
         Pd2 {
             info: PolicyInfo {

@@ -62,7 +62,10 @@ impl Subtasks {
     /// With a table when `budget` (entries left) allows; returns the
     /// entries used.
     pub fn new(w: Weight, budget: usize) -> (Subtasks, usize) {
-        let table = usize::try_from(w.e).ok().filter(|&e| e <= budget).map(|e| (1..=e as u64).map(|j| Entry::of(w, j)).collect::<Box<[Entry]>>());
+        let table = usize::try_from(w.e)
+            .ok()
+            .filter(|&e| e <= budget)
+            .map(|e| (1..=e as u64).map(|j| Entry::of(w, j)).collect::<Box<[Entry]>>());
         let used = table.as_ref().map_or(0, |t| t.len());
         (Subtasks { w, table }, used)
     }

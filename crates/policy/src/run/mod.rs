@@ -61,7 +61,11 @@ pub(crate) fn build(spec: &Spec, placement: Option<&[Placement]>) -> Result<Box<
     layout(spec, Domains::Global, None, placement)?;
     let tree = reduce_spec(spec).map_err(|e| AdmissionError::at(e.path, e.message))?;
     let flat = Flat::new(&tree, spec);
-    Ok(if flat.fits_i128 { Box::new(Run::<i128>::new(spec, &tree, flat)) } else { Box::new(Run::<BigInt>::new(spec, &tree, flat)) })
+    Ok(if flat.fits_i128 {
+        Box::new(Run::<i128>::new(spec, &tree, flat))
+    } else {
+        Box::new(Run::<BigInt>::new(spec, &tree, flat))
+    })
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -155,7 +159,8 @@ impl Flat {
         for (n, &id) in order.iter().enumerate() {
             at[id] = n as u32;
         }
-        let (mut nodes, mut kids, mut leaf_tasks, mut p, mut q) = (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+        let (mut nodes, mut kids, mut leaf_tasks, mut p, mut q) =
+            (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
         let one = BigInt::from(1);
         for &id in &order {
             let s = &tree.servers[id];
@@ -270,7 +275,9 @@ impl<N: Budget> Run<N> {
             }
         }
         let servers = (0..flat.nodes.len() as u32).filter(|&i| !flat.nodes[i as usize].leaf).collect();
-        let grid_roots = (0..flat.nodes.len() as u32).filter(|&i| flat.nodes[i as usize].parent == NONE && !flat.nodes[i as usize].leaf).collect();
+        let grid_roots = (0..flat.nodes.len() as u32)
+            .filter(|&i| flat.nodes[i as usize].parent == NONE && !flat.nodes[i as usize].leaf)
+            .collect();
         let notes = flat.ids.iter().map(|&id| serde_json::json!({"server": tree.servers[id].name()})).collect();
         let nodes = flat.nodes.len();
         Run {
@@ -383,13 +390,17 @@ impl<N: Budget> Run<N> {
                     }
                     // What is left over (or overrun) at a deadline is under
                     // 1 ns: the invariant docs/policies.md's argument rests on.
-                    debug_assert!(self.budget[i].below_one_ns(&self.q[i]), "RUN: node {i} ends its period at {t} with |budget| ≥ 1 ns");
+                    debug_assert!(
+                        self.budget[i].below_one_ns(&self.q[i]),
+                        "RUN: node {i} ends its period at {t} with |budget| ≥ 1 ns"
+                    );
                     self.budget[i].add_mul(&self.p[i], d - t);
                     let parent = node.parent;
                     self.mark(parent);
                 }
             }
-            self.next_grid = self.grid_roots.iter().map(|&r| self.nodes[r as usize].deadline).min().unwrap_or(Time::MAX);
+            self.next_grid =
+                self.grid_roots.iter().map(|&r| self.nodes[r as usize].deadline).min().unwrap_or(Time::MAX);
         }
         for s in 0..self.servers.len() {
             let i = self.servers[s];
@@ -568,7 +579,10 @@ impl<N: Budget> Run<N> {
                 }
             }
         }
-        debug_assert_eq!(self.running, self.used_cpus, "exactly as many level-0 servers execute as the reduction uses CPUs");
+        debug_assert_eq!(
+            self.running, self.used_cpus,
+            "exactly as many level-0 servers execute as the reduction uses CPUs"
+        );
         self.changed.clear();
         self.freed.clear();
     }
@@ -695,4 +709,3 @@ impl<N: Budget> Policy for Run<N> {
         None
     }
 }
-

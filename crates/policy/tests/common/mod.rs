@@ -105,7 +105,11 @@ pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
         platform: Platform { cpus, clusters: None, cache: None },
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
-        tasks: tasks.iter().enumerate().map(|(i, &(c, p))| Task::new(format!("t{i}"), Duration(c), Duration(p))).collect(),
+        tasks: tasks
+            .iter()
+            .enumerate()
+            .map(|(i, &(c, p))| Task::new(format!("t{i}"), Duration(c), Duration(p)))
+            .collect(),
     }
 }
 
@@ -221,7 +225,11 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         for t in 0..n {
             if active[t].is_none() && next_rel[t] <= now {
                 let r = next_rel[t];
-                let job = Job { id: JobId { task: t as u32, seq: seq[t] }, release: r, deadline: r + spec.tasks[t].deadline().0 };
+                let job = Job {
+                    id: JobId { task: t as u32, seq: seq[t] },
+                    release: r,
+                    deadline: r + spec.tasks[t].deadline().0,
+                };
                 seq[t] += 1;
                 next_rel[t] = r + spec.tasks[t].period.0;
                 active[t] = Some(Active { job, blocked: false });
@@ -242,12 +250,18 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         }
         // 5. Schedule the marked CPUs, then switch.
         let marked: Vec<Cpu> = std::mem::take(&mut k.resched).into_iter().filter(|&c| (c as usize) < m).collect();
-        let decisions: Vec<(usize, Option<JobId>)> = marked.iter().map(|&c| (c as usize, policy.schedule(c, &mut k))).collect();
+        let decisions: Vec<(usize, Option<JobId>)> =
+            marked.iter().map(|&c| (c as usize, policy.schedule(c, &mut k))).collect();
         for &(c, d) in &decisions {
             if k.running[c] != d {
-                if let (Some(j), Conformance::PriorityDriven { preemptive: false, .. }) = (k.running[c], info.conformance) {
+                if let (Some(j), Conformance::PriorityDriven { preemptive: false, .. }) =
+                    (k.running[c], info.conformance)
+                {
                     let a = active[j.task as usize];
-                    assert!(a.is_none() || a.unwrap().blocked, "non-preemptive policy preempted {j:?} on CPU {c} at {now}");
+                    assert!(
+                        a.is_none() || a.unwrap().blocked,
+                        "non-preemptive policy preempted {j:?} on CPU {c} at {now}"
+                    );
                 }
                 close(&mut k, &mut open, &mut segs, c);
             }
@@ -257,11 +271,15 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
                 if k.running[c] == Some(j) {
                     continue;
                 }
-                let a = active[j.task as usize].unwrap_or_else(|| panic!("CPU {c} got {j:?}, which is not released or completed, at {now}"));
+                let a = active[j.task as usize]
+                    .unwrap_or_else(|| panic!("CPU {c} got {j:?}, which is not released or completed, at {now}"));
                 assert_eq!(a.job.id, j, "stale job at {now}");
                 assert!(!a.blocked, "CPU {c} got blocked {j:?} at {now}");
                 assert!(!k.running.contains(&Some(j)), "{j:?} on two CPUs at {now}");
-                assert!(info.placement[j.task as usize].allows(c as u32), "{j:?} outside its placement on CPU {c} at {now}");
+                assert!(
+                    info.placement[j.task as usize].allows(c as u32),
+                    "{j:?} outside its placement on CPU {c} at {now}"
+                );
                 k.running[c] = Some(j);
                 k.since[c] = now;
                 open[c] = Some(Seg { cpu: c as Cpu, task: j.task, seq: j.seq, start: now, end: now });
@@ -270,7 +288,11 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         }
         // Unmarked CPUs must answer what they run (no missed resched).
         for c in 0..m {
-            assert_eq!(policy.schedule(c as Cpu, &mut k), k.running[c], "CPU {c} would change without resched at {now}");
+            assert_eq!(
+                policy.schedule(c as Cpu, &mut k),
+                k.running[c],
+                "CPU {c} would change without resched at {now}"
+            );
         }
         check_priorities(&info, &*policy, &k, &active);
     }
@@ -282,13 +304,28 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
 fn check_priorities(info: &PolicyInfo, policy: &dyn Policy, k: &K, active: &[Option<Active>]) {
     let Conformance::PriorityDriven { preemptive, work_conserving, hysteresis } = info.conformance else { return };
     for (d, cpus) in info.domains.iter().enumerate() {
-        let view = |a: &Active| JobView { id: a.job.id, release: a.job.release, deadline: a.job.deadline, consumed: k.consumed(a.job.id), now: k.now };
-        let eligible: Vec<&Active> =
-            active.iter().enumerate().filter_map(|(t, a)| a.as_ref().filter(|a| !a.blocked && info.domain_of(t) == d)).collect();
-        let (running, waiting): (Vec<&Active>, Vec<&Active>) = eligible.into_iter().partition(|a| k.running.contains(&Some(a.job.id)));
+        let view = |a: &Active| JobView {
+            id: a.job.id,
+            release: a.job.release,
+            deadline: a.job.deadline,
+            consumed: k.consumed(a.job.id),
+            now: k.now,
+        };
+        let eligible: Vec<&Active> = active
+            .iter()
+            .enumerate()
+            .filter_map(|(t, a)| a.as_ref().filter(|a| !a.blocked && info.domain_of(t) == d))
+            .collect();
+        let (running, waiting): (Vec<&Active>, Vec<&Active>) =
+            eligible.into_iter().partition(|a| k.running.contains(&Some(a.job.id)));
         if work_conserving && !waiting.is_empty() {
             for &c in cpus {
-                assert!(k.running[c as usize].is_some(), "CPU {c} idles while {:?} waits at {}", waiting[0].job.id, k.now);
+                assert!(
+                    k.running[c as usize].is_some(),
+                    "CPU {c} idles while {:?} waits at {}",
+                    waiting[0].job.id,
+                    k.now
+                );
             }
         }
         if !preemptive {

@@ -70,12 +70,15 @@ impl Backend for DispatchBackend {
     fn check(&self, plan: &Plan) -> Result<(), RunError> {
         let m = plan.spec.platform.cpus;
         if m > 254 {
-            return Err(RunError::BadInput(format!("the dispatch backend drives at most 254 CPUs (platform.cpus is {m})")));
+            return Err(RunError::BadInput(format!(
+                "the dispatch backend drives at most 254 CPUs (platform.cpus is {m})"
+            )));
         }
         if !plan.online.contains(&DISPATCHER_CPU) {
             return Err(RunError::BadInput(format!("the dispatcher runs on CPU {DISPATCHER_CPU}, which is offline")));
         }
-        schedlab_policy::build(&plan.spec, Some(&plan.info.placement)).map_err(|e| RunError::BadInput(e.to_string()))?;
+        schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+            .map_err(|e| RunError::BadInput(e.to_string()))?;
         Ok(())
     }
 
@@ -85,7 +88,8 @@ impl Backend for DispatchBackend {
     }
 
     fn execute(&mut self, plan: &mut Plan, sv: &Services) -> Result<Executed, RunError> {
-        let policy = schedlab_policy::build(&plan.spec, Some(&plan.info.placement)).map_err(|e| RunError::BadInput(e.to_string()))?;
+        let policy = schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+            .map_err(|e| RunError::BadInput(e.to_string()))?;
         let n = plan.tasks.len();
         let m = plan.spec.platform.cpus;
         sync::install_handler();
@@ -165,16 +169,25 @@ impl Backend for DispatchBackend {
             }
         };
         let setup = (|| -> Result<(), RunError> {
-            sv.guard.record_thread(dtid).map_err(|e| RunError::system("reading the dispatcher's scheduling class", e))?;
+            sv.guard
+                .record_thread(dtid)
+                .map_err(|e| RunError::system("reading the dispatcher's scheduling class", e))?;
             for &tid in &tids {
-                sv.guard.record_thread(tid).map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
+                sv.guard
+                    .record_thread(tid)
+                    .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
             }
-            sched::set_affinity(dtid, &CpuSet::of(&[DISPATCHER_CPU])).map_err(|e| RunError::system("pinning the dispatcher", e))?;
-            sched::set_class(dtid, Class::Fifo { priority: DISPATCHER_PRIORITY }).map_err(|e| RunError::system("making the dispatcher SCHED_FIFO", e))?;
+            sched::set_affinity(dtid, &CpuSet::of(&[DISPATCHER_CPU]))
+                .map_err(|e| RunError::system("pinning the dispatcher", e))?;
+            sched::set_class(dtid, Class::Fifo { priority: DISPATCHER_PRIORITY })
+                .map_err(|e| RunError::system("making the dispatcher SCHED_FIFO", e))?;
             let all: Vec<u32> = (0..m).collect();
             for (i, &tid) in tids.iter().enumerate() {
-                sched::set_affinity(tid, &CpuSet::of(&all)).map_err(|e| RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e))?;
-                sched::set_class(tid, Class::Fifo { priority: WORKER_PRIORITY }).map_err(|e| RunError::system(format!("making task '{}' SCHED_FIFO", plan.tasks[i].name), e))?;
+                sched::set_affinity(tid, &CpuSet::of(&all)).map_err(|e| {
+                    RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e)
+                })?;
+                sched::set_class(tid, Class::Fifo { priority: WORKER_PRIORITY })
+                    .map_err(|e| RunError::system(format!("making task '{}' SCHED_FIFO", plan.tasks[i].name), e))?;
             }
             Ok(())
         })();
@@ -240,8 +253,16 @@ impl Backend for DispatchBackend {
             }
             if clock::now() - since > 1_000_000_000 {
                 sv.guard.demote_threads();
-                let left: Vec<String> = handles.iter().enumerate().filter(|(_, h)| h.is_some()).map(|(i, _)| plan.tasks[i].name.clone()).collect();
-                ex.notes.push(format!("abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER", left.join(", ")));
+                let left: Vec<String> = handles
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(i, _)| plan.tasks[i].name.clone())
+                    .collect();
+                ex.notes.push(format!(
+                    "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
+                    left.join(", ")
+                ));
                 break;
             }
             clock::sleep_until(clock::now() + 2_000_000);
@@ -286,7 +307,13 @@ impl WorkerCtx {
     fn run(mut self) -> WorkerLog {
         sync::block_preempt(true);
         let sh = self.shared.clone();
-        let mut local = Box::new(Local { shared: Arc::as_ptr(&sh), in_job: false, job: 0, stints: Vec::with_capacity(self.log_cap), dropped: 0 });
+        let mut local = Box::new(Local {
+            shared: Arc::as_ptr(&sh),
+            in_job: false,
+            job: 0,
+            stints: Vec::with_capacity(self.log_cap),
+            dropped: 0,
+        });
         sync::set_local(&mut *local);
         let mut taken = 0u64;
         loop {
@@ -301,7 +328,11 @@ impl WorkerCtx {
             }
             taken = posted;
             let job = posted - 1;
-            let (rel, dl, exec) = (sh.release.load(Ordering::Acquire), sh.deadline.load(Ordering::Acquire), sh.exec.load(Ordering::Acquire));
+            let (rel, dl, exec) = (
+                sh.release.load(Ordering::Acquire),
+                sh.deadline.load(Ordering::Acquire),
+                sh.exec.load(Ordering::Acquire),
+            );
             let cmd = sh.run_cmd_t.load(Ordering::Acquire);
             let t = clock::now();
             sh.cpu0.store(clock::thread_cpu(), Ordering::Release);
@@ -311,7 +342,19 @@ impl WorkerCtx {
             local.open(t, clock::current_cpu(), cmd);
             self.hb.busy(t);
             sync::block_preempt(false);
-            let o = run_job(self.body.as_mut(), &mut self.out, self.task, job, rel, dl, exec, self.wcet, self.abort.then_some(dl), &self.stop, &self.calibration);
+            let o = run_job(
+                self.body.as_mut(),
+                &mut self.out,
+                self.task,
+                job,
+                rel,
+                dl,
+                exec,
+                self.wcet,
+                self.abort.then_some(dl),
+                &self.stop,
+                &self.calibration,
+            );
             sync::block_preempt(true);
             let end = clock::now();
             let forced = o != JobOutcome::Completed;
@@ -444,7 +487,14 @@ impl Kernel for DKernel {
 }
 
 impl Dispatcher {
-    fn new(plan: &Plan, policy: Box<dyn Policy>, shared: Vec<Arc<Shared>>, bell: Arc<AtomicU32>, stop: Arc<Stop>, hb: Arc<Heartbeat>) -> Dispatcher {
+    fn new(
+        plan: &Plan,
+        policy: Box<dyn Policy>,
+        shared: Vec<Arc<Shared>>,
+        bell: Arc<AtomicU32>,
+        stop: Arc<Stop>,
+        hb: Arc<Heartbeat>,
+    ) -> Dispatcher {
         let c = &plan.config;
         let m = plan.spec.platform.cpus as usize;
         let tasks = plan
@@ -570,7 +620,11 @@ impl Dispatcher {
                 }
                 let end = self.shared[i].done_t.load(Ordering::Acquire).saturating_sub(t0);
                 if end > j.deadline {
-                    self.events.push((j.deadline, 1, Event::DeadlineMiss { t: j.deadline, task: i as u32, job: j.seq }));
+                    self.events.push((
+                        j.deadline,
+                        1,
+                        Event::DeadlineMiss { t: j.deadline, task: i as u32, job: j.seq },
+                    ));
                 }
                 self.tasks[i].active = None;
                 self.policy.complete(id, &mut self.k);
@@ -585,7 +639,16 @@ impl Dispatcher {
                     ts.next = ts.releases.next().map(|a| (a.release, a.deadline));
                     any = true;
                     if self.overrun == Overrun::Skip && (ts.active.is_some() || !ts.queue.is_empty()) {
-                        self.events.push((rel, 6, Event::Policy { t: rel, cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": i, "job": ts.seq}) }));
+                        self.events.push((
+                            rel,
+                            6,
+                            Event::Policy {
+                                t: rel,
+                                cpu: None,
+                                name: "skipped-release".into(),
+                                data: serde_json::json!({"task": i, "job": ts.seq}),
+                            },
+                        ));
                         continue;
                     }
                     let seq = ts.seq;
@@ -593,7 +656,11 @@ impl Dispatcher {
                     let exec = ts.exec.amount(seq);
                     self.events.push((rel, 2, Event::Release { t: rel, task: i as u32, job: seq, deadline: dl }));
                     self.samples.push(OverheadKind::Release, real - rel);
-                    self.events.push((rel, 5, Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: real - rel }));
+                    self.events.push((
+                        rel,
+                        5,
+                        Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: real - rel },
+                    ));
                     ts.queue.push_back(JobRec { seq, release: rel, deadline: dl, exec });
                     touched.push(i);
                 }
@@ -606,7 +673,10 @@ impl Dispatcher {
                         self.tasks[i].active = Some(j);
                         // Released to the policy in this instant, at its release time (not queued behind its predecessor).
                         self.tasks[i].prompt = (j.release + 1_000_000 >= real).then_some((j.seq, wake));
-                        self.policy.release(Job { id: JobId { task: i as u32, seq: j.seq }, release: j.release, deadline: j.deadline }, &mut self.k);
+                        self.policy.release(
+                            Job { id: JobId { task: i as u32, seq: j.seq }, release: j.release, deadline: j.deadline },
+                            &mut self.k,
+                        );
                     }
                 }
             }
@@ -642,7 +712,11 @@ impl Dispatcher {
             let decided = clock::now();
             if any || changed {
                 self.decisions.push(decided - wake);
-                self.events.push((real, 5, Event::Overhead { t: real, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake }));
+                self.events.push((
+                    real,
+                    5,
+                    Event::Overhead { t: real, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake },
+                ));
                 self.samples.push(OverheadKind::Schedule, decided - wake);
             }
             self.events.append(&mut self.k.notes);
@@ -685,7 +759,18 @@ impl Dispatcher {
             let ok_cpu = ok_job && self.tasks[j.task as usize].placement.allows(c as u32);
             let dup = want[..c].contains(&Some(j));
             if !ok_job || !ok_cpu || dup {
-                self.protocol.push(format!("t={now} ns: schedule({c}) returned job {}:{} ({})", j.task, j.seq, if !ok_job { "not eligible" } else if !ok_cpu { "placement" } else { "also chosen for another CPU" }));
+                self.protocol.push(format!(
+                    "t={now} ns: schedule({c}) returned job {}:{} ({})",
+                    j.task,
+                    j.seq,
+                    if !ok_job {
+                        "not eligible"
+                    } else if !ok_cpu {
+                        "placement"
+                    } else {
+                        "also chosen for another CPU"
+                    }
+                ));
                 want[c] = None;
             }
         }
@@ -784,20 +869,43 @@ impl Dispatcher {
                     let lat = s.from - s.run_cmd;
                     let kind = if s.cpu == DISPATCHER_CPU { OverheadKind::ContextSwitch } else { OverheadKind::Ipi };
                     self.samples.push(kind, lat);
-                    self.events.push((rel(s.run_cmd), 5, Event::Overhead { t: rel(s.run_cmd), cpu: s.cpu, kind, dur: lat }));
+                    self.events.push((
+                        rel(s.run_cmd),
+                        5,
+                        Event::Overhead { t: rel(s.run_cmd), cpu: s.cpu, kind, dur: lat },
+                    ));
                 }
                 match s.end {
                     End::Preempt => {
                         if s.hold_cmd != 0 && s.to >= s.hold_cmd {
                             preempt_lat.push(s.to - s.hold_cmd);
                         }
-                        self.events.push((to, 0, Event::SwitchAway { t: to, cpu: s.cpu, task, job: s.job, reason: SwitchReason::Preempt, exec: *exec }));
+                        self.events.push((
+                            to,
+                            0,
+                            Event::SwitchAway {
+                                t: to,
+                                cpu: s.cpu,
+                                task,
+                                job: s.job,
+                                reason: SwitchReason::Preempt,
+                                exec: *exec,
+                            },
+                        ));
                     }
                     End::Complete | End::Forced => {
                         let forced = s.end == End::Forced;
                         let reason = if forced { SwitchReason::Abort } else { SwitchReason::Complete };
-                        self.events.push((to, 1, Event::SwitchAway { t: to, cpu: s.cpu, task, job: s.job, reason, exec: *exec }));
-                        self.events.push((to, 1, Event::Completion { t: to, cpu: s.cpu, task, job: s.job, exec: *exec, forced }));
+                        self.events.push((
+                            to,
+                            1,
+                            Event::SwitchAway { t: to, cpu: s.cpu, task, job: s.job, reason, exec: *exec },
+                        ));
+                        self.events.push((
+                            to,
+                            1,
+                            Event::Completion { t: to, cpu: s.cpu, task, job: s.job, exec: *exec, forced },
+                        ));
                     }
                     End::Open => {}
                 }
@@ -810,7 +918,16 @@ impl Dispatcher {
                     if first >= release {
                         self.samples.push(OverheadKind::ReleaseLatency, first - release);
                         let cpu = log.stints.iter().find(|s| s.job == job).map_or(0, |s| s.cpu);
-                        self.events.push((rel(release), 5, Event::Overhead { t: rel(release), cpu, kind: OverheadKind::ReleaseLatency, dur: first - release }));
+                        self.events.push((
+                            rel(release),
+                            5,
+                            Event::Overhead {
+                                t: rel(release),
+                                cpu,
+                                kind: OverheadKind::ReleaseLatency,
+                                dur: first - release,
+                            },
+                        ));
                     }
                 }
             }
@@ -819,7 +936,11 @@ impl Dispatcher {
         for (i, ts) in self.tasks.iter().enumerate() {
             for j in ts.active.iter().chain(ts.queue.iter()) {
                 if j.deadline <= horizon {
-                    self.events.push((j.deadline, 1, Event::DeadlineMiss { t: j.deadline, task: i as u32, job: j.seq }));
+                    self.events.push((
+                        j.deadline,
+                        1,
+                        Event::DeadlineMiss { t: j.deadline, task: i as u32, job: j.seq },
+                    ));
                 }
             }
         }
@@ -839,7 +960,11 @@ impl Dispatcher {
             "decision": stats_json(&d), "preemption": stats_json(&p), "dispatch-same-cpu": stats_json(&cs), "dispatch-other-cpu": stats_json(&ipi),
             "switch-aways": self.commands[0], "switch-tos": self.commands[1], "migrations": self.commands[2], "protocol-errors": self.protocol.len(),
         });
-        self.events.push((horizon, 7, Event::Policy { t: horizon, cpu: None, name: "dispatch-stats".into(), data: stats }));
+        self.events.push((
+            horizon,
+            7,
+            Event::Policy { t: horizon, cpu: None, name: "dispatch-stats".into(), data: stats },
+        ));
         self.events.sort_by_key(|(t, r, _)| (*t, *r));
         ex.events = self.events.into_iter().map(|(_, _, e)| e).collect();
         ex.overheads = self.samples;

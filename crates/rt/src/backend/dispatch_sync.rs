@@ -31,7 +31,15 @@ pub fn futex_wait(word: &AtomicU32, val: u32, deadline: Option<u64>) {
     // SAFETY: `word` is a valid aligned u32 for the duration of the call;
     // FUTEX_WAIT_BITSET takes an absolute CLOCK_MONOTONIC timeout.
     unsafe {
-        libc::syscall(libc::SYS_futex, word.as_ptr(), libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG, val, tsp, std::ptr::null::<u32>(), u32::MAX);
+        libc::syscall(
+            libc::SYS_futex,
+            word.as_ptr(),
+            libc::FUTEX_WAIT_BITSET | libc::FUTEX_PRIVATE_FLAG,
+            val,
+            tsp,
+            std::ptr::null::<u32>(),
+            u32::MAX,
+        );
     }
 }
 

@@ -39,7 +39,9 @@ fn is_edf(p: PolicyName) -> bool {
 /// /proc/sys/kernel/sched_rt_*), as (runtime_us, period_us); runtime -1
 /// means unlimited.
 pub fn rt_limits() -> (i64, i64) {
-    let r = |f: &str| std::fs::read_to_string(format!("/proc/sys/kernel/{f}")).ok().and_then(|s| s.trim().parse::<i64>().ok());
+    let r = |f: &str| {
+        std::fs::read_to_string(format!("/proc/sys/kernel/{f}")).ok().and_then(|s| s.trim().parse::<i64>().ok())
+    };
     (r("sched_rt_runtime_us").unwrap_or(950_000), r("sched_rt_period_us").unwrap_or(1_000_000))
 }
 
@@ -89,7 +91,16 @@ impl KernelBackend {
                 let cpus = plan.cpus_of(t.index);
                 if is_edf(plan.policy) {
                     let partition = Self::partitions(plan).map(|_| plan.info.domain_of(t.index));
-                    Mapping { class: Class::Deadline { runtime: plan.config.dl_runtime(t.wcet, t.deadline), deadline: t.deadline, period: t.period, reclaim: plan.config.dl_reclaim }, cpus, partition }
+                    Mapping {
+                        class: Class::Deadline {
+                            runtime: plan.config.dl_runtime(t.wcet, t.deadline),
+                            deadline: t.deadline,
+                            period: t.period,
+                            reclaim: plan.config.dl_reclaim,
+                        },
+                        cpus,
+                        partition,
+                    }
                 } else {
                     Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
                 }
@@ -103,7 +114,13 @@ impl KernelBackend {
         let mut lines = Vec::new();
         if let Some(i) = task {
             if let Class::Deadline { runtime, period, .. } = maps[i].class {
-                lines.push(format!("task '{}' asks for runtime {:.3} ms every {:.3} ms = bandwidth {:.4}", plan.tasks[i].name, runtime as f64 / 1e6, period as f64 / 1e6, runtime as f64 / period as f64));
+                lines.push(format!(
+                    "task '{}' asks for runtime {:.3} ms every {:.3} ms = bandwidth {:.4}",
+                    plan.tasks[i].name,
+                    runtime as f64 / 1e6,
+                    period as f64 / 1e6,
+                    runtime as f64 / period as f64
+                ));
             }
         }
         let doms: Vec<Vec<u32>> = Self::partitions(plan).unwrap_or_else(|| vec![plan.online.clone()]);
@@ -147,8 +164,16 @@ impl Backend for KernelBackend {
             }
             return Ok(());
         }
-        let min = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_min_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(100) * 1000;
-        let max = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_max_us").ok().and_then(|s| s.trim().parse::<u64>().ok()).unwrap_or(4_194_304) * 1000;
+        let min = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_min_us")
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(100)
+            * 1000;
+        let max = std::fs::read_to_string("/proc/sys/kernel/sched_deadline_period_max_us")
+            .ok()
+            .and_then(|s| s.trim().parse::<u64>().ok())
+            .unwrap_or(4_194_304)
+            * 1000;
         for (t, m) in plan.tasks.iter().zip(Self::map(plan)) {
             let Class::Deadline { runtime, deadline, period, .. } = m.class else { continue };
             if deadline > period {
@@ -181,7 +206,10 @@ impl Backend for KernelBackend {
                     .sum();
                 let cap = rt as f64 / per as f64 * cpus.len() as f64;
                 if total + if doms.len() == 1 { other } else { 0.0 } > cap + 1e-9 {
-                    return bad(format!("the kernel would refuse this SCHED_DEADLINE set: {}", Self::admission_numbers(plan, None)));
+                    return bad(format!(
+                        "the kernel would refuse this SCHED_DEADLINE set: {}",
+                        Self::admission_numbers(plan, None)
+                    ));
                 }
             }
         }
@@ -248,12 +276,18 @@ impl Backend for KernelBackend {
         // record, trace, cpusets, affinities.
         let setup = (|| -> Result<Option<crate::ftrace::KernelTrace>, RunError> {
             for &tid in &tids {
-                sv.guard.record_thread(tid).map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
+                sv.guard
+                    .record_thread(tid)
+                    .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
             }
             let ktrace = sv.kernel_trace(plan, &tids)?;
             let parts = match Self::partitions(plan) {
                 Some(doms) => {
-                    let fs = cpuset::detect().ok_or_else(|| RunError::System("no cpuset hierarchy is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)".into()))?;
+                    let fs = cpuset::detect().ok_or_else(|| {
+                        RunError::System(
+                            "no cpuset hierarchy is mounted (cgroup v1 cpuset or cgroup v2 with cpuset)".into(),
+                        )
+                    })?;
                     Some(cpuset::create(&fs, &sv.guard, &doms)?)
                 }
                 None => None,
@@ -263,7 +297,9 @@ impl Backend for KernelBackend {
                 if let (Some(p), Some(d)) = (&parts, m.partition) {
                     p.attach(d, tid)?;
                 } else if !matches!(m.class, Class::Deadline { .. }) {
-                    sched::set_affinity(tid, &CpuSet::of(&m.cpus)).map_err(|e| RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e))?;
+                    sched::set_affinity(tid, &CpuSet::of(&m.cpus)).map_err(|e| {
+                        RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e)
+                    })?;
                 }
             }
             Ok(ktrace)
@@ -294,20 +330,40 @@ impl Backend for KernelBackend {
         for (i, m) in maps.iter().enumerate() {
             if let Err(e) = sched::set_class(tids[i], m.class) {
                 let e = match e.raw_os_error() {
-                    Some(libc::EBUSY) => RunError::Admission(format!("sched_setattr: EBUSY (deadline bandwidth): {}", Self::admission_numbers(plan, Some(i)))),
-                    Some(libc::EPERM) => RunError::Privilege(format!("the kernel refused {} for task '{}' (EPERM)", m.class.describe(), plan.tasks[i].name)),
-                    _ => RunError::system(format!("setting {} for task '{}'", m.class.describe(), plan.tasks[i].name), e),
+                    Some(libc::EBUSY) => RunError::Admission(format!(
+                        "sched_setattr: EBUSY (deadline bandwidth): {}",
+                        Self::admission_numbers(plan, Some(i))
+                    )),
+                    Some(libc::EPERM) => RunError::Privilege(format!(
+                        "the kernel refused {} for task '{}' (EPERM)",
+                        m.class.describe(),
+                        plan.tasks[i].name
+                    )),
+                    _ => {
+                        RunError::system(format!("setting {} for task '{}'", m.class.describe(), plan.tasks[i].name), e)
+                    }
                 };
                 return fail(e, handles);
             }
         }
         if clock::now() + 1_000_000 > t0 {
-            return fail(RunError::System(format!("setting the threads up took longer than the start margin ({} ms); raise it", plan.config.start_margin / 1_000_000)), handles);
+            return fail(
+                RunError::System(format!(
+                    "setting the threads up took longer than the start margin ({} ms); raise it",
+                    plan.config.start_margin / 1_000_000
+                )),
+                handles,
+            );
         }
         ex.mapping = maps
             .iter()
             .map(|m| match m.partition {
-                Some(d) => format!("{} in cpuset partition {} (CPUs {})", m.class.describe(), d, sched::format_cpu_list(&m.cpus)),
+                Some(d) => format!(
+                    "{} in cpuset partition {} (CPUs {})",
+                    m.class.describe(),
+                    d,
+                    sched::format_cpu_list(&m.cpus)
+                ),
                 None => format!("{} on CPUs {}", m.class.describe(), sched::format_cpu_list(&m.cpus)),
             })
             .collect();
@@ -331,8 +387,16 @@ impl Backend for KernelBackend {
                 let since = *stop_seen.get_or_insert(now);
                 if now - since > 500_000_000 {
                     sv.guard.demote_threads();
-                    let left: Vec<String> = handles.iter().enumerate().filter(|(_, h)| h.is_some()).map(|(i, _)| plan.tasks[i].name.clone()).collect();
-                    ex.notes.push(format!("abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER", left.join(", ")));
+                    let left: Vec<String> = handles
+                        .iter()
+                        .enumerate()
+                        .filter(|(_, h)| h.is_some())
+                        .map(|(i, _)| plan.tasks[i].name.clone())
+                        .collect();
+                    ex.notes.push(format!(
+                        "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
+                        left.join(", ")
+                    ));
                     break;
                 }
             }

@@ -61,7 +61,12 @@ impl CFunction {
                 return Err(format!("{library} has no symbol {symbol}: {e}"));
             }
             let f: JobFn = std::mem::transmute::<*mut libc::c_void, JobFn>(p);
-            Ok(CFunction { handle, f, arg: arg.map(|a| CString::new(a).unwrap_or_default()), name: format!("{library}:{symbol}") })
+            Ok(CFunction {
+                handle,
+                f,
+                arg: arg.map(|a| CString::new(a).unwrap_or_default()),
+                name: format!("{library}:{symbol}"),
+            })
         }
     }
 }

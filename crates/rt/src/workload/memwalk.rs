@@ -133,9 +133,12 @@ mod tests {
     fn every_pattern_touches_every_line_in_a_pass() {
         for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
             let mut w = MemWalk::new(256 * 1024, 64, p, 7);
-            let before: Vec<u64> = (0..w.lines()).map(|l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize]).collect();
+            let before: Vec<u64> =
+                (0..w.lines()).map(|l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize]).collect();
             w.pass();
-            let changed = (0..w.lines()).filter(|&l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l]).count();
+            let changed = (0..w.lines())
+                .filter(|&l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l])
+                .count();
             assert_eq!(changed, w.lines(), "{p:?}");
         }
     }

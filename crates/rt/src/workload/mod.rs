@@ -66,7 +66,10 @@ impl WorkloadSpec {
         }
     }
     /// A Rust job body built per task.
-    pub fn rust(name: impl Into<String>, make: impl Fn(u32) -> Box<dyn JobBody> + Send + Sync + 'static) -> WorkloadSpec {
+    pub fn rust(
+        name: impl Into<String>,
+        make: impl Fn(u32) -> Box<dyn JobBody> + Send + Sync + 'static,
+    ) -> WorkloadSpec {
         WorkloadSpec::Rust { name: name.into(), make: Arc::new(make) }
     }
 }

@@ -15,8 +15,22 @@ use std::borrow::{Borrow, Cow};
 use std::io::{self, Write};
 
 /// The column names, in order.
-pub const COLUMNS: [&str; 14] =
-    ["task", "task_index", "job", "release", "deadline", "start", "finish", "response", "tardiness", "missed", "preemptions", "migrations", "exec", "status"];
+pub const COLUMNS: [&str; 14] = [
+    "task",
+    "task_index",
+    "job",
+    "release",
+    "deadline",
+    "start",
+    "finish",
+    "response",
+    "tardiness",
+    "missed",
+    "preemptions",
+    "migrations",
+    "exec",
+    "status",
+];
 
 /// Quote a field if RFC 4180 requires it.
 pub fn quote(field: &str) -> Cow<'_, str> {
@@ -105,7 +119,11 @@ impl<W: Write> JobSink for JobCsvWriter<W> {
 }
 
 /// Write the job table of a trace, sorted by (task, job).
-pub fn write_jobs_csv<W: Write, E: Borrow<Event>>(w: W, header: &Header, events: impl IntoIterator<Item = E>) -> io::Result<W> {
+pub fn write_jobs_csv<W: Write, E: Borrow<Event>>(
+    w: W,
+    header: &Header,
+    events: impl IntoIterator<Item = E>,
+) -> io::Result<W> {
     let mut m = Metrics::from_header(header).with_sink(Vec::new());
     for ev in events {
         m.push(ev.borrow());

@@ -51,9 +51,12 @@ pub(crate) fn collect<E: Borrow<Event>>(header: &Header, events: impl IntoIterat
         let ev = ev.borrow();
         m.push(ev);
         match ev {
-            Event::Overhead { .. } | Event::Policy { .. } | Event::Block { .. } | Event::Resume { .. } | Event::BudgetExhausted { .. } | Event::DeadlineMiss { .. } => {
-                others.push(ev.clone())
-            }
+            Event::Overhead { .. }
+            | Event::Policy { .. }
+            | Event::Block { .. }
+            | Event::Resume { .. }
+            | Event::BudgetExhausted { .. }
+            | Event::DeadlineMiss { .. } => others.push(ev.clone()),
             _ => {}
         }
     }

@@ -33,7 +33,11 @@ pub const PID_CPUS: u32 = 1;
 pub const PID_TASKS: u32 = 2;
 
 /// Write the trace-event JSON of a trace.
-pub fn write_perfetto<W: Write, E: Borrow<Event>>(w: &mut W, header: &Header, events: impl IntoIterator<Item = E>) -> io::Result<()> {
+pub fn write_perfetto<W: Write, E: Borrow<Event>>(
+    w: &mut W,
+    header: &Header,
+    events: impl IntoIterator<Item = E>,
+) -> io::Result<()> {
     let c = collect(header, events);
     write_collected(w, header, &c)
 }

@@ -26,7 +26,8 @@ fn percent(r: f64) -> String {
 /// two spaces between columns, no trailing spaces.
 fn table(rows: &[Vec<String>]) -> String {
     let cols = rows.iter().map(Vec::len).max().unwrap_or(0);
-    let widths: Vec<usize> = (0..cols).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)).collect();
+    let widths: Vec<usize> =
+        (0..cols).map(|c| rows.iter().filter_map(|r| r.get(c)).map(|s| s.chars().count()).max().unwrap_or(0)).collect();
     let mut out = String::new();
     for row in rows {
         let mut line = String::new();
@@ -51,10 +52,23 @@ fn table(rows: &[Vec<String>]) -> String {
 pub fn render_stats(report: &MetricsReport) -> String {
     let r = report;
     let mut out = String::new();
-    let mut rows = vec![["task", "jobs", "done", "aborted", "unfinished", "misses", "miss ratio", "max resp", "mean resp", "max tard", "preempt", "migr"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect::<Vec<_>>()];
+    let mut rows = vec![[
+        "task",
+        "jobs",
+        "done",
+        "aborted",
+        "unfinished",
+        "misses",
+        "miss ratio",
+        "max resp",
+        "mean resp",
+        "max tard",
+        "preempt",
+        "migr",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect::<Vec<_>>()];
     for t in &r.tasks {
         rows.push(vec![
             t.name.clone(),
@@ -89,9 +103,16 @@ pub fn render_stats(report: &MetricsReport) -> String {
     out.push_str(&table(&rows));
 
     out.push('\n');
-    let mut rows = vec![["cpu", "busy", "utilisation", "switches", "overhead"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+    let mut rows =
+        vec![["cpu", "busy", "utilisation", "switches", "overhead"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
     for c in &r.cpus {
-        rows.push(vec![c.cpu.to_string(), human_ns(c.busy as f64), percent(c.utilization), c.switches.to_string(), human_ns(c.overhead as f64)]);
+        rows.push(vec![
+            c.cpu.to_string(),
+            human_ns(c.busy as f64),
+            percent(c.utilization),
+            c.switches.to_string(),
+            human_ns(c.overhead as f64),
+        ]);
     }
     rows.push(vec![
         "all".to_string(),
@@ -104,7 +125,8 @@ pub fn render_stats(report: &MetricsReport) -> String {
 
     if !r.overheads.is_empty() {
         out.push('\n');
-        let mut rows = vec![["overhead", "count", "total", "max", "mean"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        let mut rows =
+            vec![["overhead", "count", "total", "max", "mean"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
         for o in &r.overheads {
             rows.push(vec![
                 o.kind.name().to_string(),

@@ -38,8 +38,10 @@ impl Default for SvgOptions {
 
 /// Fill colours of CPUs 0, 1, ... (cycled): ColorBrewer's Set3, light
 /// enough for black text, without its red (red marks misses).
-pub const CPU_COLORS: [&str; 11] =
-    ["#8dd3c7", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5", "#ffed6f"];
+pub const CPU_COLORS: [&str; 11] = [
+    "#8dd3c7", "#ffffb3", "#bebada", "#80b1d3", "#fdb462", "#b3de69", "#fccde5", "#d9d9d9", "#bc80bd", "#ccebc5",
+    "#ffed6f",
+];
 
 /// The colour that marks deadline misses.
 pub const MISS_COLOR: &str = "red";
@@ -169,11 +171,29 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         lx += 24.0 + 7.0 * format!("CPU {}", cs.cpu).len() as f64;
     }
     lx += 12.0;
-    let _ = writeln!(s, "<path d=\"{}\" stroke=\"black\" fill=\"none\"/><text x=\"{:.2}\" y=\"{:.2}\">release</text>", up_arrow(lx + 4.0, ly, ly + 12.0), lx + 12.0, ly + 10.0);
+    let _ = writeln!(
+        s,
+        "<path d=\"{}\" stroke=\"black\" fill=\"none\"/><text x=\"{:.2}\" y=\"{:.2}\">release</text>",
+        up_arrow(lx + 4.0, ly, ly + 12.0),
+        lx + 12.0,
+        ly + 10.0
+    );
     lx += 62.0;
-    let _ = writeln!(s, "<path d=\"{}\" stroke=\"black\" fill=\"none\"/><text x=\"{:.2}\" y=\"{:.2}\">deadline</text>", down_arrow(lx + 4.0, ly, ly + 12.0), lx + 12.0, ly + 10.0);
+    let _ = writeln!(
+        s,
+        "<path d=\"{}\" stroke=\"black\" fill=\"none\"/><text x=\"{:.2}\" y=\"{:.2}\">deadline</text>",
+        down_arrow(lx + 4.0, ly, ly + 12.0),
+        lx + 12.0,
+        ly + 10.0
+    );
     lx += 66.0;
-    let _ = writeln!(s, "<path d=\"{}\" fill=\"black\"/><text x=\"{:.2}\" y=\"{:.2}\">preemption</text>", preempt_mark(lx + 4.0, ly + 8.0), lx + 12.0, ly + 10.0);
+    let _ = writeln!(
+        s,
+        "<path d=\"{}\" fill=\"black\"/><text x=\"{:.2}\" y=\"{:.2}\">preemption</text>",
+        preempt_mark(lx + 4.0, ly + 8.0),
+        lx + 12.0,
+        ly + 10.0
+    );
     lx += 80.0;
     let _ = writeln!(
         s,
@@ -186,19 +206,35 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     for (i, name) in names.iter().enumerate() {
         let y = g.row_top(i);
         if i % 2 == 0 {
-            let _ = writeln!(s, "<rect x=\"0\" y=\"{y:.2}\" width=\"{width:.0}\" height=\"{:.2}\" fill=\"#f4f4f4\"/>", g.row);
+            let _ = writeln!(
+                s,
+                "<rect x=\"0\" y=\"{y:.2}\" width=\"{width:.0}\" height=\"{:.2}\" fill=\"#f4f4f4\"/>",
+                g.row
+            );
         }
         let full = &r.tasks[i].name;
         let tip = if name != full { format!("<title>{}</title>", escape(full)) } else { String::new() };
-        let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">{tip}{}</text>", g.left - 8.0, y + g.row / 2.0 + 4.0, escape(name));
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\">{tip}{}</text>",
+            g.left - 8.0,
+            y + g.row / 2.0 + 4.0,
+            escape(name)
+        );
     }
 
     // Server lanes: which server held each CPU.
     for (k, (cpu, spans)) in lanes.iter().enumerate() {
         let i = r.tasks.len() + k;
         let y = g.row_top(i);
-        let _ = writeln!(s, "<rect x=\"0\" y=\"{y:.2}\" width=\"{width:.0}\" height=\"{:.2}\" fill=\"#e8eef7\"/>", g.row);
-        let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\" font-style=\"italic\">CPU {cpu} server</text>", g.left - 8.0, y + g.row / 2.0 + 4.0);
+        let _ =
+            writeln!(s, "<rect x=\"0\" y=\"{y:.2}\" width=\"{width:.0}\" height=\"{:.2}\" fill=\"#e8eef7\"/>", g.row);
+        let _ = writeln!(
+            s,
+            "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"end\" font-style=\"italic\">CPU {cpu} server</text>",
+            g.left - 8.0,
+            y + g.row / 2.0 + 4.0
+        );
         for sp in spans {
             if sp.end <= start || sp.start >= end || sp.end == sp.start {
                 continue;
@@ -215,7 +251,13 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
                 Duration(sp.end)
             );
             if w >= sp.name.len() as f64 * 7.0 + 4.0 {
-                let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\" font-size=\"10\">{}</text>", x0 + w / 2.0, y + box_off + box_h / 2.0 + 3.5, escape(&sp.name));
+                let _ = writeln!(
+                    s,
+                    "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\" font-size=\"10\">{}</text>",
+                    x0 + w / 2.0,
+                    y + box_off + box_h / 2.0 + 3.5,
+                    escape(&sp.name)
+                );
             }
         }
     }
@@ -230,18 +272,29 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     while t <= end {
         let x = g.x(t);
         let _ = writeln!(s, "<line x1=\"{x:.2}\" y1=\"{TOP:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\"/>", bottom + 4.0);
-        let _ = writeln!(labels, "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>", bottom + 16.0, Duration(t));
+        let _ = writeln!(
+            labels,
+            "<text x=\"{x:.2}\" y=\"{:.2}\" text-anchor=\"middle\">{}</text>",
+            bottom + 16.0,
+            Duration(t)
+        );
         match t.checked_add(step) {
             Some(n) => t = n,
             None => break,
         }
     }
     let _ = writeln!(s, "</g>");
-    let _ = writeln!(s, "<line x1=\"{:.2}\" y1=\"{bottom:.2}\" x2=\"{:.2}\" y2=\"{bottom:.2}\" stroke=\"black\"/>", g.left, g.left + g.plot);
+    let _ = writeln!(
+        s,
+        "<line x1=\"{:.2}\" y1=\"{bottom:.2}\" x2=\"{:.2}\" y2=\"{bottom:.2}\" stroke=\"black\"/>",
+        g.left,
+        g.left + g.plot
+    );
     s.push_str(&labels);
 
     // Execution boxes, CPU numbers, preemption marks.
-    let missed: std::collections::HashSet<(u32, u64)> = c.jobs.iter().filter(|j| j.missed).map(|j| (j.task, j.job)).collect();
+    let missed: std::collections::HashSet<(u32, u64)> =
+        c.jobs.iter().filter(|j| j.missed).map(|j| (j.task, j.job)).collect();
     for iv in &c.intervals {
         if iv.end <= start || iv.start >= end || iv.end == iv.start {
             continue;
@@ -251,7 +304,11 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         let w = (x1 - x0).max(0.5);
         let y = g.row_top(row) + box_off;
         let miss = missed.contains(&(iv.task, iv.job));
-        let stroke = if miss { format!("stroke=\"{MISS_COLOR}\" stroke-width=\"1.5\"") } else { "stroke=\"#333\" stroke-width=\"0.5\"".to_string() };
+        let stroke = if miss {
+            format!("stroke=\"{MISS_COLOR}\" stroke-width=\"1.5\"")
+        } else {
+            "stroke=\"#333\" stroke-width=\"0.5\"".to_string()
+        };
         let _ = writeln!(
             s,
             "<rect x=\"{x0:.2}\" y=\"{y:.2}\" width=\"{w:.2}\" height=\"{box_h:.2}\" fill=\"{}\" {stroke}><title>{} #{} on CPU {}: {} to {}</title></rect>",
@@ -264,7 +321,12 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         );
         let label = iv.cpu.to_string();
         if w >= label.len() as f64 * 7.0 + 4.0 {
-            let _ = writeln!(s, "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\" font-size=\"10\">{label}</text>", x0 + w / 2.0, y + box_h / 2.0 + 3.5);
+            let _ = writeln!(
+                s,
+                "<text x=\"{:.2}\" y=\"{:.2}\" text-anchor=\"middle\" font-size=\"10\">{label}</text>",
+                x0 + w / 2.0,
+                y + box_h / 2.0 + 3.5
+            );
         }
         if iv.reason == Some(SwitchReason::Preempt) && g.visible(iv.end) {
             let _ = writeln!(s, "<path d=\"{}\" fill=\"black\"/>", preempt_mark(x1, y));
@@ -288,7 +350,11 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
                     j.job
                 );
             } else {
-                let _ = writeln!(s, "<path d=\"{}\" stroke=\"black\" fill=\"none\"/>", down_arrow(g.x(j.deadline), top, bot));
+                let _ = writeln!(
+                    s,
+                    "<path d=\"{}\" stroke=\"black\" fill=\"none\"/>",
+                    down_arrow(g.x(j.deadline), top, bot)
+                );
             }
         }
     }

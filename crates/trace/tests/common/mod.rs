@@ -81,7 +81,12 @@ pub fn all_variants() -> Vec<Event> {
         DeadlineMiss { t: 6, task: 1, job: 2 },
         BudgetExhausted { t: 6, task: 1, job: 2 },
         Policy { t: 7, cpu: None, name: "quantum".into(), data: serde_json::Value::Null },
-        Policy { t: 7, cpu: Some(3), name: "prem-phase ✓".into(), data: serde_json::json!({"phase": "memory", "n": -1.5, "list": [1, 2, {"z": null, "a": true}]}) },
+        Policy {
+            t: 7,
+            cpu: Some(3),
+            name: "prem-phase ✓".into(),
+            data: serde_json::json!({"phase": "memory", "n": -1.5, "list": [1, 2, {"z": null, "a": true}]}),
+        },
         Policy { t: 8, cpu: Some(u32::MAX), name: String::new(), data: serde_json::json!(0) },
         SysRelease { t: 4 }, // back in time
         SysRelease { t: u64::MAX },

@@ -115,7 +115,14 @@ pub struct TestPolicy {
 }
 
 impl TestPolicy {
-    pub fn new(name: &'static str, cpus: u32, domains: Vec<Vec<u32>>, placement: Vec<Placement>, order: Order, conformance: Conformance) -> TestPolicy {
+    pub fn new(
+        name: &'static str,
+        cpus: u32,
+        domains: Vec<Vec<u32>>,
+        placement: Vec<Placement>,
+        order: Order,
+        conformance: Conformance,
+    ) -> TestPolicy {
         let preemptive = match conformance {
             Conformance::PriorityDriven { preemptive, .. } => preemptive,
             Conformance::Replay => true,
@@ -140,26 +147,54 @@ impl TestPolicy {
     /// Non-preemptive global EDF.
     pub fn np_gedf(h: &Header) -> Box<TestPolicy> {
         let m = h.spec.platform.cpus;
-        Box::new(TestPolicy::new("np-gedf", m, vec![(0..m).collect()], h.placement.clone(), Order::Edf, pd(false, true, 0)))
+        Box::new(TestPolicy::new(
+            "np-gedf",
+            m,
+            vec![(0..m).collect()],
+            h.placement.clone(),
+            Order::Edf,
+            pd(false, true, 0),
+        ))
     }
 
     /// Partitioned EDF: one domain per CPU.
     pub fn pedf(h: &Header) -> Box<TestPolicy> {
         let m = h.spec.platform.cpus;
-        Box::new(TestPolicy::new("pedf", m, (0..m).map(|c| vec![c]).collect(), h.placement.clone(), Order::Edf, pd(true, true, 0)))
+        Box::new(TestPolicy::new(
+            "pedf",
+            m,
+            (0..m).map(|c| vec![c]).collect(),
+            h.placement.clone(),
+            Order::Edf,
+            pd(true, true, 0),
+        ))
     }
 
     /// Global LLF with hysteresis.
     pub fn llf(h: &Header, hysteresis: Time) -> Box<TestPolicy> {
         let m = h.spec.platform.cpus;
         let wcet = h.spec.tasks.iter().map(|t| t.wcet.0).collect();
-        Box::new(TestPolicy::new("llf", m, vec![(0..m).collect()], h.placement.clone(), Order::Llf(wcet), pd(true, true, hysteresis)))
+        Box::new(TestPolicy::new(
+            "llf",
+            m,
+            vec![(0..m).collect()],
+            h.placement.clone(),
+            Order::Llf(wcet),
+            pd(true, true, hysteresis),
+        ))
     }
 
     /// Global fixed priority.
     pub fn gfp(h: &Header, prios: Vec<i128>, work_conserving: bool) -> Box<TestPolicy> {
         let m = h.spec.platform.cpus;
-        Box::new(TestPolicy::new("gfp", m, vec![(0..m).collect()], h.placement.clone(), Order::Fp(prios), pd(true, work_conserving, 0)))
+        Box::new(TestPolicy::new(
+            "gfp",
+            m,
+            vec![(0..m).collect()],
+            h.placement.clone(),
+            Order::Fp(prios),
+            pd(true, work_conserving, 0),
+        ))
     }
 
     /// The same policy declaring `Conformance::Replay`.
@@ -174,7 +209,11 @@ impl TestPolicy {
             Order::Fp(p) => Priority::new(p[id.task as usize], 0, id.task),
             Order::Llf(w) => {
                 let _ = release;
-                Priority::new(deadline as i128 - now as i128 - (w[id.task as usize] as i128 - consumed as i128), 0, id.task)
+                Priority::new(
+                    deadline as i128 - now as i128 - (w[id.task as usize] as i128 - consumed as i128),
+                    0,
+                    id.task,
+                )
             }
         }
     }
@@ -316,7 +355,11 @@ pub fn assert_fails(r: &Report, checks: &[Check]) {
 pub fn gedf_example() -> (Header, Trace) {
     let mut t4 = task("T4", MS, 20 * MS);
     t4.deadline = Some(Duration(2 * MS));
-    let s = spec(2, vec![task("T1", 3 * MS, 10 * MS), task("T2", 4 * MS, 10 * MS), task("T3", 5 * MS, 20 * MS), t4], Some(PolicyName::Gedf));
+    let s = spec(
+        2,
+        vec![task("T1", 3 * MS, 10 * MS), task("T2", 4 * MS, 10 * MS), task("T3", 5 * MS, 20 * MS), t4],
+        Some(PolicyName::Gedf),
+    );
     let tr = Trace::new(&s)
         .rel(0, 0, 0)
         .rel(0, 1, 0)

@@ -51,7 +51,9 @@ use std::collections::{BTreeMap, HashMap};
 pub fn is_no_op(case: &Case, run: &Run, f: &Faulty) -> bool {
     match f.mutation.kind {
         FaultKind::IdleWhileWaiting => zero_length(&run.events, f.mutation.jobs[0], f.mutation.cpu, f.mutation.t),
-        FaultKind::SwapDispatch => swap_is_no_op(case, run, &f.events, f.mutation.jobs[0], f.mutation.jobs[1], f.mutation.t),
+        FaultKind::SwapDispatch => {
+            swap_is_no_op(case, run, &f.events, f.mutation.jobs[0], f.mutation.jobs[1], f.mutation.t)
+        }
         _ => false,
     }
 }
@@ -61,7 +63,9 @@ fn zero_length(events: &[Event], j: JobRef, cpu: Option<u32>, t0: Time) -> bool 
     for e in events.iter().skip_while(|e| e.t() < t0).take_while(|e| e.t() == t0) {
         match *e {
             Event::SwitchTo { cpu: c, task, job, .. } if Some(c) == cpu && JobRef { task, job } == j => started = true,
-            Event::SwitchAway { cpu: c, task, job, .. } if started && Some(c) == cpu && JobRef { task, job } == j => return true,
+            Event::SwitchAway { cpu: c, task, job, .. } if started && Some(c) == cpu && JobRef { task, job } == j => {
+                return true
+            }
             _ => {}
         }
     }
@@ -98,7 +102,8 @@ fn life(events: &[Event], j: JobRef, t0: Time, horizon: Time) -> Option<Life> {
                 l.stints += 1;
                 open = true;
             }
-            Event::SwitchAway { reason: SwitchReason::Abort | SwitchReason::Block, .. } | Event::Completion { forced: true, .. } => return None,
+            Event::SwitchAway { reason: SwitchReason::Abort | SwitchReason::Block, .. }
+            | Event::Completion { forced: true, .. } => return None,
             Event::SwitchAway { .. } => open = false,
             Event::Completion { t, exec, .. } => (l.done, open) = (Some((t, exec)), false),
             _ => {}
@@ -115,7 +120,8 @@ fn swap_is_no_op(case: &Case, run: &Run, faulty: &[Event], a: JobRef, b: JobRef,
     // A policy checked by replay (PD^2) is compared CPU by CPU, and its
     // choice at t0 depends on nothing after t0 (not on A's and B's execution
     // times): the swap puts B where the policy put A. Never a no-op.
-    let replayed = schedlab_policy::build(&run.header.spec, Some(&run.header.placement)).is_ok_and(|p| p.info().conformance == Conformance::Replay);
+    let replayed = schedlab_policy::build(&run.header.spec, Some(&run.header.placement))
+        .is_ok_and(|p| p.info().conformance == Conformance::Replay);
     if replayed {
         return false;
     }
@@ -137,7 +143,9 @@ fn swap_is_no_op(case: &Case, run: &Run, faulty: &[Event], a: JobRef, b: JobRef,
     }
     let end = ta.max(tb);
     let next = |j: JobRef| JobRef { task: j.task, job: j.job + 1 };
-    let first = |ev: &[Event], j: JobRef, what: fn(&Event) -> bool| ev.iter().find(|e| e.job() == Some(j) && what(e)).map(|e| e.t());
+    let first = |ev: &[Event], j: JobRef, what: fn(&Event) -> bool| {
+        ev.iter().find(|e| e.job() == Some(j) && what(e)).map(|e| e.t())
+    };
     let is_release = |e: &Event| matches!(e, Event::Release { .. });
     let is_start = |e: &Event| matches!(e, Event::SwitchTo { .. });
 
@@ -159,7 +167,13 @@ fn swap_is_no_op(case: &Case, run: &Run, faulty: &[Event], a: JobRef, b: JobRef,
         }
         let p = schedlab_policy::build(spec, Some(pl)).expect("the trace's policy builds");
         let prio = |v: &JobView| p.priority(v).map(|q| (q.major, q.minor));
-        let view = |j: JobRef, l: &Life| JobView { id: JobId { task: j.task, seq: j.job }, release: l.release, deadline: l.deadline, consumed: 0, now: t0 };
+        let view = |j: JobRef, l: &Life| JobView {
+            id: JobId { task: j.task, seq: j.job },
+            release: l.release,
+            deadline: l.deadline,
+            consumed: 0,
+            now: t0,
+        };
         let (pa, pb) = (prio(&view(a, &la)), prio(&view(b, &lb)));
         // Equal priorities: interchangeable. Else, while both run (one stint
         // each) the running and waiting sets are the original ones; after the
@@ -264,9 +278,13 @@ fn waiting_ok(events: &[Event], domain: &[u32], from: Time, to: Time, ok: impl F
         // The state settled at t lasts until the next instant.
         if next.is_none_or(|n| n > t) && t < to && next.is_none_or(|n| n > from) {
             for &task in domain {
-                let Some((&job, &(release, deadline))) = pending.get(&task).and_then(|s| s.first_key_value()) else { continue };
+                let Some((&job, &(release, deadline))) = pending.get(&task).and_then(|s| s.first_key_value()) else {
+                    continue;
+                };
                 let w = JobRef { task, job };
-                if !running.values().any(|&r| r == w) && !ok(&JobView { id: JobId { task, seq: job }, release, deadline, consumed: 0, now: t }) {
+                if !running.values().any(|&r| r == w)
+                    && !ok(&JobView { id: JobId { task, seq: job }, release, deadline, consumed: 0, now: t })
+                {
                     return false;
                 }
             }

@@ -8,7 +8,9 @@ use schedlab_model::gen::{generate, GenOptions};
 use schedlab_model::overheads::Cpmd;
 use schedlab_model::spec::Domains;
 use schedlab_model::{exact::hyperperiod, Duration, Packing, PolicyName, Priorities, Spec};
-use schedlab_sim::{header, simulate, Arrivals, Costs, Execution, MissPolicy, Overheads, ReleaseCpu, SimConfig, Sporadic};
+use schedlab_sim::{
+    header, simulate, Arrivals, Costs, Execution, MissPolicy, Overheads, ReleaseCpu, SimConfig, Sporadic,
+};
 use schedlab_trace::{Event, Header};
 use schedlab_validate::{validate, Options, Report};
 
@@ -111,13 +113,17 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     });
     let n = r.range_u64(1, size.max_tasks) as u32;
     let util = (r.uniform(0.05, 1.1) * m as f64).min(0.95 * n as f64);
-    let method = if util > 0.5 * n as f64 { "randfixedsum" } else { pick(&mut r, &["uunifast-discard", "randfixedsum", "drs"]) };
-    let (periods, harmonic) = pick(&mut r, &[
-        ("uniform:2ms-64ms", true),
-        ("uniform:5ms-100ms", true),
-        ("list:10ms,20ms,25ms,40ms,50ms,100ms", false),
-        ("list:4ms,6ms,8ms,12ms,24ms", false),
-    ]);
+    let method =
+        if util > 0.5 * n as f64 { "randfixedsum" } else { pick(&mut r, &["uunifast-discard", "randfixedsum", "drs"]) };
+    let (periods, harmonic) = pick(
+        &mut r,
+        &[
+            ("uniform:2ms-64ms", true),
+            ("uniform:5ms-100ms", true),
+            ("list:10ms,20ms,25ms,40ms,50ms,100ms", false),
+            ("list:4ms,6ms,8ms,12ms,24ms", false),
+        ],
+    );
     let deadlines = pick(&mut r, &["implicit", "constrained"]);
     let options = GenOptions {
         seed: Some(r.next_u64()),

@@ -35,7 +35,8 @@ pub fn simulate_spec(spec: &Spec, config: &SimConfig) -> Run {
     let mut policy = build(spec, None).unwrap_or_else(|e| panic!("admission failed: {e}"));
     let header = schedlab_sim::header(spec, policy.info(), config);
     let mut events = Vec::new();
-    simulate(spec, policy.as_mut(), config, &mut |e| events.push(e.clone())).unwrap_or_else(|e| panic!("simulation failed: {e}"));
+    simulate(spec, policy.as_mut(), config, &mut |e| events.push(e.clone()))
+        .unwrap_or_else(|e| panic!("simulation failed: {e}"));
     Run { header, events }
 }
 

@@ -12,7 +12,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, q, sum};
-use super::explain::{explained, Names, Explain, Quiet};
+use super::explain::{explained, Explain, Names, Quiet};
 use super::model::{dmin, precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -74,8 +74,18 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
         let dpk = dmin(&tasks[k]) as i128;
         let bound = q(m as i128 * dpk - (m as i128 - 1) * tasks[k].wcet as i128, dpk as u128);
         o.reason = match failed {
-            Some(_) => format!("for {}: Σ min(1, β) = {:.4} > m − (m − 1)·λ = {:.4}; the test cannot prove it", names.label(k), value.to_f64(), bound.to_f64()),
-            None => format!("Σ min(1, β) ≤ m − (m − 1)·λ for every task; tightest {}: {:.4} ≤ {:.4}", names.label(k), value.to_f64(), bound.to_f64()),
+            Some(_) => format!(
+                "for {}: Σ min(1, β) = {:.4} > m − (m − 1)·λ = {:.4}; the test cannot prove it",
+                names.label(k),
+                value.to_f64(),
+                bound.to_f64()
+            ),
+            None => format!(
+                "Σ min(1, β) ≤ m − (m − 1)·λ for every task; tightest {}: {:.4} ≤ {:.4}",
+                names.label(k),
+                value.to_f64(),
+                bound.to_f64()
+            ),
         };
         o.task = Some(k);
         o.value = Some(value);

@@ -26,10 +26,10 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, int};
-use super::explain::{explained, Names, ns, Explain, Quiet};
+use super::explain::{explained, ns, Explain, Names, Quiet};
 use super::load::dbf;
-use super::piecewise::divmod;
 use super::model::{precheck, Needs};
+use super::piecewise::divmod;
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
 
@@ -93,7 +93,16 @@ fn in_range(tasks: &[TaskParams], m: u32, k: usize, a: u128, c_sigma: u128) -> b
     let w = a + tk.deadline as u128;
     let rhs = (m as i128) * (w as i128) - c_sigma as i128 - m as i128 * tk.wcet as i128;
     let n = tasks.len();
-    cmp_sum(n, |i| (tasks[i].wcet as i128 * (w + tasks[i].period as u128 - tasks[i].deadline as u128) as i128, tasks[i].period as u128), (rhs, 1)) != Ordering::Less
+    cmp_sum(
+        n,
+        |i| {
+            (
+                tasks[i].wcet as i128 * (w + tasks[i].period as u128 - tasks[i].deadline as u128) as i128,
+                tasks[i].period as u128,
+            )
+        },
+        (rhs, 1),
+    ) != Ordering::Less
 }
 
 enum Found {
@@ -314,7 +323,9 @@ mod brute_force {
         for k in 0..tasks.len() {
             let mut a = 0u128;
             while in_range(tasks, m, k, a, c_sigma) {
-                if lhs(tasks, m, k, a, &mut diffs) >= m as u128 * (a + tasks[k].deadline as u128 - tasks[k].wcet as u128 + 1) {
+                if lhs(tasks, m, k, a, &mut diffs)
+                    >= m as u128 * (a + tasks[k].deadline as u128 - tasks[k].wcet as u128 + 1)
+                {
                     return false;
                 }
                 a += 1;
@@ -337,7 +348,8 @@ mod brute_force {
                     TaskParams::constrained(c, r.range_u64(c, t), t)
                 })
                 .collect();
-            if decide(&tasks, m) == Verdict::NotApplicable || super::super::model::cmp_util(&tasks, m) != Ordering::Less {
+            if decide(&tasks, m) == Verdict::NotApplicable || super::super::model::cmp_util(&tasks, m) != Ordering::Less
+            {
                 continue;
             }
             if tasks.iter().any(|t| t.wcet > t.deadline) {

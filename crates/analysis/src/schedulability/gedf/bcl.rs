@@ -15,7 +15,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::int;
-use super::explain::{explained, Names, ns, Explain, Quiet};
+use super::explain::{explained, ns, Explain, Names, Quiet};
 use super::model::{precheck, Needs};
 use schedlab_model::PolicyName;
 
@@ -78,7 +78,12 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
                 ns(s),
                 ns(m as i128 * x)
             ),
-            None => format!("Σ min(Iᵢ, D − C) < m·(D − C) for every task; tightest {}: {} vs {}", names.label(k), ns(s), ns(m as i128 * x)),
+            None => format!(
+                "Σ min(Iᵢ, D − C) < m·(D − C) for every task; tightest {}: {} vs {}",
+                names.label(k),
+                ns(s),
+                ns(m as i128 * x)
+            ),
         };
         o.task = Some(k);
         o.value = Some(int(s));

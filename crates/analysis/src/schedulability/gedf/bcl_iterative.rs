@@ -16,9 +16,9 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::int;
-use super::piecewise::divmod;
-use super::explain::{explained, Names, ns, Explain, Quiet};
+use super::explain::{explained, ns, Explain, Names, Quiet};
 use super::model::{precheck, Needs};
+use super::piecewise::divmod;
 use schedlab_model::PolicyName;
 
 pub const ID: &str = "gedf.bcl-iterative";
@@ -192,7 +192,12 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
         o.details.push("value: ⌊(1/m)·Σ min(Jᵢ, D − C + 1)⌋ in ns; bound: D − C".into());
         o.details.push(format!(
             "slack bounds: {}",
-            r.slack.iter().enumerate().map(|(i, s)| format!("{} {}", names.label(i), ns(*s))).collect::<Vec<_>>().join(", ")
+            r.slack
+                .iter()
+                .enumerate()
+                .map(|(i, s)| format!("{} {}", names.label(i), ns(*s)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
     }
     if r.failed.is_none() {

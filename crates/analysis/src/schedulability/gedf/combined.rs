@@ -11,7 +11,7 @@
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::explain::{explained, Names, Explain, Quiet};
+use super::explain::{explained, Explain, Names, Quiet};
 use super::model::{precheck, Needs};
 use super::{bak, bar, bcl, ffdbf, gfb, load, rta};
 use schedlab_model::PolicyName;

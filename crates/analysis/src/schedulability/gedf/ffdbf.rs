@@ -24,7 +24,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, q};
-use super::explain::{explained, Names, Explain, Quiet};
+use super::explain::{explained, Explain, Names, Quiet};
 use super::model::{densest, dmin, precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -66,7 +66,9 @@ fn ff(ti: &TaskParams, tau: i128, a: i128, b: i128) -> Option<i128> {
 enum Try {
     Pass,
     /// Violation at t = τ/a.
-    Fail { tau: i128 },
+    Fail {
+        tau: i128,
+    },
     Overflow,
     Budget,
 }
@@ -96,7 +98,9 @@ fn try_sigma(tasks: &[TaskParams], m: u32, a: i128, b: i128, budget: &mut usize)
                 break;
             }
             // τ for t = step − C/σ and t = step.
-            let Some(t1) = a.checked_mul(step).and_then(|x| x.checked_sub(b.checked_mul(c)?)) else { return Try::Overflow };
+            let Some(t1) = a.checked_mul(step).and_then(|x| x.checked_sub(b.checked_mul(c)?)) else {
+                return Try::Overflow;
+            };
             let Some(t2) = a.checked_mul(step) else { return Try::Overflow };
             for tau in [t1, t2] {
                 if tau <= 0 {
@@ -132,7 +136,13 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let (dc, dd) = (tasks[k].wcet as i128, dmin(&tasks[k]) as i128);
     let n = tasks.len();
     // σ < (m − U)/(m − 1) ⇔ (m − 1)·σ + U < m.
-    let below = |a: i128, b: i128| cmp_sum(n + 1, |i| if i < n { (tasks[i].wcet as i128, tasks[i].period as u128) } else { ((m as i128 - 1) * a, b as u128) }, (m as i128, 1)) == Ordering::Less;
+    let below = |a: i128, b: i128| {
+        cmp_sum(
+            n + 1,
+            |i| if i < n { (tasks[i].wcet as i128, tasks[i].period as u128) } else { ((m as i128 - 1) * a, b as u128) },
+            (m as i128, 1),
+        ) == Ordering::Less
+    };
     if !below(dc, dd) {
         return Found::NoSigma;
     }
@@ -171,7 +181,10 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
         match &found {
             Found::Pass { a, b, tried } => {
                 let s = q(*a, *b as u128);
-                o.reason = format!("at σ = {:.4} (candidate {tried}) the forced-forward demand never exceeds (m − (m − 1)σ)·t", s.to_f64());
+                o.reason = format!(
+                    "at σ = {:.4} (candidate {tried}) the forced-forward demand never exceeds (m − (m − 1)σ)·t",
+                    s.to_f64()
+                );
                 o.details.push(format!("σ = {}", s.to_fraction()));
             }
             Found::NoSigma => {
@@ -183,7 +196,11 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
                 if let Some((a, b, tau)) = first {
                     let s = q(*a, *b as u128);
                     let t = q(*tau, *a as u128);
-                    o.details.push(format!("at σ = δ_max = {:.4} the demand exceeds (m − (m − 1)σ)·t at t = {} ns", s.to_f64(), t.to_fraction()));
+                    o.details.push(format!(
+                        "at σ = δ_max = {:.4} the demand exceeds (m − (m − 1)σ)·t at t = {} ns",
+                        s.to_f64(),
+                        t.to_fraction()
+                    ));
                 }
             }
         }

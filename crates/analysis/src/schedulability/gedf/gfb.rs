@@ -6,7 +6,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, q, sum};
-use super::explain::{explained, Names, Explain, Quiet};
+use super::explain::{explained, Explain, Names, Quiet};
 use super::model::{densest, dmin, precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -30,15 +30,26 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
     let k = densest(tasks);
     let (ck, dk) = (tasks[k].wcet as i128, dmin(&tasks[k]) as u128);
     let n = tasks.len();
-    let term = |i: usize| if i < n { (tasks[i].wcet as i128, dmin(&tasks[i]) as u128) } else { ((m as i128 - 1) * ck, dk) };
+    let term =
+        |i: usize| if i < n { (tasks[i].wcet as i128, dmin(&tasks[i]) as u128) } else { ((m as i128 - 1) * ck, dk) };
     let ok = cmp_sum(n + 1, term, (m as i128, 1)) != Ordering::Greater;
     if let Some((o, names)) = ex.out() {
         let total = sum(n, |i| (tasks[i].wcet as i128, dmin(&tasks[i]) as u128));
         let bound = q(m as i128 * dk as i128 - (m as i128 - 1) * ck, dk);
         o.reason = if ok {
-            format!("total density {:.4} ≤ m − (m − 1)·δ_max = {:.4} (δ_max of {})", total.to_f64(), bound.to_f64(), names.label(k))
+            format!(
+                "total density {:.4} ≤ m − (m − 1)·δ_max = {:.4} (δ_max of {})",
+                total.to_f64(),
+                bound.to_f64(),
+                names.label(k)
+            )
         } else {
-            format!("total density {:.4} > m − (m − 1)·δ_max = {:.4} (δ_max of {}): the bound does not prove the set", total.to_f64(), bound.to_f64(), names.label(k))
+            format!(
+                "total density {:.4} > m − (m − 1)·δ_max = {:.4} (δ_max of {}): the bound does not prove the set",
+                total.to_f64(),
+                bound.to_f64(),
+                names.label(k)
+            )
         };
         o.task = Some(k);
         o.value = Some(total);

@@ -19,7 +19,7 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_frac, cmp_sum, q, sum};
-use super::explain::{explained, Names, ns, Explain, Quiet};
+use super::explain::{explained, ns, Explain, Names, Quiet};
 use super::model::{densest, dmin, precheck, Needs};
 use schedlab_model::PolicyName;
 use std::cmp::Ordering;
@@ -81,7 +81,9 @@ fn search(tasks: &[TaskParams], m: u32, explain: bool) -> Found {
             return if tasks.iter().all(|t| t.deadline >= t.period) {
                 Found::Pass { points: 0, worst: None }
             } else {
-                Found::Skipped("U equals the bound and some deadline is below its period: the interval to check is unbounded")
+                Found::Skipped(
+                    "U equals the bound and some deadline is below its period: the interval to check is unbounded",
+                )
             };
         }
         Ordering::Less => {}
@@ -89,7 +91,8 @@ fn search(tasks: &[TaskParams], m: u32, explain: bool) -> Found {
     // L* = Σ uᵢ·max(0, Tᵢ − Dᵢ) / (B − U), rounded up generously.
     let u: f64 = tasks.iter().map(|t| t.wcet as f64 / t.period as f64).sum();
     let gap = b as f64 / den as f64 - u;
-    let extra: f64 = tasks.iter().map(|t| t.wcet as f64 * t.period.saturating_sub(t.deadline) as f64 / t.period as f64).sum();
+    let extra: f64 =
+        tasks.iter().map(|t| t.wcet as f64 * t.period.saturating_sub(t.deadline) as f64 / t.period as f64).sum();
     if extra == 0.0 {
         return Found::Pass { points: 0, worst: None };
     }
@@ -139,7 +142,12 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
         let util = sum(tasks.len(), |i| (tasks[i].wcet as i128, tasks[i].period as u128));
         o.bound = Some(bq.clone());
         o.task = Some(densest(tasks));
-        o.details.push(format!("δ_max of {}; bound B = {:.4}; U = {:.4}", names.label(densest(tasks)), bq.to_f64(), util.to_f64()));
+        o.details.push(format!(
+            "δ_max of {}; bound B = {:.4}; U = {:.4}",
+            names.label(densest(tasks)),
+            bq.to_f64(),
+            util.to_f64()
+        ));
         match &found {
             Found::Pass { points, worst } => {
                 let load = match worst {
@@ -150,7 +158,11 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
                 o.value = Some(load);
             }
             Found::Overload => {
-                o.reason = format!("total utilisation {:.4} > B = {:.4}: the load exceeds the bound", util.to_f64(), bq.to_f64());
+                o.reason = format!(
+                    "total utilisation {:.4} > B = {:.4}: the load exceeds the bound",
+                    util.to_f64(),
+                    bq.to_f64()
+                );
                 o.value = Some(util);
             }
             Found::Violated { t, demand } => {

@@ -67,9 +67,15 @@ pub fn precheck<E: Explain>(tasks: &[TaskParams], m: u32, needs: Needs, ex: &mut
         let why = if t.period == 0 || t.deadline == 0 {
             Some("has a zero period or deadline".to_string())
         } else if t.jitter != 0 {
-            Some(format!("has release jitter {}: the global tests assume sporadic releases without jitter", ns(t.jitter as i128)))
+            Some(format!(
+                "has release jitter {}: the global tests assume sporadic releases without jitter",
+                ns(t.jitter as i128)
+            ))
         } else if t.wcet > MAX_PARAM || t.deadline > MAX_PARAM || t.period > MAX_PARAM {
-            Some(format!("has a parameter above {} (2^40 ns), beyond the tests' exact 128-bit arithmetic", ns(MAX_PARAM as i128)))
+            Some(format!(
+                "has a parameter above {} (2^40 ns), beyond the tests' exact 128-bit arithmetic",
+                ns(MAX_PARAM as i128)
+            ))
         } else if needs.constrained && t.deadline > t.period {
             Some(format!(
                 "has deadline {} > period {}: the test needs constrained deadlines (D ≤ T)",
@@ -92,9 +98,19 @@ pub fn precheck<E: Explain>(tasks: &[TaskParams], m: u32, needs: Needs, ex: &mut
             if let Some((o, n)) = ex.out() {
                 let over_period = t.wcet > t.period;
                 o.reason = if over_period {
-                    format!("{} has WCET {} above its period {}: its jobs fall behind without bound", n.label(i), ns(t.wcet as i128), ns(t.period as i128))
+                    format!(
+                        "{} has WCET {} above its period {}: its jobs fall behind without bound",
+                        n.label(i),
+                        ns(t.wcet as i128),
+                        ns(t.period as i128)
+                    )
                 } else {
-                    format!("{} has WCET {} above its deadline {}: a job cannot finish in time even alone", n.label(i), ns(t.wcet as i128), ns(t.deadline as i128))
+                    format!(
+                        "{} has WCET {} above its deadline {}: a job cannot finish in time even alone",
+                        n.label(i),
+                        ns(t.wcet as i128),
+                        ns(t.deadline as i128)
+                    )
                 };
                 o.task = Some(i);
                 o.value = Some(int(t.wcet as i128));
@@ -107,7 +123,10 @@ pub fn precheck<E: Explain>(tasks: &[TaskParams], m: u32, needs: Needs, ex: &mut
     if u == Ordering::Greater {
         if let Some((o, _)) = ex.out() {
             let total = sum(tasks.len(), |i| (tasks[i].wcet as i128, tasks[i].period as u128));
-            o.reason = format!("total utilisation {:.4} exceeds the {m} CPUs: the synchronous periodic release overloads them", total.to_f64());
+            o.reason = format!(
+                "total utilisation {:.4} exceeds the {m} CPUs: the synchronous periodic release overloads them",
+                total.to_f64()
+            );
             o.value = Some(total);
             o.bound = Some(q(m as i128, 1));
         }
@@ -121,7 +140,8 @@ pub fn precheck<E: Explain>(tasks: &[TaskParams], m: u32, needs: Needs, ex: &mut
     }
     if needs.u_below_m && u == Ordering::Equal {
         if let Some((o, _)) = ex.out() {
-            o.reason = format!("total utilisation is exactly {m}: the test needs U < m (its interval bound divides by m − U)");
+            o.reason =
+                format!("total utilisation is exactly {m}: the test needs U < m (its interval bound divides by m − U)");
             o.value = Some(q(m as i128, 1));
             o.bound = Some(q(m as i128, 1));
         }
@@ -129,7 +149,8 @@ pub fn precheck<E: Explain>(tasks: &[TaskParams], m: u32, needs: Needs, ex: &mut
     }
     if let Some((o, _)) = ex.out() {
         if tasks.iter().any(|t| t.offset != 0) {
-            o.details.push("offsets are ignored: the test covers every sporadic release pattern, offsets included".into());
+            o.details
+                .push("offsets are ignored: the test covers every sporadic release pattern, offsets included".into());
         }
     }
     Ok(())

@@ -184,8 +184,13 @@ mod tests {
                 .collect();
             let ck = rng.range_u64(1, 50) as i64;
             let d = ck + rng.range_u64(0, 400) as i64;
-            let exact = |x: i64| tasks.iter().map(|&(c, t, off)| sawtooth(c, t, x + off).v.min(x - ck + 1)).sum::<i64>();
-            let lin = |x: i64| tasks.iter().fold(Lin::constant(0), |acc, &(c, t, off)| acc.add(sawtooth(c, t, x + off).min(Lin::cap(x, ck))));
+            let exact =
+                |x: i64| tasks.iter().map(|&(c, t, off)| sawtooth(c, t, x + off).v.min(x - ck + 1)).sum::<i64>();
+            let lin = |x: i64| {
+                tasks
+                    .iter()
+                    .fold(Lin::constant(0), |acc, &(c, t, off)| acc.add(sawtooth(c, t, x + off).min(Lin::cap(x, ck))))
+            };
             let a = lfp(ck, d, m, lin);
             let b = plain(ck, d, m, exact);
             assert_eq!(a.is_ok(), b.is_ok(), "{tasks:?} ck {ck} d {d} m {m}");

@@ -21,10 +21,10 @@ use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::bcl_iterative::MAX_ROUNDS;
-use super::piecewise::{divmod, MAX_EVALS};
 use super::exact::int;
-use super::explain::{explained, Names, ns, Explain, Quiet};
+use super::explain::{explained, ns, Explain, Names, Quiet};
 use super::model::{precheck, Needs};
+use super::piecewise::{divmod, MAX_EVALS};
 use schedlab_model::PolicyName;
 
 pub const ID: &str = "gedf.rta";
@@ -89,7 +89,15 @@ impl Pairs {
 /// offset R + Dᵢ − Cᵢ − Sᵢ) and moves it forward by subtraction: one
 /// division per task and bound instead of one per evaluation. `st` is
 /// scratch.
-fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64], st: &mut Vec<Saw>, rooms: &mut Vec<i64>) -> Result<i128, i128> {
+fn bound_k(
+    tasks: &[TaskParams],
+    pairs: &Pairs,
+    m: u32,
+    k: usize,
+    slack: &[i64],
+    st: &mut Vec<Saw>,
+    rooms: &mut Vec<i64>,
+) -> Result<i128, i128> {
     let inv = &pairs.inv_small;
     let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
     let (j0, rem) = (&pairs.j0[k * pairs.n..(k + 1) * pairs.n], &pairs.rem[k * pairs.n..(k + 1) * pairs.n]);
@@ -160,7 +168,14 @@ fn bound_k(tasks: &[TaskParams], pairs: &Pairs, m: u32, k: usize, slack: &[i64],
 /// every point where that bound is still ≥ m·(R + δ − c + 1) has
 /// f > R + δ and is skipped, up to the first where it drops below (found
 /// by walking the rooms in increasing order). `inv[j]` = 1/j as f64.
-fn lfp_rising(c: i64, d: i64, m: i64, inv: &[f64], eval: &mut impl FnMut(i64, &mut Vec<i64>) -> i64, rooms: &mut Vec<i64>) -> Result<i64, i64> {
+fn lfp_rising(
+    c: i64,
+    d: i64,
+    m: i64,
+    inv: &[f64],
+    eval: &mut impl FnMut(i64, &mut Vec<i64>) -> i64,
+    rooms: &mut Vec<i64>,
+) -> Result<i64, i64> {
     let mut r = c;
     for _ in 0..MAX_EVALS {
         let v = eval(r, rooms);
@@ -287,7 +302,11 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
                     names.label(k),
                     ns(above),
                     ns(tasks[k].deadline as i128),
-                    if b.rounds >= MAX_ROUNDS { format!(" after the maximum of {MAX_ROUNDS} rounds") } else { format!(" after {} round(s) of slack feedback", b.rounds) }
+                    if b.rounds >= MAX_ROUNDS {
+                        format!(" after the maximum of {MAX_ROUNDS} rounds")
+                    } else {
+                        format!(" after {} round(s) of slack feedback", b.rounds)
+                    }
                 );
                 o.task = Some(k);
                 o.value = Some(int(above));

@@ -10,11 +10,11 @@
 //! pass from the highest priority down is the paper's iteration at its
 //! fixed point. Schedulable when every Rₖ ≤ Dₖ.
 
-use super::super::gedf::explain::{explained, Names, Explain, Quiet};
+use super::super::gedf::explain::{explained, Explain, Names, Quiet};
+use super::super::gedf::piecewise::{sawtooth, Lin};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::super::gedf::piecewise::{sawtooth, Lin};
 use super::{order_line, priority_order, response_times};
 use schedlab_model::PolicyName;
 
@@ -59,7 +59,8 @@ pub fn check(tasks: &[TaskParams], m: u32, order: &[usize]) -> Outcome {
 
 pub fn check_input(input: &Input) -> Outcome {
     match priority_order(input) {
-        Ok(order) => explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, &order, ex)).detail(order_line(input, &order)),
+        Ok(order) => explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, &order, ex))
+            .detail(order_line(input, &order)),
         Err((i, why)) => Outcome::not_applicable(ID, why).task(i),
     }
 }

@@ -13,11 +13,11 @@
 //! RTA: W_CI never exceeds their workload bound and W_NC ≤ W_CI, so every
 //! set `gfp.bertogna` accepts is accepted here (checked on random sets).
 
-use super::super::gedf::explain::{explained, Names, Explain, Quiet};
+use super::super::gedf::explain::{explained, Explain, Names, Quiet};
+use super::super::gedf::piecewise::{sawtooth, Lin};
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
-use super::super::gedf::piecewise::{sawtooth, Lin};
 use super::{order_line, priority_order, response_times};
 use schedlab_model::PolicyName;
 use std::cell::RefCell;
@@ -89,7 +89,11 @@ fn omega(tasks: &[TaskParams], m: u32, hp: &[usize], rb: &[i128], ck: i64, x: i6
         diffs.sort_unstable_by(|a, b| (b.v, b.slope).cmp(&(a.v, a.slope)));
         diffs.truncate(top);
     }
-    let sel = diffs.iter().fold(Lin::constant(0), |acc, d| Lin { v: acc.v + d.v, slope: acc.slope + d.slope, room: FAR_ROOM });
+    let sel = diffs.iter().fold(Lin::constant(0), |acc, d| Lin {
+        v: acc.v + d.v,
+        slope: acc.slope + d.slope,
+        room: FAR_ROOM,
+    });
     Lin { v: s.v + sel.v, slope: s.slope + sel.slope, room: s.room.min(room) }
 }
 
@@ -110,7 +114,8 @@ pub fn check(tasks: &[TaskParams], m: u32, order: &[usize]) -> Outcome {
 
 pub fn check_input(input: &Input) -> Outcome {
     match priority_order(input) {
-        Ok(order) => explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, &order, ex)).detail(order_line(input, &order)),
+        Ok(order) => explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, &order, ex))
+            .detail(order_line(input, &order)),
         Err((i, why)) => Outcome::not_applicable(ID, why).task(i),
     }
 }

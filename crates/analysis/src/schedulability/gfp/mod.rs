@@ -27,7 +27,13 @@ use super::uni::order;
 /// where `interference(hp, rb, cₖ, x)` is the test's Ω (the tasks above it,
 /// the bounds found so far by task index); a bound above the deadline makes
 /// the verdict inconclusive, naming the task.
-pub(crate) fn response_times<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut E, interference: impl Fn(&[usize], &[i128], i64, i64) -> Lin) -> Verdict {
+pub(crate) fn response_times<E: Explain>(
+    tasks: &[TaskParams],
+    m: u32,
+    order: &[usize],
+    ex: &mut E,
+    interference: impl Fn(&[usize], &[i128], i64, i64) -> Lin,
+) -> Verdict {
     let needs = Needs { constrained: true, ..Needs::default() };
     if let Err(v) = precheck(tasks, m, needs, ex) {
         return v;
@@ -67,7 +73,12 @@ pub(crate) fn response_times<E: Explain>(tasks: &[TaskParams], m: u32, order: &[
     }
     if let Some((o, names)) = ex.out() {
         let k = (0..tasks.len()).min_by_key(|&k| tasks[k].deadline as i128 - rb[k]).unwrap_or(0);
-        o.reason = format!("every response-time bound is within its deadline; tightest {}: R = {} ≤ D = {}", names.label(k), ns(rb[k]), ns(tasks[k].deadline as i128));
+        o.reason = format!(
+            "every response-time bound is within its deadline; tightest {}: R = {} ≤ D = {}",
+            names.label(k),
+            ns(rb[k]),
+            ns(tasks[k].deadline as i128)
+        );
         o.task = Some(k);
         o.value = Some(int(rb[k]));
         o.bound = Some(int(tasks[k].deadline as i128));
@@ -92,7 +103,8 @@ pub(crate) fn order_line(input: &Input, order: &[usize]) -> String {
 /// Checks the order is a permutation of the tasks; `false` explains why.
 pub(crate) fn valid_order<E: Explain>(tasks: &[TaskParams], order: &[usize], ex: &mut E) -> bool {
     let mut seen = vec![false; tasks.len()];
-    let ok = order.len() == tasks.len() && order.iter().all(|&i| i < tasks.len() && !std::mem::replace(&mut seen[i], true));
+    let ok =
+        order.len() == tasks.len() && order.iter().all(|&i| i < tasks.len() && !std::mem::replace(&mut seen[i], true));
     if !ok {
         if let Some((o, _)) = ex.out() {
             o.reason = format!("the priority order must list each of the {} tasks once", tasks.len());
@@ -106,8 +118,13 @@ pub(crate) fn bounds_line<E: Explain>(r: &[Option<i128>], ex: &mut E) {
     if let Some((o, names)) = ex.out() {
         o.details.push(format!(
             "response-time bounds: {}",
-            r.iter().enumerate().map(|(i, x)| format!("{} {}", names.label(i), x.map_or("not analysed".to_string(), ns))).collect::<Vec<_>>().join(", ")
+            r.iter()
+                .enumerate()
+                .map(|(i, x)| format!("{} {}", names.label(i), x.map_or("not analysed".to_string(), ns)))
+                .collect::<Vec<_>>()
+                .join(", ")
         ));
-        o.data = Some(super::data::Data::ResponseTimes(r.iter().map(|x| x.and_then(|v| u64::try_from(v).ok())).collect()));
+        o.data =
+            Some(super::data::Data::ResponseTimes(r.iter().map(|x| x.and_then(|v| u64::try_from(v).ok())).collect()));
     }
 }

@@ -32,8 +32,15 @@ pub enum Family {
 }
 
 impl Admission {
-    pub const ALL: [Admission; 7] =
-        [Admission::EdfUtil, Admission::EdfDensity, Admission::EdfQpa, Admission::FpLl, Admission::FpHyperbolic, Admission::FpRta, Admission::FpdsRta];
+    pub const ALL: [Admission; 7] = [
+        Admission::EdfUtil,
+        Admission::EdfDensity,
+        Admission::EdfQpa,
+        Admission::FpLl,
+        Admission::FpHyperbolic,
+        Admission::FpRta,
+        Admission::FpdsRta,
+    ];
 
     /// The uniprocessor test's registry ID.
     pub fn id(self) -> &'static str {
@@ -78,10 +85,18 @@ impl Admission {
     pub fn model(self, input: &Input) -> Result<(), (Option<usize>, String)> {
         match self {
             Admission::EdfUtil => edf_util::applies(input).map_err(|(i, w)| (Some(i), w)),
-            Admission::EdfDensity | Admission::EdfQpa => match (0..input.tasks.len()).find(|&i| input.options.blocking(i) > 0) {
-                Some(i) => Err((Some(i), format!("{} has a blocking term: EDF with resource blocking is not analysed here", input.task_label(i)))),
-                None => Ok(()),
-            },
+            Admission::EdfDensity | Admission::EdfQpa => {
+                match (0..input.tasks.len()).find(|&i| input.options.blocking(i) > 0) {
+                    Some(i) => Err((
+                        Some(i),
+                        format!(
+                            "{} has a blocking term: EDF with resource blocking is not analysed here",
+                            input.task_label(i)
+                        ),
+                    )),
+                    None => Ok(()),
+                }
+            }
             Admission::FpLl | Admission::FpHyperbolic => fp_ll::applies(input),
             Admission::FpRta | Admission::FpdsRta => Ok(()),
         }
@@ -211,7 +226,8 @@ impl<'a> Fit<'a> {
                     Admission::EdfUtil => cmp_one(buf.iter().map(|t| (t.wcet, t.period))) != Ordering::Greater,
                     Admission::EdfDensity => {
                         buf.iter().all(|t| t.wcet == 0 || edf_density::window(t) > 0)
-                            && cmp_one(buf.iter().filter(|t| t.wcet > 0).map(|t| (t.wcet, edf_density::window(t)))) != Ordering::Greater
+                            && cmp_one(buf.iter().filter(|t| t.wcet > 0).map(|t| (t.wcet, edf_density::window(t))))
+                                != Ordering::Greater
                     }
                     _ => matches!(qpa::core(&buf), qpa::Qpa::Schedulable { .. }),
                 }
@@ -220,7 +236,8 @@ impl<'a> Fit<'a> {
                 let mut buf = self.fp.borrow_mut();
                 buf.clear();
                 let o = &self.input.options;
-                let task = |i: usize| FpTask { p: tasks[i], blocking: o.blocking(i), npr: o.npr(i, tasks[i].wcet), index: i };
+                let task =
+                    |i: usize| FpTask { p: tasks[i], blocking: o.blocking(i), npr: o.npr(i, tasks[i].wcet), index: i };
                 buf.extend(members.iter().map(|&i| task(i)));
                 buf.push(task(cand));
                 let ranks = &self.ranks;

@@ -61,7 +61,10 @@ pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Dri
         let ok = match driver {
             Driver::TestDriven => {
                 // Rounded-down sizes in units of 2⁻⁶², as the packer sees them.
-                let sizes: Vec<u128> = exact.iter().map(|&(a, b)| u64::try_from(((a as u128) << 62) / b as u128).unwrap_or(u64::MAX) as u128).collect();
+                let sizes: Vec<u128> = exact
+                    .iter()
+                    .map(|&(a, b)| u64::try_from(((a as u128) << 62) / b as u128).unwrap_or(u64::MAX) as u128)
+                    .collect();
                 pack(&mut s, &Integer { sizes: &sizes, unit: 1 << 62 }, h, |mem, t| fit.fits(mem, t))
             }
             Driver::CapacityThenTest => {

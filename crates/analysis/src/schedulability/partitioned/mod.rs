@@ -58,7 +58,13 @@ pub fn heuristics(input: &Input) -> Vec<Heuristic> {
 /// The sub-input of one CPU (or cluster): its tasks, names, priorities and
 /// options, on `cpus` CPUs.
 pub(crate) fn sub_input(input: &Input, members: &[usize], cpus: u32) -> Input {
-    let pick = |v: &Vec<u64>| if v.is_empty() { Vec::new() } else { members.iter().map(|&i| v.get(i).copied().unwrap_or(0)).collect() };
+    let pick = |v: &Vec<u64>| {
+        if v.is_empty() {
+            Vec::new()
+        } else {
+            members.iter().map(|&i| v.get(i).copied().unwrap_or(0)).collect()
+        }
+    };
     let mut sub = Input::new(cpus, members.iter().map(|&i| input.tasks[i]).collect());
     sub.names = members.iter().map(|&i| input.names.get(i).cloned().unwrap_or_else(|| format!("#{i}"))).collect();
     sub.priorities = members.iter().map(|&i| input.priorities.get(i).copied().flatten()).collect();
@@ -66,7 +72,11 @@ pub(crate) fn sub_input(input: &Input, members: &[usize], cpus: u32) -> Input {
     sub.index = members.iter().map(|&i| input.index.get(i).copied().unwrap_or(i)).collect();
     sub.policy = input.policy.clone();
     sub.options.blocking = pick(&input.options.blocking);
-    sub.options.npr = if input.options.npr.is_empty() { Vec::new() } else { members.iter().map(|&i| input.options.npr.get(i).copied().flatten()).collect() };
+    sub.options.npr = if input.options.npr.is_empty() {
+        Vec::new()
+    } else {
+        members.iter().map(|&i| input.options.npr.get(i).copied().flatten()).collect()
+    };
     sub.options.cluster_tests = input.options.cluster_tests.clone();
     sub
 }
@@ -139,7 +149,9 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
     let mut first_task = None;
     for h in heuristics(input) {
         let packed = match driver {
-            Driver::TestDriven => pack_with(&problem, h, PinnedCheck::Check, &|_, members, cand| fit.fits(members, cand)),
+            Driver::TestDriven => {
+                pack_with(&problem, h, PinnedCheck::Check, &|_, members, cand| fit.fits(members, cand))
+            }
             Driver::CapacityThenTest => pack_with(&problem, h, PinnedCheck::Check, &|_, _, _| true),
         };
         let a = match packed {
@@ -154,22 +166,38 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
         for (t, &b) in a.bins.iter().enumerate() {
             members[b].push(t);
         }
-        let outcomes: Vec<Outcome> = members.iter().enumerate().map(|(b, mem)| global(check(&sub_input(input, mem, 1)), mem, n, &format!("CPU {b}"))).collect();
+        let outcomes: Vec<Outcome> = members
+            .iter()
+            .enumerate()
+            .map(|(b, mem)| global(check(&sub_input(input, mem, 1)), mem, n, &format!("CPU {b}")))
+            .collect();
         if let Some((b, bad)) = outcomes.iter().enumerate().find(|(_, o)| o.verdict != Verdict::Schedulable) {
             first_task = first_task.or(bad.task);
             failures.push(format!("{}: CPU {b} fails `{}`: {}", h.name(), admission.id(), bad.reason));
             continue;
         }
         // Exact loads (the packer's may be rounded down, see above).
-        let exact_loads: Vec<Ratio> = members.iter().map(|mem| super::uni::load::exact(mem.iter().map(|&i| { let s = exact_size(&input.tasks[i]); (s.num, s.den) }))).collect();
+        let exact_loads: Vec<Ratio> = members
+            .iter()
+            .map(|mem| {
+                super::uni::load::exact(mem.iter().map(|&i| {
+                    let s = exact_size(&input.tasks[i]);
+                    (s.num, s.den)
+                }))
+            })
+            .collect();
         let peak = exact_loads.iter().max().cloned().unwrap_or_else(Ratio::zero);
         let loads: Vec<String> = exact_loads.iter().map(|l| format!("{:.4}", l.to_f64())).collect();
         let how = match driver {
             Driver::TestDriven => format!("with `{}` as the fit test of each CPU", admission.id()),
             Driver::CapacityThenTest => format!("by utilisation, and every CPU passes `{}`", admission.id()),
         };
-        let mut out = Outcome::new(id, Verdict::Schedulable, format!("{} places every task {how}; CPU {} loads {}", h.name(), metric.name(), loads.join(", ")))
-            .compare(peak, Ratio::new(1, 1));
+        let mut out = Outcome::new(
+            id,
+            Verdict::Schedulable,
+            format!("{} places every task {how}; CPU {} loads {}", h.name(), metric.name(), loads.join(", ")),
+        )
+        .compare(peak, Ratio::new(1, 1));
         for f in failures {
             out = out.detail(format!("tried first: {f}"));
         }
@@ -180,11 +208,22 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
     // No heuristic succeeded: a necessary condition, or inconclusive.
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     let mut out = if u.gt_int(m as u128) {
-        Outcome::new(id, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs", u.to_f64())).compare(u, Ratio::new(m as u128, 1))
+        Outcome::new(id, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds the {m} CPUs", u.to_f64()))
+            .compare(u, Ratio::new(m as u128, 1))
     } else if let Some(i) = alone_fails(input, admission, &fit) {
-        Outcome::new(id, Verdict::Unschedulable, format!("{} fails `{}` even alone on a CPU", input.task_label(i), admission.id())).task(i)
+        Outcome::new(
+            id,
+            Verdict::Unschedulable,
+            format!("{} fails `{}` even alone on a CPU", input.task_label(i), admission.id()),
+        )
+        .task(i)
     } else {
-        let o = Outcome::new(id, Verdict::Inconclusive, format!("no heuristic found a partition where every CPU passes `{}`", admission.id())).compare(u, Ratio::new(m as u128, 1));
+        let o = Outcome::new(
+            id,
+            Verdict::Inconclusive,
+            format!("no heuristic found a partition where every CPU passes `{}`", admission.id()),
+        )
+        .compare(u, Ratio::new(m as u128, 1));
         if let Some(t) = first_task {
             o.task(t)
         } else {
@@ -235,9 +274,23 @@ entry!(pedf_util, pedf_util_decide, PEDF_UTIL, Admission::EdfUtil, Driver::TestD
 entry!(pedf_density, pedf_density_decide, PEDF_DENSITY, Admission::EdfDensity, Driver::TestDriven, Metric::Density);
 entry!(pedf_qpa, pedf_qpa_decide, PEDF_QPA, Admission::EdfQpa, Driver::TestDriven, Metric::Utilization);
 entry!(pfp_ll, pfp_ll_decide, PFP_LL, Admission::FpLl, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_hyperbolic, pfp_hyperbolic_decide, PFP_HYPERBOLIC, Admission::FpHyperbolic, Driver::TestDriven, Metric::Utilization);
+entry!(
+    pfp_hyperbolic,
+    pfp_hyperbolic_decide,
+    PFP_HYPERBOLIC,
+    Admission::FpHyperbolic,
+    Driver::TestDriven,
+    Metric::Utilization
+);
 entry!(pfp_rta, pfp_rta_decide, PFP_RTA, Admission::FpRta, Driver::TestDriven, Metric::Utilization);
-entry!(pfp_util_rta, pfp_util_rta_decide, PFP_UTIL_RTA, Admission::FpRta, Driver::CapacityThenTest, Metric::Utilization);
+entry!(
+    pfp_util_rta,
+    pfp_util_rta_decide,
+    PFP_UTIL_RTA,
+    Admission::FpRta,
+    Driver::CapacityThenTest,
+    Metric::Utilization
+);
 entry!(pfpds_rta, pfpds_rta_decide, PFPDS_RTA, Admission::FpdsRta, Driver::TestDriven, Metric::Utilization);
 
 /// `pedf.admit` / `pfp.admit`: test-driven with `options.admission` (a
@@ -247,7 +300,13 @@ fn admit(id: &'static str, input: &Input, family: Family, default: Admission) ->
         Ok((a, metric)) => analyze(id, input, a, Driver::TestDriven, metric),
         Err(name) => {
             let ok: Vec<&str> = Admission::ALL.iter().filter(|a| a.family() == family).map(|a| a.id()).collect();
-            Outcome::not_applicable(id, format!("options.admission `{name}` is not a uniprocessor test of this scheduler; use one of {}", ok.join(", ")))
+            Outcome::not_applicable(
+                id,
+                format!(
+                    "options.admission `{name}` is not a uniprocessor test of this scheduler; use one of {}",
+                    ok.join(", ")
+                ),
+            )
         }
     }
 }
@@ -307,20 +366,109 @@ const P: &[PolicyName] = &[PolicyName::Pedf];
 const F: &[PolicyName] = &[PolicyName::Pfp];
 
 pub const INFOS: [TestInfo; 11] = [
-    TestInfo { id: PEDF_UTIL, title: "P-EDF: bin packing with utilisation ≤ 1 per CPU", policies: P, assumes: "deadlines ≥ periods, no jitter or blocking", exactness: Exactness::Sufficient, source: "Lopez, Diaz & Garcia 2004; EPOS thesis §3.3" },
-    TestInfo { id: PEDF_DENSITY, title: "P-EDF: bin packing with density ≤ 1 per CPU", policies: P, assumes: "arbitrary deadlines, jitter; no blocking", exactness: Exactness::Sufficient, source: "Baruah & Fisher 2005 (density-based partitioning)" },
-    TestInfo { id: PEDF_QPA, title: "P-EDF: test-driven bin packing with QPA per CPU", policies: P, assumes: "arbitrary deadlines, jitter; no blocking", exactness: Exactness::Sufficient, source: "Zhang & Burns 2009 (QPA) as the fit test; Baruah & Fisher 2005" },
-    TestInfo { id: PEDF_ADMIT, title: "P-EDF: test-driven bin packing with options.admission per CPU", policies: P, assumes: "that of the admission test (default uni.edf.qpa)", exactness: Exactness::Sufficient, source: "the admission test's" },
-    TestInfo { id: PFP_LL, title: "P-FP: test-driven bin packing with the Liu & Layland bound per CPU", policies: F, assumes: "implicit deadlines, RM, no jitter or blocking", exactness: Exactness::Sufficient, source: "Dhall & Liu 1978 (RMFF); Liu & Layland 1973" },
-    TestInfo { id: PFP_HYPERBOLIC, title: "P-FP: test-driven bin packing with the hyperbolic bound per CPU", policies: F, assumes: "implicit deadlines, RM, no jitter or blocking", exactness: Exactness::Sufficient, source: "Bini, Buttazzo & Buttazzo 2003" },
-    TestInfo { id: PFP_RTA, title: "P-FP: test-driven bin packing with response-time analysis per CPU", policies: F, assumes: "arbitrary deadlines, jitter, blocking; RM, DM or explicit priorities", exactness: Exactness::Sufficient, source: "Audsley et al. 1993 as the fit test" },
-    TestInfo { id: PFP_UTIL_RTA, title: "P-FP: bin packing with utilisation ≤ 1 per CPU, then response-time analysis", policies: F, assumes: "arbitrary deadlines, jitter, blocking; RM, DM or explicit priorities", exactness: Exactness::Sufficient, source: "EPOS thesis §3.3 (capacity, then test)" },
-    TestInfo { id: PFP_ADMIT, title: "P-FP: test-driven bin packing with options.admission per CPU", policies: F, assumes: "that of the admission test (default uni.fp.rta)", exactness: Exactness::Sufficient, source: "the admission test's" },
-    TestInfo { id: PFPDS_RTA, title: "FPDS (partitioned): test-driven bin packing with FPDS response-time analysis per CPU", policies: &[PolicyName::Fpds], assumes: "final non-preemptive regions options.npr (default the whole job), arbitrary deadlines, jitter", exactness: Exactness::Sufficient, source: "Bril, Lukkien & Verhaegh 2009 as the fit test" },
-    TestInfo { id: PLLF_UTIL, title: "P-LLF: bin packing with utilisation ≤ 1 per CPU", policies: &[PolicyName::Pllf], assumes: "deadlines ≥ periods, no jitter or blocking", exactness: Exactness::Sufficient, source: "Mok 1983 (LLF optimal on one CPU); EPOS thesis §2.4" },
+    TestInfo {
+        id: PEDF_UTIL,
+        title: "P-EDF: bin packing with utilisation ≤ 1 per CPU",
+        policies: P,
+        assumes: "deadlines ≥ periods, no jitter or blocking",
+        exactness: Exactness::Sufficient,
+        source: "Lopez, Diaz & Garcia 2004; EPOS thesis §3.3",
+    },
+    TestInfo {
+        id: PEDF_DENSITY,
+        title: "P-EDF: bin packing with density ≤ 1 per CPU",
+        policies: P,
+        assumes: "arbitrary deadlines, jitter; no blocking",
+        exactness: Exactness::Sufficient,
+        source: "Baruah & Fisher 2005 (density-based partitioning)",
+    },
+    TestInfo {
+        id: PEDF_QPA,
+        title: "P-EDF: test-driven bin packing with QPA per CPU",
+        policies: P,
+        assumes: "arbitrary deadlines, jitter; no blocking",
+        exactness: Exactness::Sufficient,
+        source: "Zhang & Burns 2009 (QPA) as the fit test; Baruah & Fisher 2005",
+    },
+    TestInfo {
+        id: PEDF_ADMIT,
+        title: "P-EDF: test-driven bin packing with options.admission per CPU",
+        policies: P,
+        assumes: "that of the admission test (default uni.edf.qpa)",
+        exactness: Exactness::Sufficient,
+        source: "the admission test's",
+    },
+    TestInfo {
+        id: PFP_LL,
+        title: "P-FP: test-driven bin packing with the Liu & Layland bound per CPU",
+        policies: F,
+        assumes: "implicit deadlines, RM, no jitter or blocking",
+        exactness: Exactness::Sufficient,
+        source: "Dhall & Liu 1978 (RMFF); Liu & Layland 1973",
+    },
+    TestInfo {
+        id: PFP_HYPERBOLIC,
+        title: "P-FP: test-driven bin packing with the hyperbolic bound per CPU",
+        policies: F,
+        assumes: "implicit deadlines, RM, no jitter or blocking",
+        exactness: Exactness::Sufficient,
+        source: "Bini, Buttazzo & Buttazzo 2003",
+    },
+    TestInfo {
+        id: PFP_RTA,
+        title: "P-FP: test-driven bin packing with response-time analysis per CPU",
+        policies: F,
+        assumes: "arbitrary deadlines, jitter, blocking; RM, DM or explicit priorities",
+        exactness: Exactness::Sufficient,
+        source: "Audsley et al. 1993 as the fit test",
+    },
+    TestInfo {
+        id: PFP_UTIL_RTA,
+        title: "P-FP: bin packing with utilisation ≤ 1 per CPU, then response-time analysis",
+        policies: F,
+        assumes: "arbitrary deadlines, jitter, blocking; RM, DM or explicit priorities",
+        exactness: Exactness::Sufficient,
+        source: "EPOS thesis §3.3 (capacity, then test)",
+    },
+    TestInfo {
+        id: PFP_ADMIT,
+        title: "P-FP: test-driven bin packing with options.admission per CPU",
+        policies: F,
+        assumes: "that of the admission test (default uni.fp.rta)",
+        exactness: Exactness::Sufficient,
+        source: "the admission test's",
+    },
+    TestInfo {
+        id: PFPDS_RTA,
+        title: "FPDS (partitioned): test-driven bin packing with FPDS response-time analysis per CPU",
+        policies: &[PolicyName::Fpds],
+        assumes: "final non-preemptive regions options.npr (default the whole job), arbitrary deadlines, jitter",
+        exactness: Exactness::Sufficient,
+        source: "Bril, Lukkien & Verhaegh 2009 as the fit test",
+    },
+    TestInfo {
+        id: PLLF_UTIL,
+        title: "P-LLF: bin packing with utilisation ≤ 1 per CPU",
+        policies: &[PolicyName::Pllf],
+        assumes: "deadlines ≥ periods, no jitter or blocking",
+        exactness: Exactness::Sufficient,
+        source: "Mok 1983 (LLF optimal on one CPU); EPOS thesis §2.4",
+    },
 ];
 
-pub const RUNS: [fn(&Input) -> Outcome; 11] = [pedf_util, pedf_density, pedf_qpa, pedf_admit, pfp_ll, pfp_hyperbolic, pfp_rta, pfp_util_rta, pfp_admit, pfpds_rta, pllf_util];
+pub const RUNS: [fn(&Input) -> Outcome; 11] = [
+    pedf_util,
+    pedf_density,
+    pedf_qpa,
+    pedf_admit,
+    pfp_ll,
+    pfp_hyperbolic,
+    pfp_rta,
+    pfp_util_rta,
+    pfp_admit,
+    pfpds_rta,
+    pllf_util,
+];
 
 /// The verdicts of [`RUNS`] without explanations, in the same order.
 pub const DECIDES: [fn(&Input) -> Verdict; 11] = [

@@ -19,7 +19,16 @@ fn five_tasks_of_051_on_four_cpus_defeat_every_partitioner() {
     // U = 2.55 ≤ 4, yet no two tasks share a CPU: every heuristic and
     // every partitioned test fails, and says so without claiming a miss.
     let input = set(4, &[(51, 100, 100); 5]);
-    let all = [Heuristic::FF, Heuristic::BF, Heuristic::WF, Heuristic::NF, Heuristic::FFD, Heuristic::BFD, Heuristic::WFD, Heuristic::NFD];
+    let all = [
+        Heuristic::FF,
+        Heuristic::BF,
+        Heuristic::WF,
+        Heuristic::NF,
+        Heuristic::FFD,
+        Heuristic::BFD,
+        Heuristic::WFD,
+        Heuristic::NFD,
+    ];
     for h in all {
         for (info, run) in INFOS.iter().zip(RUNS) {
             let mut i = input.clone();
@@ -98,7 +107,19 @@ fn the_admission_option_picks_the_cpu_test() {
 
 #[test]
 fn fpds_and_llf_entries_are_registered() {
-    for id in [PEDF_UTIL, PEDF_DENSITY, PEDF_QPA, PEDF_ADMIT, PFP_LL, PFP_HYPERBOLIC, PFP_RTA, PFP_UTIL_RTA, PFP_ADMIT, PFPDS_RTA, PLLF_UTIL] {
+    for id in [
+        PEDF_UTIL,
+        PEDF_DENSITY,
+        PEDF_QPA,
+        PEDF_ADMIT,
+        PFP_LL,
+        PFP_HYPERBOLIC,
+        PFP_RTA,
+        PFP_UTIL_RTA,
+        PFP_ADMIT,
+        PFPDS_RTA,
+        PLLF_UTIL,
+    ] {
         assert!(registry().iter().any(|t| t.info.id == id), "{id}");
     }
     let input = set(2, &[(2, 10, 10), (3, 15, 15), (4, 20, 20)]);

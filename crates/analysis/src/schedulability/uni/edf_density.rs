@@ -34,21 +34,40 @@ pub fn check(input: &Input) -> Outcome {
         return o;
     }
     if let Some(i) = (0..input.tasks.len()).find(|&i| input.options.blocking(i) > 0) {
-        return Outcome::not_applicable(ID, format!("{} has a blocking term: EDF with resource blocking is not analysed here", input.task_label(i))).task(i);
+        return Outcome::not_applicable(
+            ID,
+            format!("{} has a blocking term: EDF with resource blocking is not analysed here", input.task_label(i)),
+        )
+        .task(i);
     }
     if let Some(i) = input.tasks.iter().position(|t| t.wcet > 0 && window(t) == 0) {
         let t = input.tasks[i];
-        return Outcome::new(ID, Verdict::Unschedulable, format!("{} has release jitter {} ≥ its deadline {}: a job can be released at its deadline", input.task_label(i), Duration(t.jitter), Duration(t.deadline))).task(i);
+        return Outcome::new(
+            ID,
+            Verdict::Unschedulable,
+            format!(
+                "{} has release jitter {} ≥ its deadline {}: a job can be released at its deadline",
+                input.task_label(i),
+                Duration(t.jitter),
+                Duration(t.deadline)
+            ),
+        )
+        .task(i);
     }
     let utils = input.tasks.iter().map(|t| (t.wcet, t.period));
     if cmp_one(utils.clone()) == Ordering::Greater {
         let u = exact(utils);
-        return Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64())).compare(u, Ratio::new(1, 1));
+        return Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64()))
+            .compare(u, Ratio::new(1, 1));
     }
     let parts = input.tasks.iter().filter(|t| t.wcet > 0).map(|t| (t.wcet, window(t)));
     let d = exact(parts.clone());
     let out = if cmp_one(parts) == Ordering::Greater {
-        Outcome::new(ID, Verdict::Inconclusive, format!("total density {:.4} exceeds 1 (utilisation does not): try `uni.edf.qpa`", d.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Inconclusive,
+            format!("total density {:.4} exceeds 1 (utilisation does not): try `uni.edf.qpa`", d.to_f64()),
+        )
     } else {
         Outcome::new(ID, Verdict::Schedulable, format!("total density {:.4} ≤ 1: EDF meets every deadline", d.to_f64()))
     };

@@ -27,13 +27,24 @@ pub const INFO: TestInfo = TestInfo {
 pub(crate) fn applies(input: &Input) -> Result<(), (usize, String)> {
     for (i, t) in input.tasks.iter().enumerate() {
         if t.deadline < t.period {
-            return Err((i, format!("{} has deadline {} < period {}: use `uni.edf.density` or `uni.edf.qpa`", input.task_label(i), Duration(t.deadline), Duration(t.period))));
+            return Err((
+                i,
+                format!(
+                    "{} has deadline {} < period {}: use `uni.edf.density` or `uni.edf.qpa`",
+                    input.task_label(i),
+                    Duration(t.deadline),
+                    Duration(t.period)
+                ),
+            ));
         }
         if t.jitter > 0 {
             return Err((i, format!("{} has release jitter: use `uni.edf.qpa`", input.task_label(i))));
         }
         if input.options.blocking(i) > 0 {
-            return Err((i, format!("{} has a blocking term: EDF with resource blocking is not analysed here", input.task_label(i))));
+            return Err((
+                i,
+                format!("{} has a blocking term: EDF with resource blocking is not analysed here", input.task_label(i)),
+            ));
         }
     }
     Ok(())
@@ -51,7 +62,11 @@ pub fn check(input: &Input) -> Outcome {
     let out = if cmp_one(parts) == Ordering::Greater {
         Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64()))
     } else {
-        Outcome::new(ID, Verdict::Schedulable, format!("total utilisation {:.4} ≤ 1: EDF meets every deadline", u.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Schedulable,
+            format!("total utilisation {:.4} ≤ 1: EDF meets every deadline", u.to_f64()),
+        )
     };
     offsets_note(input, out.compare(u, Ratio::new(1, 1)))
 }
@@ -63,10 +78,16 @@ mod tests {
 
     #[test]
     fn exactly_one_passes_and_constrained_deadlines_are_not_applicable() {
-        let o = check(&Input::new(1, vec![TaskParams::implicit(1, 3), TaskParams::implicit(1, 3), TaskParams::implicit(1, 3)]));
+        let o = check(&Input::new(
+            1,
+            vec![TaskParams::implicit(1, 3), TaskParams::implicit(1, 3), TaskParams::implicit(1, 3)],
+        ));
         assert_eq!(o.verdict, Verdict::Schedulable);
         assert_eq!(o.slack(), Some(Ratio::zero()));
-        let o = check(&Input::new(1, vec![TaskParams::implicit(1, 3), TaskParams::implicit(2, 3), TaskParams::implicit(1, 1_000_000)]));
+        let o = check(&Input::new(
+            1,
+            vec![TaskParams::implicit(1, 3), TaskParams::implicit(2, 3), TaskParams::implicit(1, 1_000_000)],
+        ));
         assert_eq!(o.verdict, Verdict::Unschedulable);
         let o = check(&Input::new(1, vec![TaskParams::constrained(1, 2, 3)]));
         assert_eq!(o.verdict, Verdict::NotApplicable);

@@ -60,10 +60,15 @@ pub fn check(input: &Input) -> Outcome {
     let parts = input.tasks.iter().map(|t| (t.wcet, t.period));
     let p = product(parts.clone());
     let out = if within(parts.clone()) {
-        Outcome::new(ID, Verdict::Schedulable, format!("Π(Uᵢ + 1) = {:.4} ≤ 2: rate monotonic meets every deadline", p.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Schedulable,
+            format!("Π(Uᵢ + 1) = {:.4} ≤ 2: rate monotonic meets every deadline", p.to_f64()),
+        )
     } else if cmp_one(parts.clone()) == Ordering::Greater {
         let u = exact(parts);
-        return Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64())).compare(u, Ratio::new(1, 1));
+        return Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64()))
+            .compare(u, Ratio::new(1, 1));
     } else {
         Outcome::new(ID, Verdict::Inconclusive, format!("Π(Uᵢ + 1) = {:.4} > 2: try `uni.fp.rta`", p.to_f64()))
     };

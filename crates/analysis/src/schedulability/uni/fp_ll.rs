@@ -30,11 +30,22 @@ pub const INFO: TestInfo = TestInfo {
 /// The model condition shared with the hyperbolic bound.
 pub(crate) fn applies(input: &Input) -> Result<(), (Option<usize>, String)> {
     if assignment(input) == Priorities::Explicit {
-        return Err((None, "the bound holds for rate-monotonic priorities, and the spec's are explicit: use `uni.fp.rta`".into()));
+        return Err((
+            None,
+            "the bound holds for rate-monotonic priorities, and the spec's are explicit: use `uni.fp.rta`".into(),
+        ));
     }
     for (i, t) in input.tasks.iter().enumerate() {
         if t.deadline != t.period {
-            return Err((Some(i), format!("{} has deadline {} ≠ period {}: the bound needs implicit deadlines; use `uni.fp.rta`", input.task_label(i), Duration(t.deadline), Duration(t.period))));
+            return Err((
+                Some(i),
+                format!(
+                    "{} has deadline {} ≠ period {}: the bound needs implicit deadlines; use `uni.fp.rta`",
+                    input.task_label(i),
+                    Duration(t.deadline),
+                    Duration(t.period)
+                ),
+            ));
         }
         if t.jitter > 0 || input.options.blocking(i) > 0 {
             return Err((Some(i), format!("{} has release jitter or blocking: use `uni.fp.rta`", input.task_label(i))));
@@ -77,11 +88,25 @@ pub fn check(input: &Input) -> Outcome {
     let bound = n as f64 * (2f64.powf(1.0 / n.max(1) as f64) - 1.0);
     let shown = Ratio::new((bound * 1e12).floor() as u128, 1_000_000_000_000);
     let out = if within(parts.clone()) {
-        Outcome::new(ID, Verdict::Schedulable, format!("total utilisation {:.4} ≤ {n}(2^(1/{n}) − 1) = {bound:.4}: rate monotonic meets every deadline", u.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Schedulable,
+            format!(
+                "total utilisation {:.4} ≤ {n}(2^(1/{n}) − 1) = {bound:.4}: rate monotonic meets every deadline",
+                u.to_f64()
+            ),
+        )
     } else if cmp_one(parts) == Ordering::Greater {
         Outcome::new(ID, Verdict::Unschedulable, format!("total utilisation {:.4} exceeds 1", u.to_f64()))
     } else {
-        Outcome::new(ID, Verdict::Inconclusive, format!("total utilisation {:.4} is above the bound {bound:.4}: try `uni.fp.hyperbolic` or `uni.fp.rta`", u.to_f64()))
+        Outcome::new(
+            ID,
+            Verdict::Inconclusive,
+            format!(
+                "total utilisation {:.4} is above the bound {bound:.4}: try `uni.fp.hyperbolic` or `uni.fp.rta`",
+                u.to_f64()
+            ),
+        )
     };
     offsets_note(
         input,

@@ -128,32 +128,72 @@ pub(crate) fn fp_tasks(id: &'static str, input: &Input) -> Result<Vec<FpTask>, O
     let ranks = ranks(input).map_err(|(i, why)| Outcome::not_applicable(id, why).task(i))?;
     Ok(by_priority(&ranks, 0..input.tasks.len())
         .into_iter()
-        .map(|i| FpTask { p: input.tasks[i], blocking: input.options.blocking(i), npr: input.options.npr(i, input.tasks[i].wcet), index: i })
+        .map(|i| FpTask {
+            p: input.tasks[i],
+            blocking: input.options.blocking(i),
+            npr: input.options.npr(i, input.tasks[i].wcet),
+            index: i,
+        })
         .collect())
 }
 
 /// The priority order as a detail line.
 pub(crate) fn order_detail(input: &Input, tasks: &[FpTask]) -> String {
-    let names: Vec<String> = tasks.iter().map(|t| input.names.get(t.index).cloned().unwrap_or_else(|| format!("tasks[{}]", t.index))).collect();
+    let names: Vec<String> = tasks
+        .iter()
+        .map(|t| input.names.get(t.index).cloned().unwrap_or_else(|| format!("tasks[{}]", t.index)))
+        .collect();
     format!("priority order ({}), highest first: {}", name(assignment(input)), names.join(", "))
 }
 
 /// The outcome of a failed analysis (shared with FPDS).
-pub(crate) fn failure(id: &'static str, input: &Input, tasks: &[FpTask], pos: usize, fail: Fail, what: &str) -> Outcome {
+pub(crate) fn failure(
+    id: &'static str,
+    input: &Input,
+    tasks: &[FpTask],
+    pos: usize,
+    fail: Fail,
+    what: &str,
+) -> Outcome {
     let me = tasks[pos];
     let i = me.index;
     match fail {
         Fail::Miss { r, job } => {
-            let which = if job == 0 { "its first job".to_string() } else { format!("job {} of its busy period", job + 1) };
-            Outcome::new(id, Verdict::Unschedulable, format!("{} can respond in {} ({which}), after its deadline {}", input.task_label(i), ns(r), Duration(me.p.deadline)))
-                .task(i)
-                .compare(Ratio::new(r, 1), Ratio::new(me.p.deadline as u128, 1))
-                .detail(format!("{what} (value and bound in ns)"))
-        }
-        Fail::Overload => Outcome::new(id, Verdict::Unschedulable, format!("{} and the tasks above it have utilisation above 1: its response time grows without bound", input.task_label(i)))
+            let which =
+                if job == 0 { "its first job".to_string() } else { format!("job {} of its busy period", job + 1) };
+            Outcome::new(
+                id,
+                Verdict::Unschedulable,
+                format!(
+                    "{} can respond in {} ({which}), after its deadline {}",
+                    input.task_label(i),
+                    ns(r),
+                    Duration(me.p.deadline)
+                ),
+            )
             .task(i)
-            .compare(super::load::exact(tasks[..=pos].iter().map(|x| (x.p.wcet, x.p.period))), Ratio::new(1, 1)),
-        Fail::Limit => Outcome::new(id, Verdict::Inconclusive, format!("the analysis of {} hit its iteration cap (utilisation at or near 1 with huge periods)", input.task_label(i))).task(i),
+            .compare(Ratio::new(r, 1), Ratio::new(me.p.deadline as u128, 1))
+            .detail(format!("{what} (value and bound in ns)"))
+        }
+        Fail::Overload => Outcome::new(
+            id,
+            Verdict::Unschedulable,
+            format!(
+                "{} and the tasks above it have utilisation above 1: its response time grows without bound",
+                input.task_label(i)
+            ),
+        )
+        .task(i)
+        .compare(super::load::exact(tasks[..=pos].iter().map(|x| (x.p.wcet, x.p.period))), Ratio::new(1, 1)),
+        Fail::Limit => Outcome::new(
+            id,
+            Verdict::Inconclusive,
+            format!(
+                "the analysis of {} hit its iteration cap (utilisation at or near 1 with huge periods)",
+                input.task_label(i)
+            ),
+        )
+        .task(i),
     }
 }
 
@@ -173,9 +213,18 @@ pub fn check(input: &Input) -> Outcome {
             let mut o = Outcome::new(ID, Verdict::Schedulable, "every response time is within its deadline");
             if let Some(t) = tight {
                 let r = resp[t.index].unwrap_or(0);
-                o = Outcome::new(ID, Verdict::Schedulable, format!("every response time is within its deadline; the tightest is {}: {} ≤ {}", input.task_label(t.index), Duration(r), Duration(t.p.deadline)))
-                    .task(t.index)
-                    .compare(Ratio::new(r as u128, 1), Ratio::new(t.p.deadline as u128, 1));
+                o = Outcome::new(
+                    ID,
+                    Verdict::Schedulable,
+                    format!(
+                        "every response time is within its deadline; the tightest is {}: {} ≤ {}",
+                        input.task_label(t.index),
+                        Duration(r),
+                        Duration(t.p.deadline)
+                    ),
+                )
+                .task(t.index)
+                .compare(Ratio::new(r as u128, 1), Ratio::new(t.p.deadline as u128, 1));
             }
             o
         }
@@ -273,7 +322,10 @@ mod tests {
         let o = check(&Input::new(1, vec![ms(3, 4), ms(3, 8), ms(1, 100)]));
         assert_eq!(o.verdict, Verdict::Unschedulable);
         let mut input = Input::new(1, vec![ms(2, 10), ms(5, 15)]);
-        input.policy = Some(schedlab_model::PolicySpec { priorities: Some(schedlab_model::Priorities::Explicit), ..schedlab_model::PolicySpec::named(PolicyName::Pfp) });
+        input.policy = Some(schedlab_model::PolicySpec {
+            priorities: Some(schedlab_model::Priorities::Explicit),
+            ..schedlab_model::PolicySpec::named(PolicyName::Pfp)
+        });
         input.priorities = vec![Some(2), None];
         assert_eq!(check(&input).verdict, Verdict::NotApplicable);
         input.priorities = vec![Some(2), Some(1)];

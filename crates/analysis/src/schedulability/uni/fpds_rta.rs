@@ -70,7 +70,8 @@ pub(crate) fn response_fpds(tasks: &[FpTask], i: usize) -> Result<u128, Fail> {
     loop {
         let mut rhs = b;
         for h in &tasks[..=i] {
-            rhs = rhs.saturating_add((x + h.p.jitter as u128).div_ceil(h.p.period as u128).saturating_mul(h.p.wcet as u128));
+            rhs = rhs
+                .saturating_add((x + h.p.jitter as u128).div_ceil(h.p.period as u128).saturating_mul(h.p.wcet as u128));
         }
         if rhs == x {
             break;
@@ -81,7 +82,8 @@ pub(crate) fn response_fpds(tasks: &[FpTask], i: usize) -> Result<u128, Fail> {
             return Err(Fail::Limit);
         }
     }
-    let (c, f, t, j, d) = (me.p.wcet as u128, me.npr as u128, me.p.period as u128, me.p.jitter as u128, me.p.deadline as u128);
+    let (c, f, t, j, d) =
+        (me.p.wcet as u128, me.npr as u128, me.p.period as u128, me.p.jitter as u128, me.p.deadline as u128);
     let jobs = (x + j).div_ceil(t);
     if jobs > MAX_JOBS as u128 {
         return Err(Fail::Limit);
@@ -137,20 +139,49 @@ pub fn check(input: &Input) -> Outcome {
             None => Outcome::new(ID, Verdict::Schedulable, "no tasks"),
             Some(tight) => {
                 let r = resp[tight.index].unwrap_or(0);
-                Outcome::new(ID, Verdict::Schedulable, format!("every response time is within its deadline; the tightest is {}: {} ≤ {}", input.task_label(tight.index), Duration(r), Duration(tight.p.deadline)))
-                    .task(tight.index)
-                    .compare(Ratio::new(r as u128, 1), Ratio::new(tight.p.deadline as u128, 1))
+                Outcome::new(
+                    ID,
+                    Verdict::Schedulable,
+                    format!(
+                        "every response time is within its deadline; the tightest is {}: {} ≤ {}",
+                        input.task_label(tight.index),
+                        Duration(r),
+                        Duration(tight.p.deadline)
+                    ),
+                )
+                .task(tight.index)
+                .compare(Ratio::new(r as u128, 1), Ratio::new(tight.p.deadline as u128, 1))
             }
         },
         Err((pos, fail)) => {
             let b = blocking(&tasks, pos);
-            failure(ID, input, &tasks, pos, fail, &format!("blocking Bᵢ = {} by a lower-priority final region, final region Fᵢ = {}", Duration(b), Duration(tasks[pos].npr)))
+            failure(
+                ID,
+                input,
+                &tasks,
+                pos,
+                fail,
+                &format!(
+                    "blocking Bᵢ = {} by a lower-priority final region, final region Fᵢ = {}",
+                    Duration(b),
+                    Duration(tasks[pos].npr)
+                ),
+            )
         }
     };
     let regions = if input.options.npr.iter().all(|f| f.is_none()) {
         "final non-preemptive regions: none given, so every job is one non-preemptive subjob (FPNS)".to_string()
     } else {
-        let given: Vec<String> = tasks.iter().map(|t| format!("{}: {}", input.names.get(t.index).cloned().unwrap_or_else(|| format!("tasks[{}]", t.index)), Duration(t.npr))).collect();
+        let given: Vec<String> = tasks
+            .iter()
+            .map(|t| {
+                format!(
+                    "{}: {}",
+                    input.names.get(t.index).cloned().unwrap_or_else(|| format!("tasks[{}]", t.index)),
+                    Duration(t.npr)
+                )
+            })
+            .collect();
         format!("final non-preemptive regions: {}", given.join(", "))
     };
     offsets_note(input, out.detail(order_detail(input, &tasks)).detail(regions).with_data(Data::ResponseTimes(resp)))

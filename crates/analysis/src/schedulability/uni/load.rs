@@ -101,7 +101,8 @@ mod tests {
 
     #[test]
     fn small_and_big_sums_agree() {
-        let cases: [&[(u64, u64)]; 3] = [&[(1, 3), (1, 6), (5, 10)], &[(7, 1_000_003), (11, 999_983), (13, 1_000_033), (3, 999_979)], &[(0, 5)]];
+        let cases: [&[(u64, u64)]; 3] =
+            [&[(1, 3), (1, 6), (5, 10)], &[(7, 1_000_003), (11, 999_983), (13, 1_000_033), (3, 999_979)], &[(0, 5)]];
         for parts in cases {
             let big = Ratio::sum(parts.iter().map(|&(n, d)| (n as u128, d as u128)));
             assert_eq!(exact(parts.iter().copied()), big);

@@ -47,7 +47,11 @@ pub(crate) fn one_cpu(id: &'static str, input: &Input, partitioned: &str) -> Opt
 /// The first task with a zero period or WCET above every bound the tests can
 /// handle sensibly (period 0): not applicable, naming it.
 pub(crate) fn malformed(id: &'static str, input: &Input) -> Option<Outcome> {
-    input.tasks.iter().position(|t| t.period == 0).map(|i| Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i))
+    input
+        .tasks
+        .iter()
+        .position(|t| t.period == 0)
+        .map(|i| Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i))
 }
 
 /// A detail line when offsets are present (the analysis covers every

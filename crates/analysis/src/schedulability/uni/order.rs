@@ -26,8 +26,12 @@ pub(crate) fn ranks(input: &Input) -> Result<Vec<u64>, (usize, String)> {
             Priorities::Dm => Ok(t.deadline),
             Priorities::Explicit => match input.priorities.get(i).copied().flatten() {
                 Some(p) if p >= 1 => Ok(p as u64),
-                Some(_) => Err((i, format!("{} has priority 0; priorities start at 1 (the highest)", input.task_label(i)))),
-                None => Err((i, format!("{} has no `priority`, which `priorities: explicit` needs", input.task_label(i)))),
+                Some(_) => {
+                    Err((i, format!("{} has priority 0; priorities start at 1 (the highest)", input.task_label(i))))
+                }
+                None => {
+                    Err((i, format!("{} has no `priority`, which `priorities: explicit` needs", input.task_label(i))))
+                }
             },
         })
         .collect()

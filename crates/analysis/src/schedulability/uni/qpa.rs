@@ -280,7 +280,8 @@ mod tests {
     #[test]
     fn a_miss_names_the_interval() {
         // (2, 3, 4) and (2, 4, 8): h(3) = 2, h(4) = 4, h(7) = 6, h(8) = 6 ≤ 8... and (1, 2, 10): h(3) = 3, h(4) = 5 > 4.
-        let tasks = vec![TaskParams::constrained(2, 3, 4), TaskParams::constrained(2, 4, 8), TaskParams::constrained(1, 2, 10)];
+        let tasks =
+            vec![TaskParams::constrained(2, 3, 4), TaskParams::constrained(2, 4, 8), TaskParams::constrained(1, 2, 10)];
         assert_eq!(core(&tasks), Qpa::Miss { t: 4, h: 5 });
         let o = check(&Input::new(1, tasks));
         assert_eq!(o.verdict, Verdict::Unschedulable);
@@ -322,10 +323,14 @@ mod tests {
         let tasks = vec![TaskParams::constrained(big, big + 1, u64::MAX), TaskParams::constrained(3, 7, big + 13)];
         let _ = core(&tasks);
         // U = 1 exactly with periods of 2⁶⁴ − 1 ns: the big job fits exactly after the small one ...
-        let tasks = vec![TaskParams::constrained(u64::MAX - 1, u64::MAX, u64::MAX), TaskParams::constrained(1, 1, u64::MAX)];
+        let tasks =
+            vec![TaskParams::constrained(u64::MAX - 1, u64::MAX, u64::MAX), TaskParams::constrained(1, 1, u64::MAX)];
         assert!(matches!(core(&tasks), Qpa::Schedulable { .. }), "{:?}", core(&tasks));
         // ... and misses by 1 ns with a deadline 1 ns shorter.
-        let tasks = vec![TaskParams::constrained(u64::MAX - 1, u64::MAX - 1, u64::MAX), TaskParams::constrained(1, 1, u64::MAX)];
+        let tasks = vec![
+            TaskParams::constrained(u64::MAX - 1, u64::MAX - 1, u64::MAX),
+            TaskParams::constrained(1, 1, u64::MAX),
+        ];
         assert_eq!(core(&tasks), Qpa::Miss { t: u64::MAX as u128 - 1, h: u64::MAX as u128 });
     }
 }

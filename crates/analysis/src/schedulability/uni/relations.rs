@@ -35,7 +35,8 @@ fn liu_layland_within_hyperbolic_within_rta() {
     let (mut ll, mut hyp, mut rta) = (0, 0, 0);
     for _ in 0..4000 {
         let i = random(&mut r, false, false);
-        let (a, b, c) = (yes(fp_ll::check(&i).verdict), yes(fp_hyperbolic::check(&i).verdict), yes(fp_rta::check(&i).verdict));
+        let (a, b, c) =
+            (yes(fp_ll::check(&i).verdict), yes(fp_hyperbolic::check(&i).verdict), yes(fp_rta::check(&i).verdict));
         assert!(!a || b, "LL accepts, hyperbolic not: {i:?}");
         assert!(!b || c, "hyperbolic accepts, RTA not: {i:?}");
         (ll, hyp, rta) = (ll + a as u32, hyp + b as u32, rta + c as u32);
@@ -83,7 +84,10 @@ fn lowering_a_wcet_never_turns_accept_into_reject() {
         for (name, test) in tests {
             if yes(test(&i).verdict) {
                 accepted += 1;
-                assert!(yes(test(&lower).verdict), "{name}: accepts {i:?} but not with tasks[{t}].wcet lowered: {lower:?}");
+                assert!(
+                    yes(test(&lower).verdict),
+                    "{name}: accepts {i:?} but not with tasks[{t}].wcet lowered: {lower:?}"
+                );
             }
         }
     }
