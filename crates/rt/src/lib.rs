@@ -5,7 +5,8 @@
 //!   restore → trace); see `docs/runtime.md`.
 //! - [`backend`]: the backends (`kernel` here; the seam for `dispatch`).
 //! - Foundation: [`privilege`], [`guard`] (restore), [`signals`],
-//!   [`watchdog`], [`lock`], [`state`] (machine snapshot).
+//!   [`journal`] (crash journal), [`watchdog`], [`lock`], [`state`]
+//!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
@@ -29,6 +30,7 @@ pub mod execution;
 pub mod ftrace;
 pub mod guard;
 pub mod job;
+pub mod journal;
 pub mod lock;
 pub mod overheads;
 pub mod plan;

@@ -1,6 +1,7 @@
 //! One run, start to end: calibrate, plan (bad input → exit 2), select and
 //! check the backend, check privileges (exit 3) — all before anything is
-//! touched — then take the run lock, install the restore guard, the signal
+//! touched — then take the run lock, restore what a killed run left behind
+//! (its crash journal), install the journalled restore guard, the signal
 //! thread, the watchdog and the trace collector, let the backend execute,
 //! restore the machine, and assemble the trace.
 
@@ -52,9 +53,23 @@ pub fn prepare(spec: &Spec, config: &RunConfig) -> Result<(Plan, Box<dyn backend
 pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let (mut plan, mut backend) = prepare(spec, config)?;
     crate::privilege::check(&backend.needs(&plan))?;
-    let _lock = crate::lock::RunLock::acquire(std::time::Duration::from_secs(300))?;
-
-    let guard = Arc::new(Guard::new());
+    let _lock = crate::lock::RunLock::acquire(config.wait)?;
+    // What a killed run left behind is put back before this run records
+    // anything as "original".
+    let mut notes = Vec::new();
+    for r in crate::journal::restore_dead() {
+        eprintln!("schedlab: {}", r.render());
+        if !r.errors.is_empty() {
+            return Err(RunError::System(format!(
+                "{}; nothing of this run was started (put the rest back by hand, then `schedlab restore`)",
+                r.render()
+            )));
+        }
+        notes.push(r.render());
+    }
+    let guard = Arc::new(Guard::journalled().map_err(|e| {
+        RunError::system(format!("creating the crash journal in {}", crate::journal::dir().display()), e)
+    })?);
     let stop = Arc::new(Stop::new());
     let signals = SignalScope::install(stop.clone(), guard.clone(), config.exit_on_signal_timeout);
     let watchdog = Watchdog::start(stop.clone(), guard.clone(), true);
@@ -63,7 +78,6 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| backend.execute(&mut plan, &sv)));
     let Services { watchdog, collector, .. } = sv;
     drop(watchdog);
-    let mut notes = Vec::new();
     for e in guard.restore() {
         notes.push(format!("could not restore: {e}"));
     }
