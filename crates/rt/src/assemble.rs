@@ -28,6 +28,15 @@ pub struct Integrity {
     pub kernel_lost: Option<u64>,
     /// Kernel trace lines that could not be parsed.
     pub kernel_unparsed: u64,
+    /// Jobs whose kernel running intervals did not hold their first
+    /// instruction and completion (drawn as one segment on the CPU they
+    /// started on, so a preemption of theirs would be missing): with a
+    /// kernel trace, the trace is incomplete unless this is 0.
+    pub kernel_unmatched_jobs: Vec<(u32, u64)>,
+    /// Switches to a run thread missing from the kernel's trace while the
+    /// switch away from it is there: the running interval starts at the
+    /// thread's wake-up on that CPU instead (see `runs_of`).
+    pub kernel_switches_repaired: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,7 +53,10 @@ pub struct ThreadIntegrity {
 impl Integrity {
     /// Nothing was lost anywhere.
     pub fn complete(&self) -> bool {
-        self.threads.iter().all(|t| t.contiguous) && self.kernel_lost.unwrap_or(0) == 0
+        self.threads.iter().all(|t| t.contiguous)
+            && self.kernel_lost.unwrap_or(0) == 0
+            && self.kernel_unparsed == 0
+            && self.kernel_unmatched_jobs.is_empty()
     }
 }
 
@@ -67,14 +79,33 @@ struct Run {
     runnable: bool,
 }
 
-fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> Vec<Run> {
+fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> (Vec<Run>, u64) {
     let mut out = Vec::new();
     let mut open: Option<(u64, u32)> = None;
+    let mut last_close = 0u64;
+    let mut repaired = 0u64;
     for s in &k.switches {
         if s.prev == tid {
-            if let Some((from, cpu)) = open.take() {
-                out.push(Run { from, to: s.t, cpu, runnable: s.prev_runnable });
+            match open.take() {
+                Some((from, cpu)) => out.push(Run { from, to: s.t, cpu, runnable: s.prev_runnable }),
+                None => {
+                    // The kernel's trace lacks the switch *to* the thread
+                    // (seen on this VM when the CPU's previous thread belonged
+                    // to the VM's init process, `entries-written` equal to
+                    // `entries-in-buffer`: not a buffer loss). It ran from
+                    // its wake-up on this CPU at the earliest.
+                    let woke = k
+                        .wakeups
+                        .iter()
+                        .rev()
+                        .find(|w| w.pid == tid && w.target == s.cpu && w.t >= last_close && w.t <= s.t);
+                    if let Some(w) = woke {
+                        out.push(Run { from: w.t, to: s.t, cpu: s.cpu, runnable: s.prev_runnable });
+                        repaired += 1;
+                    }
+                }
             }
+            last_close = s.t;
         }
         if s.next == tid {
             open = Some((s.t, s.cpu));
@@ -83,7 +114,7 @@ fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> Vec<Run> {
     if let Some((from, cpu)) = open {
         out.push(Run { from, to: end, cpu, runnable: true });
     }
-    out
+    (out, repaired)
 }
 
 /// What assembling produced.
@@ -156,7 +187,8 @@ pub fn assemble(
                 )),
             }
         }
-        let runs = kernel.map(|k| runs_of(k, tid, end_abs)).unwrap_or_default();
+        let (runs, repaired) = kernel.map(|k| runs_of(k, tid, end_abs)).unwrap_or_default();
+        integrity.kernel_switches_repaired += repaired;
         let mut prev_done = 0u64;
         for (&job, j) in &jobs {
             if j.deadline == 0 {
@@ -195,6 +227,9 @@ pub fn assemble(
                 }
             }
             let exact = !segs.is_empty();
+            if !exact && kernel.is_some() {
+                integrity.kernel_unmatched_jobs.push((task, job));
+            }
             if !exact {
                 segs.push((start.max(window_from), window_to, start_cpu, true));
             }
