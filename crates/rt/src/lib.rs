@@ -11,7 +11,7 @@
 //!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
-//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings),
+//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
 //! - [`probe`]: the timer wake-up latency probe.
 
@@ -40,6 +40,7 @@ pub mod record;
 pub mod runtime;
 pub mod sched;
 pub mod signals;
+pub mod stall;
 pub mod state;
 pub mod stop;
 pub mod timing;

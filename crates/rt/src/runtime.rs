@@ -37,6 +37,8 @@ pub struct RunOutcome {
     pub kernel_trace: bool,
     /// Remarks (restore problems, abandoned threads, ...).
     pub notes: Vec<String>,
+    /// Platform stalls the run measured (not counted as overheads; see [`crate::stall`]).
+    pub stalls: Vec<crate::stall::Stall>,
 }
 
 /// Checks everything that can be checked without touching the machine:
@@ -104,6 +106,9 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     if let Some(k) = &ex.kernel {
         a.integrity.kernel_lost = Some(k.lost);
     }
+    if let Some(e) = crate::stall::evidence(&a.stalls) {
+        notes.push(e);
+    }
     for (kind, v) in &ex.overheads.by_kind {
         for &d in v {
             a.overheads.push(*kind, d);
@@ -122,5 +127,6 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         backend: backend.name(),
         kernel_trace: ex.kernel.is_some(),
         notes,
+        stalls: a.stalls,
     })
 }
