@@ -2,8 +2,7 @@
 //! left the machine as it found it: real-time threads of this process,
 //! schedlab cpusets, tracefs mount and schedlab instances, the root
 //! cpuset's load balancing, and the RT throttling settings; and for the
-//! crash tests every cpuset with its CPUs and flags, every tracefs
-//! instance, and the crash journals left in `/run/schedlab`.
+//! crash tests every cpuset with its CPUs and flags and the crash journals left in `/run/schedlab`.
 
 use crate::sched;
 
@@ -19,8 +18,6 @@ pub struct MachineState {
     pub rt_period_us: Option<String>,
     /// Every cpuset (two levels below the root): `path cpus=.. cpu_exclusive=.. sched_load_balance=..`.
     pub cpuset_tree: Vec<String>,
-    /// Every tracefs instance (schedlab's or not).
-    pub all_trace_instances: Vec<String>,
     /// Crash journals in the journal directory.
     pub journals: Vec<String>,
 }
@@ -101,15 +98,6 @@ impl MachineState {
             rt_runtime_us: read("/proc/sys/kernel/sched_rt_runtime_us"),
             rt_period_us: read("/proc/sys/kernel/sched_rt_period_us"),
             cpuset_tree: cpuset_tree(),
-            all_trace_instances: {
-                let mut v: Vec<String> = tracefs
-                    .as_ref()
-                    .and_then(|p| std::fs::read_dir(p.join("instances")).ok())
-                    .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
-                    .unwrap_or_default();
-                v.sort();
-                v
-            },
             journals: {
                 let mut v: Vec<String> = std::fs::read_dir(crate::journal::dir())
                     .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
