@@ -7,7 +7,7 @@
 
 use schedlab_analysis::partition::Heuristic;
 use schedlab_analysis::schedulability::{registry, Input, TaskParams, Verdict};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 const HEURISTICS: [Heuristic; 8] = [
     Heuristic::FF,
