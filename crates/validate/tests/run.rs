@@ -26,7 +26,7 @@
 mod replayed;
 
 use replayed::*;
-use schedlab_analysis::reduction::reduce_spec;
+use schedlab_admission::reduction::reduce_spec;
 use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, Packing, Platform, PolicyName, PolicySpec, Slack, Spec, Task};
 use schedlab_sim::{Execution, SimConfig};
