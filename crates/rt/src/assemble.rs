@@ -157,7 +157,7 @@ impl Measured {
                 data: serde_json::json!({"kind": kind, "task": task, "job": job, "ns": ns}),
             },
         ));
-        self.stalls.push(Stall { t, kind, task, job, ns });
+        self.stalls.push(Stall { t, kind, job: Some((task, job)), ns });
     }
 }
 
@@ -319,11 +319,6 @@ pub fn assemble(
                             m.events.push((rel(next), 3, Event::Resume { t: rel(next), task, job }));
                         }
                     }
-                }
-            }
-            if let (true, Some((ct, _, used, _))) = (exact, j.complete) {
-                if exec > used + THRESHOLD_NS {
-                    m.stall(rel(ct), "cpu-time-gap".into(), task, job, exec - used);
                 }
             }
             if slept && start >= j.release {

@@ -15,6 +15,8 @@ fn cfg(duration_ms: u64) -> RunConfig {
         execution: Execution::Fraction(1.0),
         workload: WorkloadSpec::SpinCpu,
         start_margin: 200_000_000,
+        // Another run on this machine (another test binary) is waited for.
+        wait: true,
         ..RunConfig::default()
     }
 }
