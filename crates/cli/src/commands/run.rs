@@ -255,6 +255,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             "overheads": overheads,
             "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
             "notes": o.notes,
+            "stalls": o.stalls,
         });
         match &verdict {
             Some(Ok(r)) => v["validation"] = serde_json::to_value(r).expect("reports serialize"),
