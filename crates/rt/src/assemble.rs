@@ -390,3 +390,91 @@ pub fn assemble(
     });
     Assembled { events: out, overheads: samples, integrity, horizon, stalls }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftrace::{Switch, Wakeup};
+
+    const T0: u64 = 1_000_000_000;
+
+    fn records(task: u32, list: &[(u64, Kind, u64, u64)]) -> Collected {
+        let records: Vec<Record> = list
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, kind, a, b))| Record { seq: i as u64, t: T0 + t, kind, cpu: 0, job: 0, a, b })
+            .collect();
+        Collected { name: format!("w{task}"), task: Some(task), produced: records.len() as u64, records, dropped: 0 }
+    }
+
+    #[test]
+    fn a_switch_missing_from_the_kernel_trace_is_repaired_and_the_preemption_kept() {
+        // Task 0 (tid 10) runs 0.05-3 ms, preempted by task 1 (tid 11) from
+        // 1.04 to 2.06 ms; the kernel's trace lacks the switch to tid 10.
+        let collected = vec![
+            records(
+                0,
+                &[
+                    (0, Kind::Release, T0 + 10_000_000, 0),
+                    (50_000, Kind::Start, 1, 0),
+                    (3_000_000, Kind::Complete, 2_000_000, 0),
+                ],
+            ),
+            records(
+                1,
+                &[
+                    (1_000_000, Kind::Release, T0 + 5_000_000, 0),
+                    (1_050_000, Kind::Start, 1, 0),
+                    (2_050_000, Kind::Complete, 1_000_000, 0),
+                ],
+            ),
+        ];
+        let sw =
+            |t: u64, prev: i32, prev_runnable: bool, next: i32| Switch { t: T0 + t, cpu: 0, prev, prev_runnable, next };
+        let k = KernelEvents {
+            switches: vec![sw(1_040_000, 10, true, 11), sw(2_060_000, 11, false, 10), sw(3_010_000, 10, false, 0)],
+            wakeups: vec![
+                Wakeup { t: T0 + 20_000, cpu: 0, pid: 10, target: 0 },
+                Wakeup { t: T0 + 1_030_000, cpu: 0, pid: 11, target: 0 },
+            ],
+            lost: 0,
+            unparsed: 0,
+        };
+        let a = assemble(&collected, &[10, 11], Some(&k), T0, T0 + 4_000_000);
+        assert_eq!(a.integrity.kernel_switches_repaired, 1);
+        assert!(a.integrity.kernel_unmatched_jobs.is_empty(), "{:?}", a.integrity);
+        assert!(a.integrity.complete());
+        let preempted = a.events.iter().any(
+            |e| matches!(e, Event::SwitchAway { task: 0, reason: SwitchReason::Preempt, t, .. } if *t == 1_040_500),
+        );
+        assert!(preempted, "task 0's preemption is in the trace: {:#?}", a.events);
+        let to0 = a.events.iter().filter(|e| matches!(e, Event::SwitchTo { task: 0, .. })).count();
+        assert_eq!(to0, 2, "task 0 runs twice");
+    }
+
+    #[test]
+    fn overhead_intervals_of_a_cpu_are_made_disjoint() {
+        let oh = |t: u64, cpu: u32, dur: u64| (t, 5, Event::Overhead { t, cpu, kind: OverheadKind::Release, dur });
+        let mut ev = vec![oh(0, 0, 100), oh(0, 0, 100), oh(50, 0, 100), oh(0, 1, 100), oh(500, 0, 10)];
+        disjoint(&mut ev);
+        let got: Vec<(u64, u32, u64)> = ev
+            .iter()
+            .map(|(_, _, e)| match e {
+                Event::Overhead { t, cpu, dur, .. } => (*t, *cpu, *dur),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, vec![(0, 0, 100), (0, 1, 100), (100, 0, 50), (500, 0, 10)]);
+    }
+
+    #[test]
+    fn an_interval_above_the_threshold_is_a_stall_not_an_overhead() {
+        let mut m = Measured { events: Vec::new(), samples: Samples::default(), stalls: Vec::new() };
+        m.interval(0, 0, OverheadKind::Release, THRESHOLD_NS, 0, 0);
+        m.interval(10, 0, OverheadKind::Release, THRESHOLD_NS + 1, 1, 4);
+        assert_eq!(m.samples.get(OverheadKind::Release), &[THRESHOLD_NS]);
+        assert_eq!(m.stalls.len(), 1);
+        assert_eq!((m.stalls[0].job, m.stalls[0].ns), (Some((1, 4)), THRESHOLD_NS + 1));
+        assert!(m.events.iter().any(|(_, _, e)| matches!(e, Event::Policy { name, .. } if name == "platform-stall")));
+    }
+}
