@@ -9,6 +9,7 @@ pub mod exact;
 pub mod gen;
 pub mod load;
 pub mod overheads;
+pub mod overrides;
 pub mod schema;
 pub mod source;
 pub mod spec;
