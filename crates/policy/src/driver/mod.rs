@@ -214,3 +214,17 @@ impl<X: Copy> Driver<X> {
             + self.tasks.iter().map(|t| t.held.capacity()).sum::<usize>()
     }
 }
+
+impl<X: Copy> Driver<X> {
+    /// Whether the task has a released job that is not complete (a
+    /// completion reported in this instant counts as complete).
+    pub fn busy(&self, task: u32) -> bool {
+        self.tasks.get(task as usize).is_some_and(|t| (t.delivered.is_some() && !t.completing) || !t.held.is_empty())
+    }
+
+    /// Reserves room for `timers` armed policy timers, so a driver that
+    /// must not allocate after start-up (the runtime's dispatcher) does not.
+    pub fn reserve(&mut self, timers: usize) {
+        self.svc.timers.reserve(timers);
+    }
+}

@@ -100,6 +100,13 @@ impl Timers {
         }
     }
 
+    /// Reserves room for `n` armed timers.
+    pub fn reserve(&mut self, n: usize) {
+        self.slots.reserve(n);
+        self.free.reserve(n);
+        self.heap.reserve(n);
+    }
+
     /// The arming order the next timer will get.
     pub fn mark(&self) -> u64 {
         self.seq
