@@ -36,6 +36,9 @@ pub enum Violation {
     /// The instant did not settle: timers due now or CPUs marked again after
     /// this many rounds of timers and `schedule`.
     Rounds { rounds: u32 },
+    /// More than this many timers fired in one round (a timer re-armed for
+    /// now from its own expiry, forever).
+    Timers { fired: u32 },
 }
 
 impl fmt::Display for Violation {
@@ -63,6 +66,10 @@ impl fmt::Display for Violation {
             Violation::UnknownCpu { asked, cpus } => {
                 write!(f, "resched({asked}) names a CPU the platform does not have (CPUs 0..{cpus})")
             }
+            Violation::Timers { fired } => write!(
+                f,
+                "more than {fired} timer expiries at one instant (a timer re-armed for now forever?)"
+            ),
             Violation::Rounds { rounds } => write!(
                 f,
                 "more than {rounds} rounds of timers and schedule at one instant (a timer re-armed for now forever?)"

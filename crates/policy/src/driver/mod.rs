@@ -20,7 +20,8 @@
 //!    when its predecessor has completed; until then it is held
 //!    ([`hold`](self#the-hold-queue)) and handed over in the release phase
 //!    of the instant its predecessor completes;
-//! 4. rounds: the timers due (in the order they were armed), then
+//! 4. rounds: the timers due (in due then arming order, including those a
+//!    timer callback arms for a time already due), then
 //!    `schedule` for each marked CPU in increasing CPU order, whose answers
 //!    are checked ([`ProtocolError`]) and then carried out by
 //!    [`Host::switch`]. A round's callbacks may arm timers due now or mark
@@ -49,7 +50,7 @@ mod timers;
 pub use error::{ProtocolError, Violation};
 pub use hold::Held;
 pub use host::{Delivery, Host};
-pub use rounds::MAX_ROUNDS;
+pub use rounds::{MAX_ROUNDS, MAX_TIMERS_PER_ROUND};
 
 use crate::interface::{Cpu, Job, JobId, Time};
 use hold::TaskJobs;

@@ -10,6 +10,9 @@ use crate::interface::{Cpu, JobId, Policy, Time};
 /// declared unsettled (a policy that keeps arming timers for now, or keeps
 /// marking CPUs from `schedule`).
 pub const MAX_ROUNDS: u32 = 64;
+/// Timer expiries in one round before the instant is declared unsettled (a
+/// timer that re-arms itself for now).
+pub const MAX_TIMERS_PER_ROUND: u32 = 100_000;
 
 impl<X: Copy> Driver<X> {
     pub(super) fn rounds<H: Host<X>>(
@@ -31,16 +34,21 @@ impl<X: Copy> Driver<X> {
         Err(ProtocolError { t: host.now(), cpu: None, violation: Violation::Rounds { rounds: MAX_ROUNDS } })
     }
 
-    /// Fires, in arming order, the timers due by `until` that were armed
-    /// before this round began (a timer armed now for now waits a round).
+    /// Fires the timers due by `until` in (due, arming) order, including
+    /// those a timer callback arms for a time already due.
     fn fire_timers<H: Host<X>>(
         &mut self,
         policy: &mut dyn Policy,
         host: &mut H,
         until: Time,
     ) -> Result<(), ProtocolError> {
-        let before = self.svc.timers.mark();
-        while let Some((id, due, tag)) = self.svc.timers.pop_due(until, before) {
+        let mut fired = 0;
+        while let Some((id, due, tag)) = self.svc.timers.pop_due(until) {
+            fired += 1;
+            if fired > MAX_TIMERS_PER_ROUND {
+                let violation = Violation::Timers { fired: MAX_TIMERS_PER_ROUND };
+                return Err(ProtocolError { t: host.now(), cpu: None, violation });
+            }
             let d = Delivery::Timer { due };
             host.delivering(&d);
             policy.timer(id, tag, &mut Bridge::new(&mut self.svc, host));

@@ -80,17 +80,16 @@ impl Timers {
         None
     }
 
-    /// The earliest armed timer if it is due by `until` and was armed
-    /// before arming order `before`: it is disarmed and returned with its
-    /// due time and tag.
-    pub fn pop_due(&mut self, until: Time, before: u64) -> Option<(TimerId, Time, u64)> {
+    /// The earliest armed timer if it is due by `until`: it is disarmed and
+    /// returned with its due time and tag.
+    pub fn pop_due(&mut self, until: Time) -> Option<(TimerId, Time, u64)> {
         loop {
-            let &Reverse((t, seq, slot, gen)) = self.heap.peek()?;
+            let &Reverse((t, _, slot, gen)) = self.heap.peek()?;
             if !self.live(slot, gen) {
                 self.heap.pop();
                 continue;
             }
-            if t > until || seq >= before {
+            if t > until {
                 return None;
             }
             self.heap.pop();
@@ -105,11 +104,6 @@ impl Timers {
         self.slots.reserve(n);
         self.free.reserve(n);
         self.heap.reserve(n);
-    }
-
-    /// The arming order the next timer will get.
-    pub fn mark(&self) -> u64 {
-        self.seq
     }
 
     /// Capacity of the store's collections (for tests that check memory
@@ -132,19 +126,9 @@ mod tests {
         t.cancel(a);
         t.cancel(a);
         assert_eq!(t.next_due(), Some(5));
-        let all = t.mark();
-        let got: Vec<u64> = std::iter::from_fn(|| t.pop_due(10, all)).map(|(_, _, tag)| tag).collect();
+        let got: Vec<u64> = std::iter::from_fn(|| t.pop_due(10)).map(|(_, _, tag)| tag).collect();
         assert_eq!(got, vec![2, 3]);
         assert_eq!(t.next_due(), None);
-    }
-
-    #[test]
-    fn a_timer_armed_after_the_mark_waits_for_the_next_round() {
-        let mut t = Timers::default();
-        let m = t.mark();
-        t.arm(0, 1);
-        assert!(t.pop_due(0, m).is_none());
-        assert!(t.pop_due(0, t.mark()).is_some());
     }
 
     #[test]
@@ -155,7 +139,7 @@ mod tests {
             if i % 2 == 0 {
                 t.cancel(id);
             } else {
-                assert!(t.pop_due(i, t.mark()).is_some());
+                assert!(t.pop_due(i).is_some());
             }
             t.next_due();
         }
