@@ -335,7 +335,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -361,6 +361,7 @@ mod _native {
         recalibrate: bool,
         trace: Option<PathBuf>,
         keep_events: bool,
+        wait: bool,
     ) -> PyResult<(sim::SimRun, String)> {
         let (spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -386,6 +387,7 @@ mod _native {
             dl_slack_ratio,
             start_margin,
             recalibrate,
+            wait,
         };
         let default = match workload {
             Some(w) => w,

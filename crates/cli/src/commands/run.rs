@@ -93,6 +93,9 @@ pub struct Args {
     /// The validator's tolerance for a recorded schedule (the decision latency).
     #[arg(long, default_value = "2ms")]
     tolerance: Duration,
+    /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
+    #[arg(long)]
+    wait: bool,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -121,6 +124,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
+        wait: a.wait,
         ..RunConfig::default()
     };
     for w in &a.workload {
