@@ -227,8 +227,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     }
     for (p, text) in outputs {
         if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab run: cannot write {}: {e}", p.display());
-            return 1;
+            return e.report("run", as_json);
         }
     }
     let verdict = a.validate.then(|| {
