@@ -93,13 +93,11 @@ fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> (Vec<Run>, u64) {
                     // The kernel's trace lacks the switch *to* the thread
                     // (seen on this VM when the CPU's previous thread belonged
                     // to the VM's init process, `entries-written` equal to
-                    // `entries-in-buffer`: not a buffer loss). It ran from
-                    // its wake-up on this CPU at the earliest.
-                    let woke = k
-                        .wakeups
-                        .iter()
-                        .rev()
-                        .find(|w| w.pid == tid && w.target == s.cpu && w.t >= last_close && w.t <= s.t);
+                    // `entries-in-buffer`: not a buffer loss). Since its last
+                    // switch-out it ran on this CPU only (a switch away from
+                    // another CPU would be there), from its wake-up (on
+                    // whichever target) at the earliest.
+                    let woke = k.wakeups.iter().rev().find(|w| w.pid == tid && w.t >= last_close && w.t <= s.t);
                     if let Some(w) = woke {
                         out.push(Run { from: w.t, to: s.t, cpu: s.cpu, runnable: s.prev_runnable });
                         repaired += 1;
