@@ -134,10 +134,18 @@ fn sigkill_at_random_points_of_every_kernel_policy_then_restore_leaves_the_machi
                     log(&format!("{name}: retry {attempt}: validation failed under a platform stall: {evidence}"));
                 }
                 (code, _, _) => panic!(
-                    "{name}: the run after the kills (attempt {attempt}): exit {code:?}: {}\n{}\n{}",
+                    "{name}: the run after the kills (attempt {attempt}): exit {code:?}, not retried (no platform stall measured): {}\nstalls {}, overheads {}\n{}",
                     String::from_utf8_lossy(&out.stderr),
-                    v["run"],
-                    v["validation"]
+                    v["run"]["stalls"],
+                    v["run"]["overheads"],
+                    v["validation"]["checks"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .filter(|c| c["violations"] != 0)
+                        .map(|c| format!("{}\n  {}", c["first"]["message"], c["first"]["events"]))
+                        .collect::<Vec<_>>()
+                        .join("\n")
                 ),
             }
         }
