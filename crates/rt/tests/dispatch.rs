@@ -156,13 +156,14 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
     assert_eq!(state(), before, "the machine is as before");
 }
 
-/// Three tasks on two CPUs: x (20 ms every 80 ms) is running when y and z
-/// (deadline 10 ms) are released every 10 ms, so G-EDF preempts x each
+/// Three tasks on two CPUs: x (24 ms every 96 ms) is running when y and z
+/// (deadline 12 ms) are released every 12 ms, so G-EDF preempts x each
 /// time; x resumes on the CPU that frees first (y's, the shorter one),
-/// which is often not the one it was preempted on: a migration.
-const PREEMPT: &str = "  - {name: x, wcet: 20ms, period: 80ms}
-  - {name: y, wcet: 3ms, period: 10ms}
-  - {name: z, wcet: 4ms, period: 10ms}
+/// which is often not the one it was preempted on: a migration. Jobs of
+/// 3.2 ms and more (80 %): a 640 µs tolerance.
+const PREEMPT: &str = "  - {name: x, wcet: 24ms, period: 96ms}
+  - {name: y, wcet: 4ms, period: 12ms}
+  - {name: z, wcet: 5ms, period: 12ms}
 ";
 
 /// A check that is never retried.
@@ -210,7 +211,7 @@ fn gedf_preempts_resumes_and_migrates() {
     })
     .unwrap_or_else(|e| panic!("{e}"));
     // The same kind of set under P-EDF: preemptions, never a migration.
-    let spec = spec_of("{name: pedf}", "{cpus: 2}", "  - {name: x, wcet: 24ms, period: 120ms, cpu: 0}\n  - {name: y, wcet: 24ms, period: 120ms, cpu: 1}\n  - {name: z, wcet: 3ms, period: 15ms, cpu: 0}\n");
+    let spec = spec_of("{name: pedf}", "{cpus: 2}", "  - {name: x, wcet: 32ms, period: 160ms, cpu: 0}\n  - {name: y, wcet: 32ms, period: 160ms, cpu: 1}\n  - {name: z, wcet: 4ms, period: 20ms, cpu: 0}\n");
     up_to_three("pedf preempt", || {
         let o = run_checked("pedf preempt", &spec, 1000)?;
         ensure!(migrated(&o.events) == 0, "a P-EDF job migrated");
