@@ -26,11 +26,8 @@
 
 use super::dispatch_sync::{self as sync, End, Local, Shared, Stint};
 use super::{Backend, Executed, Services};
-use crate::arrivals::Releases;
 use crate::clock;
-use crate::config::Overrun;
 use crate::error::RunError;
-use crate::execution::ExecModel;
 use crate::overheads::{Samples, Stats};
 use crate::plan::Plan;
 use crate::privilege::Needs;
@@ -39,6 +36,7 @@ use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
 use crate::worker::{run_job, JobOutcome, StartGate};
 use crate::workload::JobBody;
+use schedlab_jobs::{Demands, MissPolicy, Releases};
 use schedlab_model::Placement;
 use schedlab_policy::{Cpu, Job, JobId, Kernel, Policy, Time, TimerId};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
@@ -111,7 +109,7 @@ impl Backend for DispatchBackend {
                 hb: hb.clone(),
                 stop: sv.stop.clone(),
                 calibration: plan.calibration.clone(),
-                abort: plan.config.overrun == Overrun::Abort,
+                abort: plan.config.overrun == MissPolicy::Abort,
                 shared: shared[i].clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,
@@ -390,7 +388,7 @@ struct JobRec {
 
 struct TaskSt {
     releases: Releases,
-    exec: ExecModel,
+    exec: Demands,
     next: Option<(u64, u64)>,
     seq: u64,
     queue: VecDeque<JobRec>,
@@ -415,7 +413,7 @@ pub struct Dispatcher {
     hb: Arc<Heartbeat>,
     duration: u64,
     drain: u64,
-    overrun: Overrun,
+    overrun: MissPolicy,
     events: Vec<(u64, u8, Event)>,
     samples: Samples,
     /// Per instant: wake-up → decisions done (ns).
@@ -503,11 +501,11 @@ impl Dispatcher {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let mut releases = Releases::new(t, i, c.seed, c.sporadic, c.ignore_jitter);
+                let mut releases = c.job_model().releases(t, i);
                 let next = releases.next().map(|a| (a.release, a.deadline));
                 TaskSt {
                     releases,
-                    exec: ExecModel::new(t, i, c.seed, c.execution),
+                    exec: c.job_model().demands(t, i),
                     next,
                     seq: 0,
                     queue: VecDeque::new(),
@@ -638,7 +636,7 @@ impl Dispatcher {
                     }
                     ts.next = ts.releases.next().map(|a| (a.release, a.deadline));
                     any = true;
-                    if self.overrun == Overrun::Skip && (ts.active.is_some() || !ts.queue.is_empty()) {
+                    if self.overrun == MissPolicy::Skip && (ts.active.is_some() || !ts.queue.is_empty()) {
                         self.events.push((
                             rel,
                             6,
@@ -653,7 +651,7 @@ impl Dispatcher {
                     }
                     let seq = ts.seq;
                     ts.seq += 1;
-                    let exec = ts.exec.amount(seq);
+                    let exec = ts.exec.draw();
                     self.events.push((rel, 2, Event::Release { t: rel, task: i as u32, job: seq, deadline: dl }));
                     self.samples.push(OverheadKind::Release, real - rel);
                     self.events.push((
