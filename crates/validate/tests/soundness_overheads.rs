@@ -22,6 +22,7 @@
 //! - Δrel as *one* job's release: RELEASE is charged per released job, so n
 //!   simultaneous releases cost n·Δrel at one instant; the accounting's
 //!   interrupt cost is Δtck + n·Δrel.
+//!
 //! Release latency is 0 (the EPOS method does not model it).
 //!
 //! Fixed seeds; `SCHEDLAB_ORACLE_SETS=N` runs N sets per campaign;

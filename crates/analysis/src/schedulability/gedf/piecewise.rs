@@ -45,7 +45,7 @@ impl Lin {
         Lin { v: a.v, slope: a.slope, room }
     }
     #[inline]
-    pub fn add(self, o: Lin) -> Lin {
+    pub fn plus(self, o: Lin) -> Lin {
         Lin { v: self.v + o.v, slope: self.slope + o.slope, room: self.room.min(o.room) }
     }
 }
@@ -189,7 +189,7 @@ mod tests {
             let lin = |x: i64| {
                 tasks
                     .iter()
-                    .fold(Lin::constant(0), |acc, &(c, t, off)| acc.add(sawtooth(c, t, x + off).min(Lin::cap(x, ck))))
+                    .fold(Lin::constant(0), |acc, &(c, t, off)| acc.plus(sawtooth(c, t, x + off).min(Lin::cap(x, ck))))
             };
             let a = lfp(ck, d, m, lin);
             let b = plain(ck, d, m, exact);

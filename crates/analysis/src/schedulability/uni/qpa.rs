@@ -236,7 +236,7 @@ mod tests {
             return false;
         }
         let h = schedlab_model::exact::hyperperiod(tasks.iter().map(|t| t.period)).unwrap() as u128;
-        let end = h + tasks.iter().map(|t| dl(t)).max().unwrap_or(0);
+        let end = h + tasks.iter().map(dl).max().unwrap_or(0);
         for t in tasks {
             let mut d = dl(t);
             while d <= end {

@@ -64,10 +64,13 @@ fn utilisation_and_density_within_qpa() {
     assert!(dens < exact && util > 0, "{util} {dens} {exact}");
 }
 
+/// A named uniprocessor test, as the relation tests list them.
+type NamedTest = (&'static str, fn(&Input) -> super::super::Outcome);
+
 #[test]
 fn lowering_a_wcet_never_turns_accept_into_reject() {
     let mut r = Rng::new(9);
-    let tests: [(&str, fn(&Input) -> super::super::Outcome); 6] = [
+    let tests: [NamedTest; 6] = [
         ("qpa", qpa::check),
         ("rta", fp_rta::check),
         ("density", edf_density::check),
