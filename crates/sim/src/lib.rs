@@ -27,9 +27,9 @@ pub mod header;
 pub mod horizon;
 mod kernel;
 mod queue;
+pub mod session;
 mod state;
 pub mod summary;
-mod timers;
 
 pub use config::{ReleaseCpu, SimConfig, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]
@@ -40,6 +40,7 @@ pub use header::header;
 pub use horizon::horizon;
 pub use schedlab_jobs::{Arrivals, Execution, MissPolicy, Sporadic};
 pub use schedlab_model::overheads::{Costs, Overheads};
+pub use session::{Outcome, Outputs, Session, SessionError};
 pub use summary::{CpuSummary, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;
