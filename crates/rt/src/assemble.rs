@@ -200,7 +200,7 @@ pub fn assemble(
     let mut m =
         Measured { events: vec![(0, 0, Event::SysRelease { t: 0 })], samples: Samples::default(), stalls: Vec::new() };
     // Every job's running segments (absolute), for the per-CPU occupancy check.
-    let mut busy: Vec<(u32, u64, u64)> = Vec::new();
+    let mut busy: Vec<(u32, u64, u64, (u32, u64))> = Vec::new();
     struct Pending {
         tid: i32,
         task: u32,
@@ -298,7 +298,7 @@ pub fn assemble(
             let n = segs.len();
             for (i, &(from, to, cpu, runnable)) in segs.iter().enumerate() {
                 m.events.push((rel(from), 4, Event::SwitchTo { t: rel(from), cpu, task, job }));
-                busy.push((cpu, from, to));
+                busy.push((cpu, from, to, (task, job)));
                 exec += to - from;
                 let last = i + 1 == n;
                 match (last, j.complete) {
@@ -333,16 +333,25 @@ pub fn assemble(
     // Kernel-side overheads of releases, only where no job of the run
     // occupied the CPU (so they are the kernel's time, not a job's).
     if let Some(k) = kernel {
-        let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t)| c == cpu && f < b && t > a);
+        let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t, _)| c == cpu && f < b && t > a);
+        // Free of every job but `own`.
+        let free_but = |cpu: u32, a: u64, b: u64, own: (u32, u64)| {
+            !busy.iter().any(|&(c, f, t, j)| j != own && c == cpu && f < b && t > a)
+        };
         for p in &pending {
-            let Some(w) =
-                k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US)
-            else {
-                continue;
-            };
-            let Some(sw) =
+            let w =
+                k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US);
+            let sw = w.and_then(|w| {
                 k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US)
-            else {
+            });
+            let (Some(w), Some(sw)) = (w, sw) else {
+                // The kernel's trace lacks the wake-up or the switch to the
+                // thread (see `runs_of`): the release latency is still the
+                // worker's own measure when no other job held its CPU.
+                if free_but(p.start.1, p.release, p.start.0, (p.task, p.job)) {
+                    let d = p.start.0 - p.release;
+                    m.interval(rel(p.release), p.start.1, OverheadKind::ReleaseLatency, d, p.task, p.job);
+                }
                 continue;
             };
             // Release latency counts only when no other job of the run held
@@ -448,6 +457,14 @@ mod tests {
         assert!(preempted, "task 0's preemption is in the trace: {:#?}", a.events);
         let to0 = a.events.iter().filter(|e| matches!(e, Event::SwitchTo { task: 0, .. })).count();
         assert_eq!(to0, 2, "task 0 runs twice");
+        // Its release latency is still measured (the worker's own first instruction).
+        assert!(
+            a.events
+                .iter()
+                .any(|e| matches!(e, Event::Overhead { kind: OverheadKind::ReleaseLatency, dur: 50_000, .. })),
+            "{:#?}",
+            a.events
+        );
     }
 
     #[test]
