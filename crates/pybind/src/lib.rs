@@ -7,7 +7,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use schedlab_model::gen::GenOptions;
+use schedlab_gen::GenOptions;
 use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
@@ -241,8 +241,7 @@ mod _native {
             }
         })?;
         let params = opts.into_params().map_err(PyValueError::new_err)?;
-        let spec =
-            py.detach(|| schedlab_model::gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let spec = py.detach(|| schedlab_gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut warnings = Vec::new();
         for issue in validate(&spec) {
             let d = Diagnostic::new(issue.path, issue.message);
@@ -340,7 +339,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -366,6 +365,7 @@ mod _native {
         recalibrate: bool,
         trace: Option<PathBuf>,
         keep_events: bool,
+        wait: bool,
     ) -> PyResult<(sim::SimRun, String)> {
         let (spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -391,6 +391,7 @@ mod _native {
             dl_slack_ratio,
             start_margin,
             recalibrate,
+            wait,
         };
         let default = match workload {
             Some(w) => w,

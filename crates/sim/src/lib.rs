@@ -33,7 +33,6 @@ pub mod session;
 mod state;
 mod streams;
 pub mod summary;
-mod timers;
 
 pub use config::{Arrivals, Execution, MissPolicy, ReleaseCpu, SimConfig, Sporadic, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]

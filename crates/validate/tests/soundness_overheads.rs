@@ -30,8 +30,8 @@
 
 use schedlab_analysis::accounting::{inflate, Accounting, Method};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
-use schedlab_model::gen::rng::Rng;
 use schedlab_model::overheads::{Costs, Cpmd, Overheads};
+use schedlab_model::rng::Rng;
 use schedlab_model::spec::Domains;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Priorities, Size, Spec, Task};
 use schedlab_sim::{simulate, Arrivals, Execution, SimConfig, Sporadic};

@@ -1,7 +1,7 @@
 //! `schedlab gen`: generate a random task set as a spec.
 
 use crate::output::{print_json, write_out, CliError};
-use schedlab_model::gen::{generate, GenOptions};
+use schedlab_gen::{generate, GenOptions};
 use schedlab_model::{emit, Format, PolicyName};
 use serde_json::json;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 
 use crate::output::{exit, print_json, write_out, CliError};
 use crate::policy_args::PolicyArgs;
-use schedlab_analysis::partition::Heuristic;
+use schedlab_admission::partition::Heuristic;
 use schedlab_analysis::report::{outcome_json, readable, suggest};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::spec::Domains;

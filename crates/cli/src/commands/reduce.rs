@@ -2,7 +2,7 @@
 
 use crate::output::{print_json, CliError};
 use crate::policy_args::PolicyArgs;
-use schedlab_analysis::reduction::{reduce_spec, slack_name, Children, Tree};
+use schedlab_admission::reduction::{reduce_spec, slack_name, Children, Tree};
 use schedlab_model::exact::Ratio;
 use schedlab_model::Duration;
 use serde_json::json;

@@ -100,6 +100,9 @@ pub struct Args {
     /// Exit 1 when a task of class `hrt` misses a deadline.
     #[arg(long)]
     fail_on_miss: bool,
+    /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
+    #[arg(long)]
+    wait: bool,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -128,6 +131,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
+        wait: a.wait,
         ..RunConfig::default()
     };
     for w in &a.workload {

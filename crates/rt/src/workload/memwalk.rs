@@ -14,7 +14,7 @@
 use crate::clock;
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {

@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn agrees_with_brute_force_on_random_sets() {
-        let mut r = schedlab_model::gen::rng::Rng::new(42);
+        let mut r = schedlab_model::rng::Rng::new(42);
         let (mut yes, mut no) = (0, 0);
         for _ in 0..3000 {
             let n = r.range_u64(1, 6) as usize;

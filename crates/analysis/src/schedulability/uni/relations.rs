@@ -6,7 +6,7 @@
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::Verdict;
 use super::{edf_density, edf_util, fp_hyperbolic, fp_ll, fp_rta, qpa};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 const PERIODS: [u64; 9] = [40, 50, 60, 80, 100, 120, 150, 200, 300];
 
