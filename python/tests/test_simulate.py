@@ -403,16 +403,4 @@ def test_admission_failure_names_the_spec_and_field(tmp_path: Path) -> None:
     assert schedlab.simulate(schedlab.loads(gedf)).summary["misses"] > 0
 
 
-# -- documentation -----------------------------------------------------------------------------
-
-
-def test_the_examples_of_docs_python_md_run(repo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    blocks = re.findall(r"```python\n(.*?)```", (repo / "docs" / "python.md").read_text(), re.S)
-    assert len(blocks) >= 5
-    shutil.copytree(repo / "examples", tmp_path / "examples")
-    (tmp_path / "out").mkdir()
-    monkeypatch.chdir(tmp_path)
-    namespace: dict[str, Any] = {}
-    for block in blocks:
-        exec(compile(block, "docs/python.md", "exec"), namespace)
-    assert schedlab.validate(tmp_path / "out" / "demo.jsonl").passed
+# The examples of docs/python.md run in test_docs.py, with every other page's.

@@ -156,16 +156,44 @@ pub(crate) fn run(
     let session = Session::new(spec.clone(), cfg).map_err(fail)?;
     let notices = session.notices().to_vec();
     let header = session.header().clone();
-    let writer = match &trace {
-        None => None,
-        Some(p) => Some(schedlab_trace::create(p, &header).map_err(|e| match e {
-            TraceError::Format(m) => Fail::Value(format!("trace: {m}")),
-            e => trace_fail(p, e),
-        })?),
+    // The trace goes to a temporary file beside it (folders created), renamed
+    // into place once complete: a failed simulation leaves no partial file.
+    let tmp = trace.as_ref().map(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        p.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
+    });
+    let writer = match (&trace, &tmp) {
+        (Some(p), Some(t)) => {
+            schedlab_trace::Encoding::from_path(p).map_err(|e| Fail::Value(format!("trace: {e}")))?;
+            if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(d).map_err(|e| Fail::Os(format!("{}: {e}", d.display())))?;
+            }
+            let encoding = schedlab_trace::Encoding::from_path(p).expect("checked above");
+            let file = std::fs::File::create(t).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            Some(
+                schedlab_trace::TraceWriter::new(std::io::BufWriter::with_capacity(1 << 16, file), encoding, &header)
+                    .map_err(|e| trace_fail(p, e))?,
+            )
+        }
+        _ => None,
     };
-    let outcome = session
-        .run(Outputs { sink: Vec::<JobRecord>::new(), trace: writer, keep_events }, &mut |_| {})
-        .map_err(fail)?;
+    let outcome = session.run(Outputs { sink: Vec::<JobRecord>::new(), trace: writer, keep_events }, &mut |_| {});
+    let outcome = match (outcome, &trace, &tmp) {
+        (Ok(mut o), Some(p), Some(t)) => {
+            if let Some(w) = o.trace.as_mut() {
+                std::io::Write::flush(w).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            }
+            std::fs::rename(t, p).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            o
+        }
+        (Ok(o), _, _) => o,
+        (Err(e), _, t) => {
+            if let Some(t) = t {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(fail(e));
+        }
+    };
     let mut jobs = outcome.sink;
     jobs.sort_unstable_by_key(|j| (j.task, j.job));
     Ok(SimRun {
