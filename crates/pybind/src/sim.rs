@@ -145,6 +145,7 @@ pub(crate) fn run(
         SessionError::Spec { path, message } => {
             Fail::Spec(schedlab_model::SpecError::one(file, Diagnostic::new(path, message)))
         }
+        SessionError::Admission(m) => Fail::Value(format!("{file}: {m}")),
         SessionError::Sim(SimError::Overheads(e)) => Fail::Spec(e),
         SessionError::Sim(SimError::Config(m)) => Fail::Value(format!("{file}: {m}")),
         SessionError::Sim(e @ SimError::Policy { .. }) => Fail::Runtime(format!("{file}: {e}")),
