@@ -39,12 +39,14 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
-develop: venv
+# The completions and man page are regenerated first, so the wheel ships the
+# current command's.
+develop: venv share
 	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
 
 test: test-rust test-python
 
-test-rust:
+test-rust: share
 	$(CARGO) test --workspace --exclude schedlab-py
 
 test-python: develop
