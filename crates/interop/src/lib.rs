@@ -19,6 +19,7 @@ pub mod rtapp;
 pub mod sched_trace;
 pub mod simso;
 
+mod histogram;
 mod lenient_json;
 mod xml;
 
