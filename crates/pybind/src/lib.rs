@@ -7,7 +7,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use schedlab_model::gen::GenOptions;
+use schedlab_gen::GenOptions;
 use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
@@ -241,8 +241,7 @@ mod _native {
             }
         })?;
         let params = opts.into_params().map_err(PyValueError::new_err)?;
-        let spec =
-            py.detach(|| schedlab_model::gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let spec = py.detach(|| schedlab_gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut warnings = Vec::new();
         for issue in validate(&spec) {
             let d = Diagnostic::new(issue.path, issue.message);

@@ -165,7 +165,7 @@ pub fn parse(text: &str) -> KernelEvents {
             }
         };
         let left: Vec<&str> = line[..at].split_whitespace().rev().take(3).collect();
-        let body = &line[at + if kind == 0 { 16 } else { 16 }..];
+        let body = &line[at + 16..]; // both event names are 16 bytes with their ": "
         let parsed = (|| {
             let t = parse_ts(left.first()?)?;
             let cpu: u32 = left.get(2)?.trim_start_matches('[').trim_end_matches(']').parse().ok()?;

@@ -2,7 +2,7 @@
 
 use crate::output::{print_json, write_out};
 use crate::EXIT_BAD_INPUT;
-use schedlab_model::gen::{generate, GenOptions};
+use schedlab_gen::{generate, GenOptions};
 use schedlab_model::{emit, Format, PolicyName};
 use serde_json::json;
 use std::path::PathBuf;

@@ -5,7 +5,7 @@
 
 use crate::output::{print_json, write_out};
 use crate::EXIT_BAD_INPUT;
-use schedlab_analysis::partition::Heuristic;
+use schedlab_admission::partition::Heuristic;
 use schedlab_analysis::report::{outcome_json, suggest};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::spec::Domains;

@@ -2,7 +2,7 @@
 
 use crate::output::print_json;
 use crate::EXIT_BAD_INPUT;
-use schedlab_analysis::reduction::{reduce_spec, slack_name, Children, Tree};
+use schedlab_admission::reduction::{reduce_spec, slack_name, Children, Tree};
 use schedlab_model::exact::Ratio;
 use schedlab_model::{load_path, Duration};
 use serde_json::json;
