@@ -39,6 +39,7 @@ enum Command {
     Validate(commands::validate::Args),
     Stats(commands::stats::Args),
     Export(commands::export::Args),
+    Import(commands::import::Args),
     Schema(commands::schema::Args),
 }
 
@@ -69,6 +70,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Validate(a) => commands::validate::run(a, cli.json),
         Command::Stats(a) => commands::stats::run(a, cli.json),
         Command::Export(a) => commands::export::run(a, cli.json),
+        Command::Import(a) => commands::import::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
     }
 }

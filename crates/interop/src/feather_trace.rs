@@ -140,7 +140,7 @@ pub fn pair<R: Read>(
         };
         fill += n;
         let whole = fill / RECORD_BYTES * RECORD_BYTES;
-        if n == 0 && fill % RECORD_BYTES != 0 {
+        if n == 0 && !fill.is_multiple_of(RECORD_BYTES) {
             return Err(InteropError::at(
                 file,
                 At::Byte(offset + whole as u64),

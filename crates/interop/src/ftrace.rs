@@ -384,13 +384,12 @@ struct Thr {
     released: u64,
 }
 
+/// Where an import's output goes: first the header (with `None`), then
+/// every event in order.
+pub type Sink<'a> = dyn FnMut(&Header, Option<Event>) -> Result<(), InteropError> + 'a;
+
 /// Import a recording for `spec`.
-pub fn import(
-    path: &Path,
-    spec: &Spec,
-    opts: &Options,
-    sink: &mut dyn FnMut(&Header, Option<Event>) -> Result<(), InteropError>,
-) -> Result<Stats, InteropError> {
+pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> Result<Stats, InteropError> {
     let file = path.display().to_string();
     // Pass 1: the mapped threads and the start.
     let mut pids: HashMap<i32, (u32, String)> = HashMap::new();

@@ -511,7 +511,7 @@ pub fn export(spec: &Spec, o: &ExportOptions) -> Result<String, InteropError> {
     };
     let prio = if fifo { fifo_priorities(spec)? } else { Vec::new() };
     let us = |ns: u64, what: &str, t: &Task| -> Result<u64, InteropError> {
-        if ns % US != 0 {
+        if !ns.is_multiple_of(US) {
             return Err(InteropError::usage(format!(
                 "task `{}`: {what} {ns} ns is not a whole number of µs, rt-app's unit",
                 t.name

@@ -32,7 +32,7 @@ fn ms_to_ns(file: &str, e: &Element, k: &str) -> Result<Option<u64>, InteropErro
     let x: f64 = v.trim().parse().map_err(|_| {
         InteropError::at(file, At::Byte(e.at), format!("<{}> `{k}`=\"{v}\" is not a number (ms)", e.name))
     })?;
-    if !(x.is_finite() && x >= 0.0 && x < 1e12) {
+    if !(x.is_finite() && (0.0..1e12).contains(&x)) {
         return Err(InteropError::at(file, At::Byte(e.at), format!("<{}> `{k}`=\"{v}\" is out of range", e.name)));
     }
     Ok(Some((x * 1e6).round() as u64))

@@ -4,6 +4,7 @@ pub mod analyze;
 pub mod check;
 pub mod export;
 pub mod gen;
+pub mod import;
 pub mod overheads;
 pub mod partition;
 pub mod probe;

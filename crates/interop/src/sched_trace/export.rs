@@ -32,7 +32,8 @@ pub struct Exporter<W: Write> {
     exec: HashMap<(u32, u64), u64>,
     on_cpu: HashMap<(u32, u64), u32>,
     stats: Stats,
-    partition: Vec<u8>,
+    /// The file of each task's releases: its CPU, or the first CPU of its cluster.
+    release_file: Vec<u8>,
 }
 
 fn pid(task: u32) -> Result<u16, InteropError> {
@@ -59,7 +60,7 @@ impl<W: Write> Exporter<W> {
         }
         cpu8(header.spec.platform.cpus - 1)?;
         let mut stats = Stats::default();
-        let mut partition = Vec::new();
+        let mut release_file = Vec::new();
         for (i, t) in header.spec.tasks.iter().enumerate() {
             let p = pid(i as u32)?;
             let u32_of = |what: &str, v: u64| {
@@ -72,9 +73,16 @@ impl<W: Write> Exporter<W> {
             };
             let part = match header.placement.get(i) {
                 Some(schedlab_model::Placement::Cpu { cpu }) => cpu8(*cpu)?,
+                // Clustered plugins record the cluster in `partition`.
+                Some(schedlab_model::Placement::Cluster { cluster, .. }) => cpu8(*cluster)?,
                 _ => t.cpu.map(cpu8).transpose()?.unwrap_or(0),
             };
-            partition.push(part);
+            release_file.push(match header.placement.get(i) {
+                Some(schedlab_model::Placement::Cluster { cpus, .. }) => {
+                    cpus.first().copied().map(cpu8).transpose()?.unwrap_or(0)
+                }
+                _ => part,
+            });
             let param = Param {
                 wcet: u32_of("wcet", t.wcet.0)?,
                 period: u32_of("period", t.period.0)?,
@@ -91,7 +99,7 @@ impl<W: Write> Exporter<W> {
                 stats.records += 1;
             }
         }
-        Ok(Exporter { outs, batch: Vec::new(), exec: HashMap::new(), on_cpu: HashMap::new(), stats, partition })
+        Ok(Exporter { outs, batch: Vec::new(), exec: HashMap::new(), on_cpu: HashMap::new(), stats, release_file })
     }
 
     /// The file (CPU) and merge rank of an event; `None` for events that
@@ -100,7 +108,7 @@ impl<W: Write> Exporter<W> {
         let on = |task: u32, job: u64| self.on_cpu.get(&(task, job)).map(|&c| c as u8);
         Some(match *ev {
             Event::SysRelease { .. } => (0, rank(Kind::SysRelease)),
-            Event::Release { task, .. } => (self.partition.get(task as usize).copied().unwrap_or(0), 2),
+            Event::Release { task, .. } => (self.release_file.get(task as usize).copied().unwrap_or(0), 2),
             Event::SwitchTo { cpu, .. } => (cpu as u8, 3),
             Event::SwitchAway { cpu, .. } | Event::Completion { cpu, .. } => (cpu as u8, 0),
             Event::Block { task, job, .. } => (on(task, job).unwrap_or(0), 0),

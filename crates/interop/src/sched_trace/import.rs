@@ -148,7 +148,6 @@ pub fn scan(files: &[PathBuf], opts: &Options) -> Result<Scan, InteropError> {
     let zero = sys_release.or(min_release).unwrap_or(0);
     let cpus = opts.cpus.unwrap_or(u32::from(max_cpu) + 1);
     let policy = opts.policy.clone();
-    let partitioned = policy.as_ref().is_some_and(|p| p.name.domains() != schedlab_model::spec::Domains::Global);
     let mut spec_tasks = Vec::new();
     let mut task_of = HashMap::new();
     let mut used: HashMap<String, u32> = HashMap::new();
@@ -178,8 +177,10 @@ pub fn scan(files: &[PathBuf], opts: &Options) -> Result<Scan, InteropError> {
             2 => schedlab_model::Class::Be,
             _ => schedlab_model::Class::Hrt,
         };
-        if partitioned {
-            task.cpu = Some(u32::from(p.partition));
+        match policy.as_ref().map(|p| p.name.domains()) {
+            Some(schedlab_model::spec::Domains::PerCpu) => task.cpu = Some(u32::from(p.partition)),
+            Some(schedlab_model::spec::Domains::PerCluster) => task.cluster = Some(u32::from(p.partition)),
+            _ => {}
         }
         task_of.insert(*pid, i as u32);
         spec_tasks.push(task);
