@@ -61,7 +61,7 @@ fn sample_file(dir: &std::path::Path) -> std::path::PathBuf {
 fn independent_records_pair_like_ft2csv() {
     let dir = common::tmpdir("ft");
     let f = sample_file(&dir);
-    let s = read(&[f.clone()], None).unwrap();
+    let s = read(std::slice::from_ref(&f), None).unwrap();
     assert_eq!(s.records, 17);
     assert_eq!(s.ignored, 2, "the unrelated record and the end after the hole");
     let sched = &s.counts["SCHED"];
@@ -92,7 +92,7 @@ fn iqr_filter_removes_outliers() {
     }
     let p = dir.join("ft.bin");
     std::fs::write(&p, &w.bytes).unwrap();
-    let raw = read(&[p.clone()], None).unwrap();
+    let raw = read(std::slice::from_ref(&p), None).unwrap();
     assert_eq!(raw.hist["CXS"].max, 1_000_000);
     let f = read(&[p], Some(1.5)).unwrap();
     assert_eq!(f.counts["CXS"].outliers, 1);
