@@ -127,6 +127,8 @@ pub fn pair<R: Read>(
 ) -> Result<(), InteropError> {
     let mut open: Vec<Vec<Open>> = (0..256).map(|_| Vec::new()).collect();
     let mut last_seq: Option<u32> = None;
+    // Open starts over all CPUs (to skip the scan of `open` when none is).
+    let mut open_count = 0usize;
     let mut offset = 0u64;
     let mut buf = vec![0u8; RECORD_BYTES * 4096];
     let mut fill = 0usize;
@@ -154,8 +156,9 @@ pub fn pair<R: Read>(
         for chunk in buf[..whole].chunks_exact(RECORD_BYTES) {
             let ts = Timestamp::decode(chunk.try_into().expect("16 bytes"));
             *records += 1;
-            if last_seq.is_some_and(|s| ts.seq_no != s.wrapping_add(1)) {
+            if open_count > 0 && last_seq.is_some_and(|s| ts.seq_no != s.wrapping_add(1)) {
                 // A hole: every open start loses its end.
+                open_count = 0;
                 for o in open.iter_mut() {
                     for s in o.drain(..) {
                         if let Some(name) = pair_name(s.event) {
@@ -178,8 +181,10 @@ pub fn pair<R: Read>(
             } else if let Some(name) = pair_name(ev) {
                 if let Some(i) = open[cpu].iter().position(|o| o.event == ev) {
                     open[cpu].swap_remove(i);
+                    open_count -= 1;
                     counts.entry(name).or_default().incomplete += 1;
                 }
+                open_count += 1;
                 for o in open[cpu].iter_mut() {
                     o.interrupted |= ts.irq_flag;
                 }
@@ -188,6 +193,7 @@ pub fn pair<R: Read>(
                 match open[cpu].iter().position(|o| o.event == ev - 1) {
                     Some(i) => {
                         let s = open[cpu].swap_remove(i);
+                        open_count -= 1;
                         for o in open[cpu].iter_mut() {
                             o.interrupted |= ts.irq_flag;
                         }
