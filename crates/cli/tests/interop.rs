@@ -46,7 +46,16 @@ fn damaged_input_exits_2_and_writes_nothing() {
     let bad = tmp("bad.bin");
     std::fs::write(&bad, [3u8; 30]).unwrap();
     let out = tmp("never.jsonl");
-    let o = schedlab(&["--json", "import", "sched-trace", bad.to_str().unwrap(), "--plugin", "GSN-EDF", "-o", out.to_str().unwrap()]);
+    let o = schedlab(&[
+        "--json",
+        "import",
+        "sched-trace",
+        bad.to_str().unwrap(),
+        "--plugin",
+        "GSN-EDF",
+        "-o",
+        out.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.bin: byte 24: the file ends inside a record"), "{err}");

@@ -12,8 +12,9 @@
 //! markers), runs while it is switched in, is preempted when it is switched
 //! out runnable, and completes when it is switched out sleeping. The
 //! schedule starts once every mapped thread has slept once as a real-time
-//! thread (its set-up is not a job) and time zero is the first release after
-//! that.
+//! thread (its set-up is not a job), plus an optional warm-up, and time zero
+//! is the first release after that. A wake-up is `sched_wakeup` or
+//! `sched_waking` (what `perf sched record` records).
 //!
 //! Two streaming passes over the file: the first finds the threads and the
 //! start, the second converts. Memory holds per-thread state only.
@@ -43,11 +44,13 @@ pub struct Options {
     /// `(pattern, task name)`: a thread name glob (`*`, `?`) or `pid:N`.
     pub map: Vec<(String, String)>,
     pub release: Release,
+    /// Leave out this much of the schedule after the set-up (a warm-up), ns.
+    pub skip: u64,
 }
 
 impl Default for Options {
     fn default() -> Options {
-        Options { map: Vec::new(), release: Release::Wakeup }
+        Options { map: Vec::new(), release: Release::Wakeup, skip: 0 }
     }
 }
 
@@ -144,18 +147,35 @@ fn kv<'a>(body: &'a str, key: &str) -> Option<&'a str> {
     Some(&rest[..end])
 }
 
+/// A priority; trace-cmd prints SCHED_DEADLINE's -1 as the unsigned 4294967295.
+fn prio_of(s: &str) -> Option<i32> {
+    let v: i64 = s.trim().parse().ok()?;
+    Some(if (i64::from(i32::MAX) + 1..=i64::from(u32::MAX)).contains(&v) {
+        v as u32 as i32
+    } else {
+        i32::try_from(v).ok()?
+    })
+}
+
 /// `comm:pid [prio]` (libtraceevent form); returns (comm, pid, prio, rest).
 fn comm_pid_prio(s: &str) -> Option<(String, i32, i32, &str)> {
     let s = s.trim_start();
     let open = s.find(" [")?;
     let close = s[open..].find(']')? + open;
     let (comm, pid) = s[..open].rsplit_once(':')?;
-    let prio = s[open + 2..close].trim().parse().ok()?;
+    let prio = prio_of(&s[open + 2..close])?;
     Some((comm.to_string(), pid.trim().parse().ok()?, prio, &s[close + 1..]))
 }
 
-const EVENTS: &[&str] =
-    &["sched_switch", "sched_wakeup", "sched_wakeup_new", "sched_process_exit", "tracing_mark_write", "print"];
+const EVENTS: &[&str] = &[
+    "sched_switch",
+    "sched_wakeup",
+    "sched_waking",
+    "sched_wakeup_new",
+    "sched_process_exit",
+    "tracing_mark_write",
+    "print",
+];
 
 /// Parse one line; `Ok(None)` for lines that are not scheduler events.
 pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
@@ -234,7 +254,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
                 }))
             }
         }
-        "sched_wakeup" | "sched_wakeup_new" => {
+        "sched_wakeup" | "sched_waking" | "sched_wakeup_new" => {
             let (comm, pid, prio) = if body.contains("pid=") {
                 let comm = kv(body, "comm").ok_or("sched_wakeup without `comm=`")?.to_string();
                 let pid = kv(body, "pid").and_then(|v| v.trim().parse().ok()).ok_or("sched_wakeup without `pid=`")?;
@@ -456,7 +476,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         }
     }
     let start = match pids.keys().map(|p| slept.get(p).copied()).collect::<Option<Vec<u64>>>() {
-        Some(v) => v.into_iter().max().unwrap_or(0),
+        Some(v) => v.into_iter().max().unwrap_or(0).saturating_add(opts.skip),
         None => {
             return Err(InteropError::file(&file, "a mapped thread never slept with a real-time priority: it ran no periodic jobs in the recording (is it SCHED_FIFO / SCHED_DEADLINE?)"));
         }
@@ -675,4 +695,54 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     stats.zero = z;
     stats.wakeup_latency = LatencySummary { count: lat.count, max: lat.max, mean: lat.mean(), p99: lat.quantile(0.99) };
     Ok(stats)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_three_text_forms_parse_alike() {
+        let tracefs = "              hi-835     [000] d..2.  1233.292217: sched_switch: prev_comm=hi prev_pid=835 prev_prio=9 prev_state=R+ ==> next_comm=opt cgu.2 next_pid=15 next_prio=120";
+        let tracecmd =
+            "slx:              hi-835 [000]  1233.292217: sched_switch:         hi:835 [9] R+ ==> opt cgu.2:15 [120]";
+        let perf = "              hi   835 [000]  1233.292217:       sched:sched_switch: prev_comm=hi prev_pid=835 prev_prio=9 prev_state=R+ ==> next_comm=opt cgu.2 next_pid=15 next_prio=120";
+        let want = Line::Switch {
+            t: 1_233_292_217_000,
+            cpu: 0,
+            prev_comm: "hi".into(),
+            prev_pid: 835,
+            prev_prio: 9,
+            prev_runnable: true,
+            next_comm: "opt cgu.2".into(),
+            next_pid: 15,
+            next_prio: 120,
+        };
+        for l in [tracefs, tracecmd, perf] {
+            assert_eq!(parse_line(l).unwrap(), Some(want.clone()), "{l}");
+        }
+        let w1 = "rustc-834 [001] d.s4. 1233.292383: sched_wakeup: comm=dl pid=836 prio=-1 target_cpu=000";
+        let w2 = "slx: python-28485 [000]  1233.292383: sched_wakeup:         dl:836 [4294967295] CPU:000";
+        for l in [w1, w2] {
+            assert!(
+                matches!(parse_line(l).unwrap(), Some(Line::Wakeup { pid: 836, prio: -1, cpu, .. }) if cpu == 1 || cpu == 0),
+                "{l}"
+            );
+        }
+        let m = "  ctrl-77 [001] ..... 5.000001: tracing_mark_write: release ctrl";
+        assert_eq!(
+            parse_line(m).unwrap(),
+            Some(Line::Marker { t: 5_000_001_000, pid: 77, text: "release ctrl".into() })
+        );
+        assert_eq!(parse_line("CPU:1 [LOST 42 EVENTS]").unwrap(), Some(Line::Lost { count: 42 }));
+        assert_eq!(parse_line("# tracer: nop").unwrap(), None);
+        assert!(parse_line("x-1 [000] 1.0: sched_switch: garbage").is_err());
+    }
+
+    #[test]
+    fn globs() {
+        assert!(glob(b"worker-*", b"worker-12"));
+        assert!(glob(b"w?rk*", b"work"));
+        assert!(!glob(b"worker-*", b"work"));
+    }
 }

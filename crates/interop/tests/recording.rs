@@ -1,13 +1,21 @@
 //! Real recordings made on this machine (root): a schedlab spec is exported
-//! as an rt-app workload, rt-app runs it under SCHED_FIFO (validated as
-//! G-FP) and under SCHED_DEADLINE (validated as G-EDF) while a private
-//! tracefs instance records `sched_switch`, `sched_wakeup` and
-//! `sched_process_exit`; the text is imported and validated with a
-//! tolerance taken from the recording's own wake-up latencies. The instance
-//! is removed (and tracefs unmounted if it was not mounted) even when the
-//! test fails.
+//! as an rt-app workload and rt-app runs it while the kernel's scheduler
+//! events are recorded, three ways:
 //!
-//! Needs root and rt-app (`make test` installs rt-app from Debian).
+//! - SCHED_FIFO, global (validated as G-FP): a private tracefs instance with
+//!   `sched_switch`, `sched_wakeup` and `sched_process_exit`, read as the
+//!   instance's `trace` text;
+//! - SCHED_DEADLINE (validated as G-EDF): the same instance, saved with
+//!   `trace-cmd extract` and printed with `trace-cmd report`;
+//! - SCHED_FIFO, pinned (validated as P-FP): `perf sched record`, printed
+//!   with `perf script`.
+//!
+//! The text is imported and validated with a tolerance taken from the
+//! recording's own wake-up latencies. The instance is removed (and tracefs
+//! unmounted if it was not mounted) even when the test fails.
+//!
+//! Needs root, rt-app, trace-cmd and perf (`make test` installs them from
+//! Debian).
 
 mod common;
 
@@ -62,17 +70,50 @@ impl Drop for Instance {
     }
 }
 
-fn record(name: &str, workload: &Path, out: &Path) {
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Recorder {
+    Tracefs,
+    TraceCmd,
+    Perf,
+}
+
+fn tool(name: &str, package: &str) {
     assert!(
-        Command::new("rt-app").arg("--help").output().is_ok(),
-        "rt-app is not installed: `apt-get install rt-app` (make test does it)"
+        Command::new(name).arg("--help").output().is_ok(),
+        "{name} is not installed: `apt-get install {package}` (make test does it)"
     );
+}
+
+fn run_ok(c: &mut Command) -> Vec<u8> {
+    let r = c.output().unwrap_or_else(|e| panic!("{c:?}: {e}"));
+    assert!(r.status.success(), "{c:?} failed: {}", String::from_utf8_lossy(&r.stderr));
+    r.stdout
+}
+
+fn record(name: &str, how: Recorder, workload: &Path, out: &Path) {
+    tool("rt-app", "rt-app");
+    if how == Recorder::Perf {
+        tool("perf", "linux-perf");
+        let data = out.with_extension("data");
+        run_ok(Command::new("perf").args(["sched", "record", "-o"]).arg(&data).arg("--").arg("rt-app").arg(workload));
+        let text = run_ok(Command::new("perf").arg("script").arg("-i").arg(&data));
+        std::fs::write(out, text).unwrap();
+        return;
+    }
     let inst = Instance::new(name);
     inst.write("tracing_on", "1");
-    let r = Command::new("rt-app").arg(workload).output().unwrap();
+    run_ok(Command::new("rt-app").arg(workload));
     inst.write("tracing_on", "0");
-    assert!(r.status.success(), "rt-app failed: {}", String::from_utf8_lossy(&r.stderr));
-    std::fs::copy(inst.dir.join("trace"), out).unwrap();
+    if how == Recorder::TraceCmd {
+        tool("trace-cmd", "trace-cmd");
+        let data = out.with_extension("dat");
+        let instance = inst.dir.file_name().unwrap().to_str().unwrap().to_string();
+        run_ok(Command::new("trace-cmd").args(["extract", "-B", &instance, "-o"]).arg(&data));
+        let text = run_ok(Command::new("trace-cmd").arg("report").arg("-i").arg(&data));
+        std::fs::write(out, text).unwrap();
+    } else {
+        std::fs::copy(inst.dir.join("trace"), out).unwrap();
+    }
     drop(inst);
 }
 
@@ -80,11 +121,14 @@ fn cpus() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
-fn run_case(name: &str, policy: &str) {
+fn run_case(name: &str, policy: &str, how: Recorder) {
     let m = cpus();
-    let prio = if policy == "gfp" { ", priorities: rm" } else { "" };
+    let prio = if policy == "gedf" { "" } else { ", priorities: rm" };
+    // P-FP: the tasks pinned round-robin over the CPUs.
+    let pin = |i: u32| if policy == "pfp" { format!(", cpu: {}", i % m) } else { String::new() };
     let yaml = format!(
-        "platform: {{cpus: {m}}}\npolicy: {{name: {policy}{prio}}}\ntasks:\n  - {{name: fast, wcet: 1ms, period: 5ms}}\n  - {{name: mid, wcet: 2ms, period: 8ms}}\n  - {{name: slow, wcet: 3ms, period: 12ms}}\n  - {{name: long, wcet: 4ms, period: 20ms}}\n"
+        "platform: {{cpus: {m}}}\npolicy: {{name: {policy}{prio}}}\ntasks:\n  - {{name: fast, wcet: 1ms, period: 5ms{}}}\n  - {{name: mid, wcet: 2ms, period: 8ms{}}}\n  - {{name: slow, wcet: 3ms, period: 12ms{}}}\n  - {{name: long, wcet: 4ms, period: 20ms{}}}\n",
+        pin(0), pin(1), pin(2), pin(3)
     );
     let spec = schedlab_model::load_str(&yaml, None, "<test>").unwrap().spec;
     let dir = common::tmpdir(name);
@@ -102,10 +146,14 @@ fn run_case(name: &str, policy: &str) {
     loop {
         attempt += 1;
         let txt = dir.join("trace.txt");
-        record(name, &w, &txt);
+        record(name, how, &w, &txt);
         let mut header = None;
         let mut events: Vec<Event> = Vec::new();
-        let stats = ftrace::import(&txt, &spec, &ftrace::Options::default(), &mut |h, e| {
+        // The first 100 ms after the threads' set-up are a warm-up (a
+        // SCHED_DEADLINE thread may still be throttled for its set-up's
+        // runtime); the schedule starts after them.
+        let iopts = ftrace::Options { skip: 100_000_000, ..Default::default() };
+        let stats = ftrace::import(&txt, &spec, &iopts, &mut |h, e| {
             if header.is_none() {
                 header = Some(h.clone());
             }
@@ -120,7 +168,7 @@ fn run_case(name: &str, policy: &str) {
         // was free, i.e. the kernel's own decision latency on this machine.
         let tol = 2 * stats.wakeup_latency.max;
         eprintln!(
-            "{name}: {} lines, {} jobs, wake-up latency (free CPU) n={} max={} ns mean={:.0} ns p99={} ns; tolerance {} ns",
+            "{name} ({how:?}): {} lines, {} jobs, wake-up latency (free CPU) n={} max={} ns mean={:.0} ns p99={} ns; tolerance {} ns",
             stats.lines, stats.jobs, stats.wakeup_latency.count, stats.wakeup_latency.max, stats.wakeup_latency.mean,
             stats.wakeup_latency.p99, tol
         );
@@ -156,13 +204,19 @@ fn unsafe_geteuid() -> u32 {
 }
 
 #[test]
-fn sched_fifo_recording_validates_as_gfp() {
+fn sched_fifo_tracefs_recording_validates_as_gfp() {
     require_root();
-    run_case("fifo", "gfp");
+    run_case("fifo", "gfp", Recorder::Tracefs);
 }
 
 #[test]
-fn sched_deadline_recording_validates_as_gedf() {
+fn sched_deadline_trace_cmd_recording_validates_as_gedf() {
     require_root();
-    run_case("deadline", "gedf");
+    run_case("deadline", "gedf", Recorder::TraceCmd);
+}
+
+#[test]
+fn pinned_sched_fifo_perf_recording_validates_as_pfp() {
+    require_root();
+    run_case("pinned", "pfp", Recorder::Perf);
 }

@@ -85,6 +85,9 @@ enum What {
         /// With `--release marker`: the prefix of the trace_marker text that marks a release.
         #[arg(long, default_value = "release")]
         marker: String,
+        /// Leave out this much of the schedule after the threads' set-up (a warm-up).
+        #[arg(long, default_value = "0")]
+        skip: schedlab_model::Duration,
         /// The trace to write (.jsonl or .sltrace).
         #[arg(short, long)]
         output: PathBuf,
@@ -230,7 +233,7 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> 
             write(output.as_deref(), &text)?;
             Ok(serde_json::json!({ "records": s.records, "ignored": s.ignored, "counts": s.counts }))
         }
-        What::Ftrace { file, spec, map, release, marker, output } => {
+        What::Ftrace { file, spec, map, release, marker, skip, output } => {
             let loaded = schedlab_model::load_path(&spec)
                 .map_err(|e| InteropError::file(&spec.display().to_string(), e.to_string()))?;
             let mut pairs = Vec::new();
@@ -247,7 +250,7 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> 
                 "marker" => ftrace::Release::Marker(marker),
                 o => return Err(InteropError::usage(format!("--release must be wakeup or marker, got `{o}`"))),
             };
-            let opts = ftrace::Options { map: pairs, release };
+            let opts = ftrace::Options { map: pairs, release, skip: skip.0 };
             let mut out: Option<AtomicTrace> = None;
             let stats = ftrace::import(&file, &loaded.spec, &opts, &mut |h, ev| {
                 if out.is_none() {
