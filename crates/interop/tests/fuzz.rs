@@ -122,7 +122,7 @@ fn sched_trace_fuzz() {
     let dir = common::tmpdir("fuzz-st-trunc");
     let p = dir.join("st.bin");
     std::fs::write(&p, &seed[..24 * 7 + 5]).unwrap();
-    let e = sched_trace::import::scan(&[p.clone()], &opts).err().unwrap().to_string();
+    let e = sched_trace::import::scan(std::slice::from_ref(&p), &opts).err().unwrap().to_string();
     assert!(e.contains("st.bin: byte 168: the file ends inside a record"), "{e}");
 }
 
