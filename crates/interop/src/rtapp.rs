@@ -345,7 +345,7 @@ pub fn import_bytes(text: &[u8], file: &str, opts: &ImportOptions) -> Result<(Sp
                     task.period = Duration(p);
                 }
             }
-            if let Some(d) = t.dl[2] {
+            if let Some(d) = t.dl[2].filter(|&d| d != task.period.0) {
                 task.deadline = Some(Duration(d));
             }
             if let Some(r) = t.dl[0] {
