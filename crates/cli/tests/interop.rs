@@ -60,10 +60,15 @@ fn damaged_input_exits_2_and_writes_nothing() {
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("bad.bin: byte 24: the file ends inside a record"), "{err}");
     let j: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
-    assert_eq!(j["error"]["at"]["byte"], 24);
+    assert_eq!(j["error"]["path"], "byte 24");
+    assert!(j["error"]["file"].as_str().unwrap().ends_with("bad.bin"));
     assert!(!out.exists());
     let dir = out.parent().unwrap();
-    assert!(std::fs::read_dir(dir).unwrap().all(|e| !e.unwrap().file_name().to_string_lossy().ends_with(".tmp")));
+    assert!(std::fs::read_dir(dir).unwrap().all(|e| !e
+        .unwrap()
+        .file_name()
+        .to_string_lossy()
+        .starts_with(".never.jsonl")));
     let x = tmp("bad.xml");
     std::fs::write(&x, "<simulation><sched class=\"simso.schedulers.EDF\"/><processors>").unwrap();
     let o = schedlab(&["import", "simso", x.to_str().unwrap()]);

@@ -3,9 +3,9 @@
 //! `schedlab export FORMAT ...` for other tools' formats: a spec as an rt-app
 //! workload or a SimSo configuration, a trace as LITMUS^RT sched_trace files.
 
-use crate::output::write_out;
-use crate::EXIT_BAD_INPUT;
-use schedlab_interop::{rtapp, sched_trace, simso, InteropError};
+use crate::commands::import::cli_error;
+use crate::output::{load_spec, print_json, write_file, write_file_with, write_out, CliError, PendingFile};
+use schedlab_interop::{rtapp, sched_trace, simso};
 use schedlab_model::Duration;
 use schedlab_trace::export::{csv::jobs_csv, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Event, Header};
@@ -17,7 +17,7 @@ use std::path::PathBuf;
 #[command(
     args_conflicts_with_subcommands = true,
     subcommand_negates_reqs = true,
-    after_help = "Examples:\n  schedlab export out/demo.jsonl --perfetto out/demo.perfetto.json --svg out/demo.svg\n  schedlab export out/demo.sltrace --csv out/jobs.csv\n  schedlab export out/demo.jsonl --svg out/start.svg --start 0 --end 200ms\n  schedlab export out/demo.jsonl --trace out/demo.sltrace   # JSON Lines to binary\n  schedlab export rt-app set.yaml --duration 10s -o workload.json\n  schedlab export simso set.yaml -o config.xml\n  schedlab export sched-trace out/demo.jsonl -o st/"
+    after_help = "Examples:\n  schedlab export rt-app set.yaml --duration 10s -o workload.json\n  schedlab export simso set.yaml -o config.xml\n  schedlab export sched-trace out/demo.jsonl -o st/\n  schedlab export out/demo.jsonl --perfetto out/demo.perfetto.json --svg out/demo.svg\n  schedlab export out/demo.sltrace --csv out/jobs.csv\n  schedlab export out/demo.jsonl --svg out/start.svg --start 0 --end 200ms\n  schedlab export out/demo.jsonl --trace out/demo.sltrace   # JSON Lines to binary"
 )]
 pub struct Args {
     #[command(subcommand)]
@@ -48,8 +48,8 @@ pub struct Args {
     width: u32,
 }
 
-fn load(path: &PathBuf) -> Result<(Header, Vec<Event>), String> {
-    schedlab_trace::read_all(path).map_err(|e| format!("{}: {e}", path.display()))
+fn load(path: &PathBuf) -> Result<(Header, Vec<Event>), CliError> {
+    schedlab_trace::read_all(path).map_err(|e| CliError::bad_input(e.to_string()).in_file(path))
 }
 
 /// Other tools' formats.
@@ -92,59 +92,39 @@ enum Format {
     },
 }
 
-fn other(f: Format, as_json: bool) -> Result<serde_json::Value, InteropError> {
-    let load = |p: &PathBuf| {
-        schedlab_model::load_path(p)
-            .map(|l| l.spec)
-            .map_err(|e| InteropError::file(&p.display().to_string(), e.to_string()))
-    };
-    let put = |o: Option<&PathBuf>, text: &str| {
-        let name = o.map(|p| p.display().to_string()).unwrap_or_default();
-        write_out(o.map(|p| p.as_path()), text).map_err(|e| InteropError::io(&name, e))
-    };
+fn other(f: Format, as_json: bool) -> Result<serde_json::Value, CliError> {
     match f {
         Format::RtApp { spec, duration, fill, ftrace, output } => {
-            let s = load(&spec)?;
-            let text = rtapp::export(&s, &rtapp::ExportOptions { duration: duration.0, ftrace, fill })?;
-            put(output.as_ref(), &text)?;
-            Ok(serde_json::json!({ "tasks": s.tasks.len() }))
+            let s = load_spec(&spec)?.spec;
+            let text = rtapp::export(&s, &rtapp::ExportOptions { duration: duration.0, ftrace, fill })
+                .map_err(|e| cli_error(e).in_file(&spec))?;
+            write_out(output.as_deref(), &text)?;
+            Ok(serde_json::json!({ "tasks": s.tasks.len(), "written": output }))
         }
         Format::Simso { spec, duration, output } => {
-            let s = load(&spec)?;
-            put(output.as_ref(), &simso::export(&s, duration.0)?)?;
-            Ok(serde_json::json!({ "tasks": s.tasks.len() }))
+            let s = load_spec(&spec)?.spec;
+            let text = simso::export(&s, duration.0).map_err(|e| cli_error(e).in_file(&spec))?;
+            write_out(output.as_deref(), &text)?;
+            Ok(serde_json::json!({ "tasks": s.tasks.len(), "written": output }))
         }
         Format::SchedTrace { trace, output } => {
-            let name = trace.display().to_string();
-            let mut r = schedlab_trace::open(&trace).map_err(|e| InteropError::from((name.clone(), e)))?;
+            let mut r = schedlab_trace::open(&trace).map_err(|e| CliError::bad_input(e.to_string()).in_file(&trace))?;
             let header = r.header().clone();
-            let cpus = header.spec.platform.cpus;
-            std::fs::create_dir_all(&output).map_err(|e| InteropError::io(&output.display().to_string(), e))?;
-            let pid = std::process::id();
-            let tmp: Vec<PathBuf> = (0..cpus).map(|c| output.join(format!(".st-{c}.bin.{pid}.tmp"))).collect();
-            let result = (|| -> Result<sched_trace::export::Stats, InteropError> {
-                let mut outs = Vec::new();
-                for p in &tmp {
-                    let f = std::fs::File::create(p).map_err(|e| InteropError::io(&p.display().to_string(), e))?;
-                    outs.push(std::io::BufWriter::new(f));
-                }
-                let mut x = sched_trace::export::Exporter::new(&header, outs)?;
-                while let Some(ev) = r.read_event().map_err(|e| InteropError::from((name.clone(), e)))? {
-                    x.push(ev)?;
-                }
-                let (_, stats) = x.finish()?;
-                for (c, p) in tmp.iter().enumerate() {
-                    let dst = output.join(format!("st-{c}.bin"));
-                    std::fs::rename(p, &dst).map_err(|e| InteropError::io(&dst.display().to_string(), e))?;
-                }
-                Ok(stats)
-            })();
-            if result.is_err() {
-                for p in &tmp {
-                    let _ = std::fs::remove_file(p);
-                }
+            let mut pending = Vec::new();
+            let mut outs = Vec::new();
+            for c in 0..header.spec.platform.cpus {
+                let (p, f) = PendingFile::create(&output.join(format!("st-{c}.bin")))?;
+                pending.push(p);
+                outs.push(std::io::BufWriter::new(f));
             }
-            let stats = result?;
+            let mut x = sched_trace::export::Exporter::new(&header, outs).map_err(cli_error)?;
+            while let Some(ev) = r.read_event().map_err(|e| CliError::bad_input(e.to_string()).in_file(&trace))? {
+                x.push(ev).map_err(cli_error)?;
+            }
+            let (_, stats) = x.finish().map_err(cli_error)?;
+            for p in pending {
+                p.commit()?;
+            }
             if !as_json && !stats.dropped.is_empty() {
                 eprintln!("schedlab export: events sched_trace has no record for, left out: {:?}", stats.dropped);
             }
@@ -158,35 +138,39 @@ pub fn run(a: Args, as_json: bool) -> i32 {
         return match other(f, as_json) {
             Ok(v) => {
                 if as_json {
-                    crate::output::print_json(&serde_json::json!({ "ok": true, "summary": v }));
+                    print_json(&v);
                 }
                 0
             }
-            Err(e) => {
-                eprintln!("schedlab export: {e}");
-                if e.io && e.file.is_empty() {
-                    1
-                } else {
-                    EXIT_BAD_INPUT
-                }
-            }
+            Err(e) => e.report("export", as_json),
         };
     }
-    let Some(trace) = a.trace else {
-        eprintln!("schedlab export: give a trace file, or a format (rt-app, simso, sched-trace)");
-        return EXIT_BAD_INPUT;
-    };
-    if a.perfetto.is_none() && a.svg.is_none() && a.csv.is_none() && a.reencode.is_none() {
-        eprintln!("schedlab export: nothing to do; give --perfetto, --svg, --csv or --trace with an output file");
-        return EXIT_BAD_INPUT;
-    }
-    let (header, events) = match load(&trace) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("schedlab export: {e}");
-            return EXIT_BAD_INPUT;
+    match body(a) {
+        Ok(written) => {
+            if as_json {
+                print_json(&serde_json::json!({ "written": written }));
+            }
+            0
         }
-    };
+        Err(e) => e.report("export", as_json),
+    }
+}
+
+/// Every output is computed before the first is written.
+fn body(a: Args) -> Result<Vec<PathBuf>, CliError> {
+    if a.perfetto.is_none() && a.svg.is_none() && a.csv.is_none() && a.reencode.is_none() {
+        return Err(
+            CliError::bad_input("nothing to do").hint("give --perfetto, --svg, --csv or --trace with an output file")
+        );
+    }
+    if let Some(p) = &a.reencode {
+        schedlab_trace::Encoding::from_path(p)
+            .map_err(|e| CliError::option("--trace", e.to_string()).hint("use a .jsonl or .sltrace file name"))?;
+    }
+    let trace = a.trace.ok_or_else(|| {
+        CliError::bad_input("no trace given").hint("give a trace file, or a format: rt-app, simso, sched-trace")
+    })?;
+    let (header, events) = load(&trace)?;
     let mut outputs: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = a.perfetto {
         outputs.push((p, perfetto_json(&header, &events)));
@@ -203,17 +187,22 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     if let Some(p) = a.csv {
         outputs.push((p, jobs_csv(&header, &events)));
     }
+    let mut written = Vec::new();
     if let Some(p) = a.reencode {
-        if let Err(e) = schedlab_trace::write_all(&p, &header, &events) {
-            eprintln!("schedlab export: {}: {e}", p.display());
-            return EXIT_BAD_INPUT;
-        }
+        let encoding = schedlab_trace::Encoding::from_path(&p).expect("checked above");
+        write_file_with(&p, |w| {
+            let mut tw = schedlab_trace::TraceWriter::new(w, encoding, &header).map_err(std::io::Error::other)?;
+            for e in &events {
+                tw.write_event(e).map_err(std::io::Error::other)?;
+            }
+            tw.finish().map_err(std::io::Error::other)?;
+            Ok(())
+        })?;
+        written.push(p);
     }
     for (p, text) in outputs {
-        if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab export: cannot write {}: {e}", p.display());
-            return 1;
-        }
+        write_file(&p, text.as_bytes())?;
+        written.push(p);
     }
-    0
+    Ok(written)
 }

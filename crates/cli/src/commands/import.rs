@@ -3,9 +3,8 @@
 //! feather-trace samples into the overhead CSV, an rt-app workload or a SimSo
 //! configuration into a spec (`docs/interop.md`).
 
-use crate::output::{print_json, write_out};
-use crate::EXIT_BAD_INPUT;
-use schedlab_interop::{feather_trace, ftrace, rtapp, sched_trace, simso, InteropError};
+use crate::output::{load_spec, print_json, write_out, CliError, PendingFile};
+use schedlab_interop::{feather_trace, ftrace, rtapp, sched_trace, simso, At, InteropError};
 use schedlab_trace::{Encoding, Event, Header, TraceWriter};
 use std::fs::File;
 use std::io::BufWriter;
@@ -116,58 +115,48 @@ enum What {
     },
 }
 
-fn fail(e: &InteropError, as_json: bool) -> i32 {
-    eprintln!("schedlab import: {e}");
-    if as_json {
-        let at = e.at.map(|a| match a {
-            schedlab_interop::At::Byte(n) => serde_json::json!({ "byte": n }),
-            schedlab_interop::At::Line(n) => serde_json::json!({ "line": n }),
-        });
-        print_json(&serde_json::json!({ "ok": false, "error": { "file": e.file, "at": at, "message": e.msg } }));
+/// The CLI error of an interop error: the file, and the byte offset (as
+/// `byte N`) or the line; exit 2 (bad input; an unreadable input file too).
+pub fn cli_error(e: InteropError) -> CliError {
+    let mut c = CliError::bad_input(e.msg);
+    if !e.file.is_empty() {
+        c = c.in_file(&e.file);
     }
-    if e.io && e.file.is_empty() {
-        1
-    } else {
-        EXIT_BAD_INPUT
-    }
-}
-
-/// A trace written to a temporary file beside `path` and renamed into place
-/// by [`AtomicTrace::commit`]; dropped uncommitted, the temporary is removed.
-pub struct AtomicTrace {
-    tmp: PathBuf,
-    path: PathBuf,
-    w: Option<TraceWriter<BufWriter<File>>>,
-}
-
-impl AtomicTrace {
-    pub fn create(path: &Path, header: &Header) -> Result<AtomicTrace, InteropError> {
-        let name = path.display().to_string();
-        let enc = Encoding::from_path(path).map_err(|e| InteropError::usage(e.to_string()))?;
-        let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
-        let base = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        let tmp = dir.join(format!(".{base}.{}.tmp", std::process::id()));
-        let f = File::create(&tmp).map_err(|e| InteropError::io(&name, e))?;
-        let w = TraceWriter::new(BufWriter::with_capacity(1 << 16, f), enc, header)
-            .map_err(|e| InteropError::from((name.clone(), e)))?;
-        Ok(AtomicTrace { tmp, path: path.to_path_buf(), w: Some(w) })
-    }
-    pub fn push(&mut self, ev: &Event) -> Result<(), InteropError> {
-        let name = self.path.display().to_string();
-        self.w.as_mut().expect("open").write_event(ev).map_err(|e| InteropError::from((name, e)))
-    }
-    pub fn commit(mut self) -> Result<(), InteropError> {
-        let name = self.path.display().to_string();
-        self.w.take().expect("open").finish().map_err(|e| InteropError::from((name.clone(), e)))?;
-        std::fs::rename(&self.tmp, &self.path).map_err(|e| InteropError::io(&name, e))
-    }
-}
-
-impl Drop for AtomicTrace {
-    fn drop(&mut self) {
-        if self.w.is_some() {
-            let _ = std::fs::remove_file(&self.tmp);
+    match e.at {
+        Some(At::Byte(n)) => c.at(format!("byte {n}")),
+        Some(At::Line(n)) => {
+            c.line = Some(n as usize);
+            c
         }
+        None => c,
+    }
+}
+
+/// A trace written through a [`PendingFile`]: renamed into place by
+/// [`PendingTrace::commit`], removed if dropped before.
+struct PendingTrace {
+    file: PendingFile,
+    path: PathBuf,
+    w: TraceWriter<BufWriter<File>>,
+}
+
+impl PendingTrace {
+    fn create(path: &Path, header: &Header) -> Result<PendingTrace, CliError> {
+        let enc = Encoding::from_path(path)
+            .map_err(|e| CliError::option("--output", e.to_string()).hint("use a .jsonl or .sltrace file name"))?;
+        let (file, f) = PendingFile::create(path)?;
+        let w = TraceWriter::new(BufWriter::with_capacity(1 << 16, f), enc, header)
+            .map_err(|e| CliError::new(crate::output::exit::NEGATIVE, e.to_string()).in_file(path))?;
+        Ok(PendingTrace { file, path: path.to_path_buf(), w })
+    }
+    fn push(&mut self, ev: &Event) -> Result<(), CliError> {
+        self.w
+            .write_event(ev)
+            .map_err(|e| CliError::new(crate::output::exit::NEGATIVE, e.to_string()).in_file(&self.path))
+    }
+    fn commit(self) -> Result<(), CliError> {
+        self.w.finish().map_err(|e| CliError::new(crate::output::exit::NEGATIVE, e.to_string()).in_file(&self.path))?;
+        self.file.commit()
     }
 }
 
@@ -180,34 +169,34 @@ fn spec_text(spec: &schedlab_model::Spec, output: Option<&Path>) -> String {
     }
 }
 
-fn write(output: Option<&Path>, text: &str) -> Result<(), InteropError> {
-    let name = output.map(|p| p.display().to_string()).unwrap_or_else(|| "<stdout>".into());
-    write_out(output, text).map_err(|e| InteropError::io(&name, e))
-}
-
 pub fn run(a: Args, as_json: bool) -> i32 {
     match run_inner(a, as_json) {
         Ok(summary) => {
             if as_json {
-                print_json(&serde_json::json!({ "ok": true, "summary": summary }));
+                print_json(&summary);
             }
             0
         }
-        Err(e) => fail(&e, as_json),
+        Err(e) => e.report("import", as_json),
     }
 }
 
-fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> {
+fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
     match a.what {
         What::SchedTrace { files, plugin, cpus, cluster_size, output } => {
-            let opts = sched_trace::import::Options {
-                policy: Some(sched_trace::import::plugin_policy(&plugin)?),
-                cpus,
-                cluster_size,
-            };
-            let scan = sched_trace::import::scan(&files, &opts)?;
-            let mut out = AtomicTrace::create(&output, &scan.header)?;
-            let stats = scan.events(&mut |ev| out.push(&ev))?;
+            let policy = sched_trace::import::plugin_policy(&plugin).map_err(|e| cli_error(e).at("--plugin"))?;
+            let opts = sched_trace::import::Options { policy: Some(policy), cpus, cluster_size };
+            let scan = sched_trace::import::scan(&files, &opts).map_err(cli_error)?;
+            let mut out = PendingTrace::create(&output, &scan.header)?;
+            let mut werr = None;
+            let stats = scan
+                .events(&mut |ev| {
+                    out.push(&ev).map_err(|e| {
+                        werr = Some(e);
+                        InteropError::usage("write failed")
+                    })
+                })
+                .map_err(|e| werr.take().unwrap_or_else(|| cli_error(e)))?;
             out.commit()?;
             if !as_json {
                 eprintln!(
@@ -223,44 +212,51 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> 
             Ok(serde_json::to_value(&stats).expect("stats serialize"))
         }
         What::FeatherTrace { files, tasks, cycles_per_us, percentile, iqr, output } => {
-            let s = feather_trace::read(&files, iqr)?;
+            let s = feather_trace::read(&files, iqr).map_err(cli_error)?;
             let source: Vec<String> = files.iter().map(|f| f.display().to_string()).collect();
             let text = feather_trace::csv(
                 &s,
                 &feather_trace::CsvOptions { tasks, cycles_per_us, percentile, iqr },
                 &source.join(" "),
-            )?;
-            write(output.as_deref(), &text)?;
+            )
+            .map_err(cli_error)?;
+            write_out(output.as_deref(), &text)?;
             Ok(serde_json::json!({ "records": s.records, "ignored": s.ignored, "counts": s.counts }))
         }
         What::Ftrace { file, spec, map, release, marker, skip, output } => {
-            let loaded = schedlab_model::load_path(&spec)
-                .map_err(|e| InteropError::file(&spec.display().to_string(), e.to_string()))?;
+            let loaded = load_spec(&spec)?;
             let mut pairs = Vec::new();
             for m in map {
                 let (p, t) = m.split_once('=').ok_or_else(|| {
-                    InteropError::usage(format!(
-                        "--map {m}: write PATTERN=TASK, e.g. --map 'worker-*=ctrl' or --map pid:4242=ctrl"
-                    ))
+                    CliError::option("--map", format!("`{m}` is not PATTERN=TASK"))
+                        .hint("e.g. --map 'worker-*=ctrl' or --map pid:4242=ctrl")
                 })?;
                 pairs.push((p.to_string(), t.to_string()));
             }
             let release = match release.as_str() {
                 "wakeup" => ftrace::Release::Wakeup,
                 "marker" => ftrace::Release::Marker(marker),
-                o => return Err(InteropError::usage(format!("--release must be wakeup or marker, got `{o}`"))),
+                o => return Err(CliError::option("--release", format!("`{o}`: use wakeup or marker"))),
             };
             let opts = ftrace::Options { map: pairs, release, skip: skip.0 };
-            let mut out: Option<AtomicTrace> = None;
-            let stats = ftrace::import(&file, &loaded.spec, &opts, &mut |h, ev| {
+            let mut out: Option<PendingTrace> = None;
+            let mut werr = None;
+            let mut write = |h: &Header, ev: Option<Event>| -> Result<(), CliError> {
                 if out.is_none() {
-                    out = Some(AtomicTrace::create(&output, h)?);
+                    out = Some(PendingTrace::create(&output, h)?);
                 }
                 match ev {
                     Some(ev) => out.as_mut().expect("created").push(&ev),
                     None => Ok(()),
                 }
-            })?;
+            };
+            let stats = ftrace::import(&file, &loaded.spec, &opts, &mut |h, ev| {
+                write(h, ev).map_err(|e| {
+                    werr = Some(e);
+                    InteropError::usage("write failed")
+                })
+            })
+            .map_err(|e| werr.take().unwrap_or_else(|| cli_error(e)))?;
             out.expect("the header was written").commit()?;
             if !as_json {
                 let l = &stats.wakeup_latency;
@@ -279,8 +275,8 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> 
             Ok(serde_json::to_value(&stats).expect("stats serialize"))
         }
         What::RtApp { file, cpus, output } => {
-            let (spec, notes) = rtapp::import(&file, &rtapp::ImportOptions { cpus })?;
-            write(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
+            let (spec, notes) = rtapp::import(&file, &rtapp::ImportOptions { cpus }).map_err(cli_error)?;
+            write_out(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
             if !as_json {
                 for n in &notes.notes {
                     eprintln!("schedlab import: note: {n}");
@@ -289,8 +285,8 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, InteropError> 
             Ok(serde_json::json!({ "tasks": spec.tasks.len(), "notes": notes.notes }))
         }
         What::Simso { file, output } => {
-            let (spec, notes) = simso::import(&file)?;
-            write(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
+            let (spec, notes) = simso::import(&file).map_err(cli_error)?;
+            write_out(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
             if !as_json {
                 for n in &notes {
                     eprintln!("schedlab import: note: {n}");

@@ -4,7 +4,7 @@
 
 use crate::output::{print_json, write_out};
 use schedlab_model::{load_path, Duration};
-use schedlab_rt::{BackendKind, Execution, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
+use schedlab_rt::{BackendKind, Execution, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
 use schedlab_trace::export::stats::{render_stats, stats_json};
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Metrics, OverheadKind};
@@ -93,13 +93,16 @@ pub struct Args {
     /// The validator's tolerance for a recorded schedule (the decision latency).
     #[arg(long, default_value = "2ms")]
     tolerance: Duration,
+    /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
+    #[arg(long)]
+    wait: bool,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let backend: BackendKind = a.backend.parse().map_err(|e| format!("--backend: {e}"))?;
     let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
-    let overrun: Overrun = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
@@ -121,6 +124,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
+        wait: a.wait,
         ..RunConfig::default()
     };
     for w in &a.workload {
@@ -223,8 +227,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     }
     for (p, text) in outputs {
         if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab run: cannot write {}: {e}", p.display());
-            return 1;
+            return e.report("run", as_json);
         }
     }
     let verdict = a.validate.then(|| {

@@ -30,7 +30,6 @@
 //! 2. Add a variant to [`crate::config::BackendKind`] and a line to [`select`].
 
 pub mod dispatch;
-mod dispatch_sync;
 pub mod kernel;
 
 use crate::config::BackendKind;
