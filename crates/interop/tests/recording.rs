@@ -122,6 +122,7 @@ fn cpus() -> u32 {
 }
 
 fn run_case(name: &str, policy: &str, how: Recorder) {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
     let m = cpus();
     let prio = if policy == "gedf" { "" } else { ", priorities: rm" };
     // P-FP: the tasks pinned round-robin over the CPUs.
@@ -191,6 +192,10 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
         assert!(attempt < 3, "{name}: validation failed three times; last report:\n{text}");
     }
 }
+
+/// The recordings run one at a time: two workloads at once would overload
+/// the CPUs, and `perf sched record` records every task of the machine.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
 fn require_root() {
     assert_eq!(unsafe_geteuid(), 0, "this test records with tracefs and needs root (make test runs as root)");
