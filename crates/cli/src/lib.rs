@@ -42,6 +42,7 @@ enum Command {
     Validate(commands::validate::Args),
     Stats(commands::stats::Args),
     Export(commands::export::Args),
+    Import(commands::import::Args),
     Schema(commands::schema::Args),
     /// Print a shell completion script (bash, zsh, fish).
     Completions(commands::completions::CompletionsArgs),
@@ -99,6 +100,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Validate(a) => commands::validate::run(a, cli.json),
         Command::Stats(a) => commands::stats::run(a, cli.json),
         Command::Export(a) => commands::export::run(a, cli.json),
+        Command::Import(a) => commands::import::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
         Command::Completions(a) => commands::completions::completions(a, command(), cli.json),
         Command::Man(a) => commands::completions::man(a, command(), cli.json),

@@ -5,6 +5,7 @@ pub mod check;
 pub mod completions;
 pub mod export;
 pub mod gen;
+pub mod import;
 pub mod overheads;
 pub mod partition;
 pub mod probe;
