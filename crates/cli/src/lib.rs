@@ -40,6 +40,7 @@ enum Command {
     Stats(commands::stats::Args),
     Export(commands::export::Args),
     Schema(commands::schema::Args),
+    Sweep(commands::sweep::Args),
 }
 
 /// Runs the CLI on `args` (including the program name) and returns the exit code.
@@ -70,5 +71,6 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Stats(a) => commands::stats::run(a, cli.json),
         Command::Export(a) => commands::export::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
+        Command::Sweep(a) => commands::sweep::run(a, cli.json),
     }
 }

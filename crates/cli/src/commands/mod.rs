@@ -12,5 +12,6 @@ pub mod run;
 pub mod schema;
 pub mod simulate;
 pub mod stats;
+pub mod sweep;
 pub mod tests;
 pub mod validate;
