@@ -127,6 +127,7 @@ def run(
     recalibrate: bool = False,
     trace: str | os.PathLike[str] | None = None,
     keep_events: bool = True,
+    wait: bool = False,
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable

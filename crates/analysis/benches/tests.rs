@@ -13,10 +13,10 @@
 //! entries), `batch` (`schedlab_analysis::batch` on 1 and 2 threads).
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
+use schedlab_admission::partition::Heuristic;
 use schedlab_analysis::batch;
-use schedlab_analysis::partition::Heuristic;
 use schedlab_analysis::schedulability::{find, Input, TaskParams};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use std::hint::black_box;
 
 const SETS: usize = 1000;

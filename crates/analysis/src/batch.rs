@@ -150,7 +150,7 @@ pub fn inputs(tasks: &[[u64; 3]], offsets: &[usize], cpus: u32) -> Result<Vec<In
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_model::gen::rng::Rng;
+    use schedlab_model::rng::Rng;
 
     fn random_sets(n: usize) -> Vec<Input> {
         let mut r = Rng::new(99);

@@ -1,11 +1,10 @@
 //! Schedulability analysis: a registry of explained tests
-//! ([`schedulability`]), partitioning heuristics ([`partition`]), overhead
-//! accounting ([`accounting`]), and the analysis run the CLI and Python
-//! present ([`report`]).
+//! ([`schedulability`]), overhead accounting ([`accounting`]), and the
+//! analysis run the CLI and Python present ([`report`]). Partitioned and
+//! clustered tests pack with `schedlab-admission`'s heuristics, a
+//! uniprocessor test serving as the fit test through its admission hook.
 
 pub mod accounting;
 pub mod batch;
-pub mod partition;
-pub mod reduction;
 pub mod report;
 pub mod schedulability;

@@ -5,9 +5,9 @@
 //! deadlines, jitter, blocking terms, admission options, tiny integer
 //! periods (ties) and loads near the CPU count.
 
-use schedlab_analysis::partition::Heuristic;
+use schedlab_admission::partition::Heuristic;
 use schedlab_analysis::schedulability::{registry, Input, TaskParams, Verdict};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 const HEURISTICS: [Heuristic; 8] = [
     Heuristic::FF,

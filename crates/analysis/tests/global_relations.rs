@@ -9,7 +9,7 @@
 use schedlab_analysis::schedulability::gedf::{bak, bar, bcl, bcl_iterative, combined, ffdbf, gfb, load, rta};
 use schedlab_analysis::schedulability::gfp::{bertogna, guan};
 use schedlab_analysis::schedulability::{Outcome, TaskParams, Verdict};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 const SETS: usize = 4000;
 

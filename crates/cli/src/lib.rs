@@ -2,12 +2,14 @@
 //! and by the Python package's console script.
 
 mod commands;
-mod output;
+pub mod output;
+mod policy_args;
 
 use clap::{Parser, Subcommand};
+pub use output::exit;
 
 /// Exit code for bad input (a spec, an option): nothing was written.
-pub const EXIT_BAD_INPUT: i32 = 2;
+pub const EXIT_BAD_INPUT: i32 = exit::BAD_INPUT;
 
 #[derive(Parser)]
 #[command(
@@ -35,6 +37,7 @@ enum Command {
     Simulate(commands::simulate::Args),
     Run(commands::run::Args),
     Probe(commands::probe::Args),
+    Restore(commands::restore::Args),
     Overheads(commands::overheads::Args),
     Validate(commands::validate::Args),
     Stats(commands::stats::Args),
@@ -45,15 +48,32 @@ enum Command {
 
 /// Runs the CLI on `args` (including the program name) and returns the exit code.
 pub fn run(args: Vec<String>) -> i32 {
+    // `--json` is known before parsing, so that an option error is JSON too.
+    let wants_json = args.iter().skip(1).take_while(|a| a.as_str() != "--").any(|a| a == "--json");
     let cli = match Cli::try_parse_from(args) {
         Ok(c) => c,
         Err(e) => {
-            let _ = e.print();
-            return match e.kind() {
-                clap::error::ErrorKind::DisplayHelp | clap::error::ErrorKind::DisplayVersion => 0,
-                clap::error::ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand => EXIT_BAD_INPUT,
-                _ => EXIT_BAD_INPUT,
-            };
+            use clap::error::{ContextKind, ErrorKind};
+            if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+                let _ = e.print();
+                return exit::OK;
+            }
+            if !wants_json {
+                let _ = e.print();
+                return EXIT_BAD_INPUT;
+            }
+            let text = e.render().to_string();
+            let message = text.lines().next().unwrap_or("").trim_start_matches("error: ").to_string();
+            let mut err = output::CliError::bad_input(message);
+            if let Some(clap::error::ContextValue::String(arg)) = e.get(ContextKind::InvalidArg) {
+                err = err.at(arg.split_whitespace().next().unwrap_or(arg).to_string());
+            }
+            if let Some(tip) = text.lines().find_map(|l| l.trim().strip_prefix("tip: ")) {
+                err = err.hint(tip.to_string());
+            } else {
+                err = err.hint("`schedlab help` lists the verbs, `schedlab VERB --help` their options");
+            }
+            return err.report("", true);
         }
     };
     match cli.command {
@@ -66,6 +86,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Simulate(a) => commands::simulate::run(a, cli.json),
         Command::Run(a) => commands::run::run(a, cli.json),
         Command::Probe(a) => commands::probe::run(a, cli.json),
+        Command::Restore(a) => commands::restore::run(a, cli.json),
         Command::Overheads(a) => commands::overheads::run(a, cli.json),
         Command::Validate(a) => commands::validate::run(a, cli.json),
         Command::Stats(a) => commands::stats::run(a, cli.json),

@@ -370,7 +370,7 @@ mod tests {
     #[test]
     fn integer_eq2_equals_the_rational_accounting() {
         let costs = Costs { release: 340, schedule: 500, context_switch: 300, ipi: 300, tick: 248, release_latency: 0 };
-        let mut rng = schedlab_model::gen::rng::Rng::new(5);
+        let mut rng = schedlab_model::rng::Rng::new(5);
         for _ in 0..300 {
             let n = rng.range_u64(1, 40) as usize;
             let tasks: Vec<TaskParams> = (0..n)

@@ -4,8 +4,8 @@
 //! (`docs/experiment.schema.json`). Errors name the file, the line and column,
 //! the field path and the fix, as spec errors do.
 
+use schedlab_admission::partition::Heuristic;
 use schedlab_analysis::accounting::Method;
-use schedlab_analysis::partition::Heuristic;
 use schedlab_analysis::schedulability::{find, ClusterFit};
 use schedlab_model::source::{self, Format, Node};
 use schedlab_model::{Diagnostic, Duration, PolicyName, Size, SpecError};

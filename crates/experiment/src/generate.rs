@@ -2,14 +2,14 @@
 //! (the same streams per aspect, the same samplers, the same rounding), but
 //! straight into the parameters the tests read — no names, no spec, no
 //! validation pass — so a sweep generates a set in about the time one test
-//! takes. A test checks that every set equals `schedlab_model::gen::generate`'s
+//! takes. A test checks that every set equals `schedlab_gen::generate`'s
 //! for the same options and seed.
 
 use schedlab_analysis::schedulability::TaskParams;
-use schedlab_model::gen::deadline::deadline;
-use schedlab_model::gen::dist::{default_slack, fill_to_cap};
-use schedlab_model::gen::rng::Rng;
-use schedlab_model::gen::{period, util, GenError, GenParams, PeriodSpec, UtilMethod, WssSpec};
+use schedlab_gen::deadline::deadline;
+use schedlab_gen::dist::{default_slack, fill_to_cap};
+use schedlab_gen::{period, util, GenError, GenParams, PeriodSpec, UtilMethod, WssSpec};
+use schedlab_model::rng::Rng;
 
 /// Most tasks a named distribution may draw before the set restarts (as `gen`).
 const MAX_TASKS: usize = 100_000;
@@ -106,7 +106,7 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
 }
 
 fn n_tasks(p: &GenParams) -> usize {
-    p.tasks.unwrap_or(schedlab_model::gen::params::DEFAULT_TASKS) as usize
+    p.tasks.unwrap_or(schedlab_gen::params::DEFAULT_TASKS) as usize
 }
 
 /// Many sets: `count` sets of the options `p`, set `i` from seed
@@ -124,7 +124,7 @@ pub fn generate_many(p: &GenParams, count: usize, threads: Option<usize>) -> Res
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_model::gen::{generate, GenOptions};
+    use schedlab_gen::{generate, GenOptions};
 
     fn opts(utils: &str, periods: &str, extra: impl Fn(&mut GenOptions)) -> GenParams {
         let mut o = GenOptions {

@@ -5,7 +5,7 @@
 //! string, from which its sets' seeds derive.
 
 use crate::file::{Generator, Param};
-use schedlab_model::gen::{GenOptions, GenParams};
+use schedlab_gen::{GenOptions, GenParams};
 
 /// One value of an axis.
 #[derive(Debug, Clone, PartialEq)]

@@ -88,7 +88,7 @@ impl Plan {
         Ok(d)
     }
 
-    fn gen_error(&self, point: usize, e: schedlab_model::gen::GenError) -> String {
+    fn gen_error(&self, point: usize, e: schedlab_gen::GenError) -> String {
         format!("point {point} ({}): {e}", self.grid.points[point].key)
     }
 

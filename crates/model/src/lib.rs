@@ -1,14 +1,16 @@
 //! schedlab's model: the spec that every command shares (platform, policy,
 //! overheads, tasks), with exact units, parsing with positioned errors,
 //! validation, a summary, deterministic writers, the JSON Schema, and the
-//! task-set generators.
+//! frozen PRNG that every seeded part of schedlab draws from. The task-set
+//! generators are the `schedlab-gen` crate.
 
 pub mod emit;
 pub mod error;
 pub mod exact;
-pub mod gen;
 pub mod load;
 pub mod overheads;
+pub mod overrides;
+pub mod rng;
 pub mod schema;
 pub mod source;
 pub mod spec;

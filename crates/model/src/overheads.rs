@@ -10,6 +10,10 @@
 //! made non-decreasing by a running maximum over increasing keys (the EPOS
 //! thesis' rule: "when the overhead for 50 tasks is lower than for 25, use
 //! the 25-task value").
+//!
+//! The reader ([`Overheads::parse`], [`Overheads::load`]) and the writer of
+//! what `schedlab overheads measure` records ([`write_csv`]) are both here, so
+//! that what is written is what analysis and the simulator read.
 
 use crate::error::{Diagnostic, SpecError};
 use crate::spec::Spec;
@@ -337,6 +341,49 @@ fn lookup_value(keys: &[u64], vals: &[u64], x: u64, lookup: Lookup, scale_beyond
     v as u64
 }
 
+/// One row of a measured kernel-overhead table: a task count and, per
+/// overhead in the order of [`Overhead::ALL`], the value in ns, or `None`
+/// when it was not measured (written as `0`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MeasuredRow {
+    pub tasks: u64,
+    pub ns: [Option<u64>; 6],
+}
+
+/// Writes a kernel-overhead CSV that [`Overheads::parse`] reads back: each
+/// comment line prefixed with `# `, the header `TASK-COUNT,RELEASE,...` (the
+/// columns of [`Overhead::ALL`]), then one line per row with the values in
+/// µs to three decimals, which is exactly the ns measured. The rows are
+/// written as given; the reader makes each column non-decreasing.
+pub fn write_csv(comments: &[String], rows: &[MeasuredRow]) -> String {
+    let mut csv = String::new();
+    for c in comments {
+        for l in c.lines() {
+            csv.push_str("# ");
+            csv.push_str(l);
+            csv.push('\n');
+        }
+    }
+    csv.push_str("TASK-COUNT");
+    for o in Overhead::ALL {
+        csv.push(',');
+        csv.push_str(o.column());
+    }
+    csv.push('\n');
+    for r in rows {
+        csv.push_str(&r.tasks.to_string());
+        for v in &r.ns {
+            csv.push(',');
+            match v {
+                None => csv.push('0'),
+                Some(ns) => csv.push_str(&format!("{}.{:03}", ns / 1000, ns % 1000)),
+            }
+        }
+        csv.push('\n');
+    }
+    csv
+}
+
 /// One CSV cell: its text and 1-based column.
 struct Cell<'a> {
     text: &'a str,
@@ -648,6 +695,28 @@ TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY
 15,1.5,1.8,0.6,0.3,0.25,3
 25,2.0005,2.5,0.7,0.4,0.25,3.5e0
 ";
+
+    #[test]
+    fn written_csv_reads_back_exactly() {
+        let rows = vec![
+            MeasuredRow { tasks: 2, ns: [Some(1_234), Some(5_000), Some(999), Some(1), None, Some(42_001)] },
+            MeasuredRow { tasks: 8, ns: [Some(1_000), Some(7_250), Some(1_500), Some(3), None, Some(40_000)] },
+        ];
+        let csv = write_csv(&["measured on host x".into(), "two\nlines".into()], &rows);
+        assert_eq!(
+            csv,
+            "# measured on host x\n# two\n# lines\nTASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n\
+             2,1.234,5.000,0.999,0.001,0,42.001\n8,1.000,7.250,1.500,0.003,0,40.000\n"
+        );
+        let o = Overheads::parse(&csv, "<written>", 64).unwrap();
+        for (i, kind) in Overhead::ALL.into_iter().enumerate() {
+            // Each column is made non-decreasing by the reader (running maximum).
+            let first = rows[0].ns[i].unwrap_or(0);
+            let second = rows[1].ns[i].unwrap_or(0).max(first);
+            assert_eq!(o.get(kind, 2), first, "{kind:?} at 2 tasks");
+            assert_eq!(o.get(kind, 8), second, "{kind:?} at 8 tasks");
+        }
+    }
 
     #[test]
     fn values_are_exact_ns_rounded_up() {

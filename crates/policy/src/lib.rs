@@ -8,6 +8,7 @@
 
 pub mod build;
 mod domain;
+pub mod driver;
 mod edf;
 mod edzl;
 mod engine;
@@ -21,6 +22,7 @@ mod placement;
 mod run;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};
+pub use driver::{Delivery, Driver, Host, ProtocolError, Violation};
 pub use interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

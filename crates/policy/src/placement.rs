@@ -5,7 +5,7 @@
 
 use crate::build::AdmissionError;
 use crate::interface::Cpu;
-use schedlab_analysis::partition::{pack_spec, Metric, PackErrorKind, PinnedCheck, Target};
+use schedlab_admission::partition::{pack_spec, Metric, PackErrorKind, PinnedCheck, Target};
 use schedlab_model::spec::Domains;
 use schedlab_model::{Packing, Placement, Spec};
 

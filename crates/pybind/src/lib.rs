@@ -7,7 +7,7 @@
 
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use schedlab_model::gen::GenOptions;
+use schedlab_gen::GenOptions;
 use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
@@ -241,8 +241,7 @@ mod _native {
             }
         })?;
         let params = opts.into_params().map_err(PyValueError::new_err)?;
-        let spec =
-            py.detach(|| schedlab_model::gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
+        let spec = py.detach(|| schedlab_gen::generate(&params)).map_err(|e| PyValueError::new_err(e.to_string()))?;
         let mut warnings = Vec::new();
         for issue in validate(&spec) {
             let d = Diagnostic::new(issue.path, issue.message);
@@ -336,7 +335,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -362,6 +361,7 @@ mod _native {
         recalibrate: bool,
         trace: Option<PathBuf>,
         keep_events: bool,
+        wait: bool,
     ) -> PyResult<(sim::SimRun, String)> {
         let (spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -387,6 +387,7 @@ mod _native {
             dl_slack_ratio,
             start_margin,
             recalibrate,
+            wait,
         };
         let default = match workload {
             Some(w) => w,
@@ -426,6 +427,22 @@ mod _native {
         py.detach(move || sim::read_file(&path)).map_err(PyErr::from)
     }
 
+    /// Applies `policy=` and `set=` (as `--policy` / `--set`); the notices
+    /// (parameters dropped) are returned for Python to warn with.
+    fn override_policy(spec: &mut schedlab_model::Spec, policy: Option<&str>, set: &[String]) -> PyResult<Vec<String>> {
+        if policy.is_none() && set.is_empty() {
+            return Ok(Vec::new());
+        }
+        schedlab_model::overrides::apply(spec, policy, set).map_err(|d| {
+            let what = match d.path.as_str() {
+                "--policy" => "policy".to_string(),
+                "--set" => "set".to_string(),
+                p => p.to_string(),
+            };
+            PyValueError::new_err(format!("{what}: {}", d.message))
+        })
+    }
+
     /// analyze(path=None, spec_json=None, spec_dir=None, *, tests=None, all=False,
     ///         overheads=None, use_overheads=True, accounting="epos", tick="1ms", lookup="step") -> str
     ///
@@ -434,7 +451,8 @@ mod _native {
     /// for a bad option, an unknown test ID, or overheads that cannot be charged.
     #[pyfunction]
     #[pyo3(signature = (path=None, spec_json=None, spec_dir=None, *, tests=None, all=false,
-                        overheads=None, use_overheads=true, accounting="epos", tick="1ms", lookup="step"))]
+                        overheads=None, use_overheads=true, accounting="epos", tick="1ms", lookup="step",
+                        policy=None, set=None))]
     #[allow(clippy::too_many_arguments)]
     fn analyze(
         py: Python<'_>,
@@ -448,6 +466,8 @@ mod _native {
         accounting: &str,
         tick: &str,
         lookup: &str,
+        policy: Option<String>,
+        set: Option<Vec<String>>,
     ) -> PyResult<String> {
         let tick_ns =
             tick.parse::<schedlab_model::Duration>().map_err(|e| PyValueError::new_err(format!("tick: {e}")))?.0;
@@ -460,6 +480,8 @@ mod _native {
             (None, Some(j)) => (spec_from_json(j)?, None),
             _ => return Err(PyValueError::new_err("analyze() takes either a spec path or spec JSON")),
         };
+        let mut spec = spec;
+        let notices = override_policy(&mut spec, policy.as_deref(), set.as_deref().unwrap_or(&[]))?;
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let (accounting, lookup) = (accounting.to_owned(), lookup.to_owned());
         py.detach(move || {
@@ -472,9 +494,13 @@ mod _native {
                 (false, None) => Selection::Policy,
             };
             let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
-            let report = analyze(&input, &Request { selection, overheads: oh })
+            let classes = spec.tasks.iter().map(|t| t.class).collect();
+            let report = analyze(&input, &Request { selection, overheads: oh, classes })
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Ok(report.to_json().to_string())
+            let mut v = report.to_json();
+            v["notices"] = serde_json::json!(notices);
+            v["text"] = serde_json::json!(report.render());
+            Ok(v.to_string())
         })
     }
 

@@ -48,6 +48,7 @@ pub(crate) struct RunOptions<'a> {
     pub dl_slack_ratio: f64,
     pub start_margin: &'a str,
     pub recalibrate: bool,
+    pub wait: bool,
 }
 
 fn dur(name: &str, text: &str) -> PyResult<u64> {
@@ -130,6 +131,7 @@ pub(crate) fn config(
         recalibrate: o.recalibrate,
         spec_dir,
         exit_on_signal_timeout: false,
+        wait: o.wait,
         workload: workload("workload", default)?,
         ..RunConfig::default()
     };

@@ -4,7 +4,7 @@
 //! (seed, task index), so adding a task does not change the others.
 
 use crate::config::Sporadic;
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::Task;
 
 /// One job's timing.

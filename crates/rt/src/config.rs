@@ -158,6 +158,9 @@ pub struct RunConfig {
     pub spec_dir: PathBuf,
     /// Exit the process when a signal's grace period passes (CLI only).
     pub exit_on_signal_timeout: bool,
+    /// Wait for another run holding the run lock to end, instead of failing
+    /// at once with its PID (`--wait`).
+    pub wait: bool,
 }
 
 impl Default for RunConfig {
@@ -183,6 +186,7 @@ impl Default for RunConfig {
             recalibrate: false,
             spec_dir: PathBuf::from("."),
             exit_on_signal_timeout: false,
+            wait: false,
         }
     }
 }

@@ -28,6 +28,9 @@ pub enum RunError {
     Watchdog(String),
     /// A second run holds the machine-wide run lock.
     Busy(String),
+    /// The policy broke the driver protocol (dispatch backend): the same
+    /// error the simulator and the validator's replay report.
+    Protocol(schedlab_policy::ProtocolError),
 }
 
 impl RunError {
@@ -54,6 +57,7 @@ impl fmt::Display for RunError {
             RunError::Job(m) => write!(f, "job failed: {m}"),
             RunError::Watchdog(m) => write!(f, "watchdog: {m}"),
             RunError::Busy(m) => write!(f, "{m}"),
+            RunError::Protocol(e) => write!(f, "{e}"),
         }
     }
 }

@@ -3,7 +3,7 @@
 //! a fraction of the WCET).
 
 use crate::config::Execution;
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::Task;
 
 pub struct ExecModel {

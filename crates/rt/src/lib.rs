@@ -5,12 +5,13 @@
 //!   restore → trace); see `docs/runtime.md`.
 //! - [`backend`]: the backends (`kernel` here; the seam for `dispatch`).
 //! - Foundation: [`privilege`], [`guard`] (restore), [`signals`],
-//!   [`watchdog`], [`lock`], [`state`] (machine snapshot).
+//!   [`journal`] (crash journal), [`watchdog`], [`lock`], [`state`]
+//!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
-//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings),
+//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
 //! - [`probe`]: the timer wake-up latency probe.
 
@@ -29,6 +30,7 @@ pub mod execution;
 pub mod ftrace;
 pub mod guard;
 pub mod job;
+pub mod journal;
 pub mod lock;
 pub mod overheads;
 pub mod plan;
@@ -38,6 +40,7 @@ pub mod record;
 pub mod runtime;
 pub mod sched;
 pub mod signals;
+pub mod stall;
 pub mod state;
 pub mod stop;
 pub mod timing;

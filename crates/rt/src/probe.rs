@@ -132,8 +132,7 @@ fn phase(
     for &cpu in cpus {
         let (guard, stop, start, cfg) = (guard.clone(), stop.clone(), start.clone(), cfg.clone());
         hs.push(std::thread::spawn(move || -> Result<Vec<u64>, RunError> {
-            let mut v: Vec<u64> = Vec::with_capacity(n);
-            v.resize(n, 0); // prefault
+            let mut v: Vec<u64> = vec![0; n]; // prefault
             v.clear();
             let tid = clock::gettid();
             let setup = guard

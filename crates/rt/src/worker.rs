@@ -157,7 +157,7 @@ impl Worker {
     pub fn run(mut self, t0: u64) -> Producer {
         let mut busy_until = 0u64; // absolute completion of the previous job
         let mut job = 0u64;
-        while let Some(Arrival { release, deadline, .. }) = self.releases.next() {
+        for Arrival { release, deadline, .. } in self.releases.by_ref() {
             if release >= self.duration || self.stop.is_set() {
                 break;
             }

@@ -9,7 +9,7 @@
 
 use crate::config::{Arrivals, Sporadic};
 use crate::streams::{stream, Purpose};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::Task;
 use schedlab_policy::Time;
 

@@ -5,44 +5,44 @@
 //! 1. emit held-back overhead intervals that start at or before `t`;
 //! 2. pop every queue entry due at `t`, in (class, sub-order) order —
 //!    completions (CPU order), deadline checks (task order), the horizon
-//!    (which ends the run), hand-overs and releases (task order), policy
-//!    timers (arming order), the tick — delivering the policy callbacks;
-//! 3. call `Policy::schedule` for every marked CPU in increasing CPU order,
-//!    check the answers, then perform all switch-aways, then all switch-tos;
+//!    (which ends the run), releases (task order), the tick — and report
+//!    them to the policy driver (`schedlab_policy::driver`);
+//! 3. let the driver run the protocol of the instant: it delivers the
+//!    callbacks in order, hands held jobs over, fires the policy's timers,
+//!    asks `schedule` in rounds and checks the answers; this module's
+//!    [`Host`] implementation (in `kernel.rs`) performs each round's
+//!    switches (all switch-aways, then all switch-tos);
 //! 4. charge overheads (IPI, release, schedule, context switch, CPMD, tick)
 //!    and update the completion predictions of the CPUs concerned.
 //!
-//! A pass may leave new entries at the same `t` (a timer armed for now from
-//! `schedule`); they are handled by a further pass at `t`.
+//! A pass may leave new entries at the same `t` (a job with nothing left to
+//! execute completes at once); they are handled by a further pass at `t`.
 
 use crate::arrivals::ArrivalGen;
 use crate::config::{MissPolicy, ReleaseCpu, SimConfig};
 use crate::error::SimError;
 use crate::execution::ExecGen;
 use crate::horizon::horizon;
-use crate::kernel::{Ctx, State};
+use crate::kernel::State;
 use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_TICK};
-use crate::state::{Active, Pending, TaskState};
+use crate::state::TaskState;
 use crate::summary::SimSummary;
-use schedlab_model::overheads::{Costs, Overheads, Resume};
+use schedlab_model::overheads::{Costs, Overheads};
 use schedlab_model::Spec;
-use schedlab_policy::{Job, JobId, Policy, Time};
+use schedlab_policy::{Driver, Job, JobId, Policy, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
-use std::collections::VecDeque;
 
-/// Passes at one instant before the run is declared stuck (a policy that
-/// keeps arming timers for "now" from `schedule`).
+/// Passes at one instant before the run is declared stuck (jobs that keep
+/// completing at once).
 const MAX_PASSES_PER_INSTANT: u32 = 100_000;
 /// Queue entries at one instant, beyond those of every task and CPU, before
-/// the run is declared stuck (a timer callback re-arming itself for "now").
+/// the run is declared stuck.
 const MAX_ENTRIES_PER_INSTANT: u64 = 1_000_000;
 
-/// Sub-orders within the release class: a hand-over before an arrival of
-/// the same task; release latency markers last.
+/// Sub-orders within the release class: arrivals, then release latency markers.
 fn release_ord(task: u32, phase: u64) -> u64 {
     ord(CLASS_RELEASE, (task as u64) << 2 | phase)
 }
-const PHASE_HANDOVER: u64 = 0;
 const PHASE_ARRIVAL: u64 = 1;
 const PHASE_DUE: u64 = 2;
 
@@ -68,12 +68,12 @@ pub fn simulate(
     let mut summary = SimSummary {
         horizon,
         seed: config.seed,
-        events: engine.events,
+        events: engine.events + st.timers_fired,
         trace_events: st.trace_events,
         ..Default::default()
     };
-    for ts in &st.tasks {
-        summary.incomplete += ts.active.is_some() as u64 + ts.queue.len() as u64;
+    for (i, ts) in st.tasks.iter().enumerate() {
+        summary.incomplete += ts.active.is_some() as u64 + engine.drv.held_len(i as u32) as u64;
     }
     summary.tasks = st.tasks.iter().map(|t| t.sum.clone()).collect();
     summary.cpus = st.cpus.iter().map(|c| c.sum.clone()).collect();
@@ -120,11 +120,10 @@ fn prepare<'a>(
             pending_arrival: 0,
             next_seq: 0,
             active: None,
-            queue: VecDeque::with_capacity(4),
+            release_idx: 0,
             dl_seq: 0,
             dl_gen: 0,
             handover_cpu: home,
-            assigned_epoch: 0,
             sum: Default::default(),
         });
     }
@@ -132,8 +131,9 @@ fn prepare<'a>(
         Some(o) => o.costs(config.overhead_task_count.unwrap_or(n as u64)),
         None => Costs::default(),
     };
-    let st = State::new(tasks, m, placement, sink, config.policy_events, overheads, costs);
-    let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, epoch: 0, events: 0 };
+    let drv = Driver::new(m as u32, placement);
+    let st = State::new(tasks, m, sink, config.policy_events, overheads, costs);
+    let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, events: 0, drv };
     Ok((st, engine))
 }
 
@@ -145,10 +145,9 @@ pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig
     let mut sink = |_: &Event| {};
     let (mut st, mut engine) = prepare(spec, policy, config, &mut sink)?;
     engine.run(&mut st, policy, horizon(spec, config))?;
-    let mut caps = vec![
+    let caps = vec![
         st.queue.capacity(),
-        st.timers.capacity(),
-        st.marked.capacity(),
+        engine.drv.capacity(),
         st.release_marks.capacity(),
         st.timer_marks.capacity(),
         st.releases.capacity(),
@@ -156,7 +155,6 @@ pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig
         st.touched.capacity(),
         st.deferred_capacity(),
     ];
-    caps.extend(st.tasks.iter().map(|t| t.queue.capacity()));
     Ok(caps)
 }
 
@@ -164,17 +162,10 @@ struct Engine {
     miss: MissPolicy,
     tick: Time,
     release_cpu: ReleaseCpu,
-    /// Pass counter, stamps task assignments for duplicate detection.
-    epoch: u64,
     /// Queue entries processed.
     events: u64,
-}
-
-fn check(st: &mut State) -> Result<(), SimError> {
-    match st.error.take() {
-        Some(e) => Err(e),
-        None => Ok(()),
-    }
+    /// The policy driver (its payload: a job's actual execution time).
+    drv: Driver<Time>,
 }
 
 impl Engine {
@@ -194,7 +185,12 @@ impl Engine {
         let mut passes = 0u32;
         let mut entries = 0u64;
         let entry_limit = MAX_ENTRIES_PER_INSTANT + 64 * (st.tasks.len() + st.cpus.len()) as u64;
-        while let Some(t) = st.queue.peek_time() {
+        loop {
+            let Some(q) = st.queue.peek_time() else { break };
+            let t = match self.drv.next_timer() {
+                Some(d) if d < q => d,
+                _ => q,
+            };
             if t == last_t {
                 passes += 1;
                 if passes > MAX_PASSES_PER_INSTANT {
@@ -223,7 +219,7 @@ impl Engine {
                         let task = st.rode[rode];
                         rode += 1;
                         self.events += 1;
-                        self.arrival(st, policy, task)?;
+                        self.arrival(st, task);
                         continue;
                     }
                 }
@@ -245,29 +241,25 @@ impl Engine {
                     Kind::Completion => {
                         if st.completion_due(e.idx, e.gen) {
                             self.events += 1;
-                            self.complete(st, policy, e.idx)?;
+                            self.complete(st, e.idx);
                         }
                     }
                     Kind::Deadline => {
                         if st.tasks[e.idx as usize].dl_gen == e.gen {
                             self.events += 1;
-                            self.deadline(st, policy, e.idx)?;
+                            self.deadline(st, e.idx);
                         }
                     }
                     Kind::DeadlineArrival => {
                         if st.tasks[e.idx as usize].dl_gen == e.gen {
                             self.events += 1;
-                            self.deadline(st, policy, e.idx)?;
+                            self.deadline(st, e.idx);
                         }
                         st.rode.push(e.idx);
                     }
                     Kind::Horizon => {
                         self.events += 1;
                         return Ok(());
-                    }
-                    Kind::Handover => {
-                        self.events += 1;
-                        self.handover(st, policy, e.idx)?;
                     }
                     Kind::Due => {
                         self.events += 1;
@@ -278,27 +270,7 @@ impl Engine {
                     }
                     Kind::Arrival => {
                         self.events += 1;
-                        self.arrival(st, policy, e.idx)?;
-                    }
-                    Kind::Timer => {
-                        if let Some((id, tag)) = st.timers.fire(e.idx, e.gen) {
-                            self.events += 1;
-                            st.ctx = Ctx::Timer;
-                            st.timer_marks.clear();
-                            policy.timer(id, tag, st);
-                            check(st)?;
-                            if let Some(&h) = st.timer_marks.iter().min() {
-                                for i in 0..st.timer_marks.len() {
-                                    let c = st.timer_marks[i];
-                                    let cs = &mut st.cpus[c as usize];
-                                    if c == h {
-                                        cs.local = true;
-                                    } else {
-                                        cs.remote = true;
-                                    }
-                                }
-                            }
-                        }
+                        self.arrival(st, e.idx);
                     }
                     Kind::Tick => {
                         self.events += 1;
@@ -308,10 +280,9 @@ impl Engine {
                 }
             }
             st.rode.clear();
-            // Schedule, switch and charge until no CPU is marked.
-            while !st.marked.is_empty() {
-                self.schedule_pass(st, policy)?;
-            }
+            // The protocol of the instant: callbacks, timers, rounds of
+            // schedule with their switches (`Host::switch`).
+            self.drv.instant(policy, st, t)?;
             self.charge_pass(st);
             if tick_now {
                 let tick = st.costs.tick;
@@ -336,35 +307,38 @@ impl Engine {
         }
     }
 
-    /// A job of `task` arrives at its release time.
-    fn arrival(&mut self, st: &mut State, policy: &mut dyn Policy, task: u32) -> Result<(), SimError> {
+    /// A job of `task` arrives at its release time: it is reported to the
+    /// driver, which releases it to the policy now or holds it until its
+    /// predecessor completes.
+    fn arrival(&mut self, st: &mut State, task: u32) {
         let now = st.now;
+        let held = self.drv.held_len(task);
         let ts = &mut st.tasks[task as usize];
         let a = ts.pending_arrival;
         let next_a = ts.arrivals.advance();
         let next_due = next_a.saturating_add(ts.arrivals.draw_jitter()).max(now);
-        if self.miss == MissPolicy::Skip && ts.busy() {
+        if self.miss == MissPolicy::Skip && (ts.active.is_some() || held > 0) {
             ts.sum.skipped += 1;
             self.queue_release(st, task, next_a, next_due);
-            return Ok(());
+            return;
         }
         let seq = ts.next_seq;
         ts.next_seq += 1;
         let exec = ts.exec.draw();
         let deadline = a.saturating_add(ts.rel_deadline);
         ts.sum.released += 1;
-        let handed = !ts.busy();
-        if handed {
-            ts.active = Some(Active { seq, release: now, deadline, exec, consumed: 0, cpu: None, last_cpu: None });
-        } else {
-            ts.queue.push_back(Pending { seq, release: now, deadline, exec });
-        }
         let arm = ts.dl_seq == seq;
         // With an implicit deadline (no release latency), the new job's
         // deadline check and its successor's arrival fall at the same instant:
         // one queue entry serves both (`Kind::DeadlineArrival`).
         let ride = arm && deadline == next_due && next_due > now && st.costs.release_latency == 0;
         st.emit(&Event::Release { t: now, task, job: seq, deadline });
+        let idx = st.releases.len() as u32;
+        st.tasks[task as usize].release_idx = idx;
+        if st.overheads.is_some() {
+            st.releases.push((task, seq));
+        }
+        self.drv.release(Job { id: JobId { task, seq }, release: now, deadline }, exec, now);
         if ride {
             let ts = &mut st.tasks[task as usize];
             ts.pending_arrival = next_a;
@@ -374,44 +348,27 @@ impl Engine {
         } else {
             self.queue_release(st, task, next_a, next_due);
             if arm {
-                st.arm_deadline(task);
+                self.arm_deadline(st, task);
             }
         }
-        let idx = st.releases.len() as u32;
-        if st.overheads.is_some() {
-            st.releases.push((task, seq));
-        }
-        if handed {
-            st.ctx = Ctx::Release(idx);
-            policy.release(Job { id: JobId { task, seq }, release: now, deadline }, st);
-            check(st)?;
-        }
-        Ok(())
     }
 
-    /// The task's oldest queued job is handed to the policy (its predecessor completed).
-    fn handover(&mut self, st: &mut State, policy: &mut dyn Policy, task: u32) -> Result<(), SimError> {
-        let ts = &mut st.tasks[task as usize];
-        if ts.active.is_some() {
-            return Ok(());
+    /// The deadline of the task's job `seq` if it is released and not complete.
+    fn deadline_of(&self, st: &State, task: u32, seq: u64) -> Option<Time> {
+        match st.tasks[task as usize].active {
+            Some(a) if a.seq == seq => Some(a.deadline),
+            _ => self.drv.held(task).find(|h| h.job.id.seq == seq).map(|h| h.job.deadline),
         }
-        let Some(p) = ts.queue.pop_front() else { return Ok(()) };
-        ts.active = Some(Active {
-            seq: p.seq,
-            release: p.release,
-            deadline: p.deadline,
-            exec: p.exec,
-            consumed: 0,
-            cpu: None,
-            last_cpu: None,
-        });
-        st.ctx = Ctx::Cpu(ts.handover_cpu);
-        policy.release(Job { id: JobId { task, seq: p.seq }, release: p.release, deadline: p.deadline }, st);
-        check(st)
+    }
+
+    /// Queues the deadline check of the task's oldest unchecked job, if released.
+    fn arm_deadline(&self, st: &mut State, task: u32) {
+        let d = self.deadline_of(st, task, st.tasks[task as usize].dl_seq);
+        st.arm_deadline(task, d);
     }
 
     /// Bookkeeping when the task's active job ends (completed or aborted on
-    /// `cpu`): metrics, deadline chain, hand-over of the next job.
+    /// `cpu`): metrics, deadline chain; the driver is told.
     fn finish(&mut self, st: &mut State, task: u32, cpu: u32, forced: bool) {
         let now = st.now;
         let ts = &mut st.tasks[task as usize];
@@ -426,18 +383,14 @@ impl Engine {
             ts.sum.max_tardiness = ts.sum.max_tardiness.max(now.saturating_sub(a.deadline));
         }
         ts.handover_cpu = cpu;
-        let advance = ts.dl_seq == a.seq;
-        let handover = !ts.queue.is_empty();
-        if advance {
+        if ts.dl_seq == a.seq {
             ts.dl_seq += 1;
-            st.arm_deadline(task);
+            self.arm_deadline(st, task);
         }
-        if handover {
-            st.queue.push(now, release_ord(task, PHASE_HANDOVER), Kind::Handover, task, 0);
-        }
+        self.drv.complete(JobId { task, seq: a.seq });
     }
 
-    fn complete(&mut self, st: &mut State, policy: &mut dyn Policy, cpu: u32) -> Result<(), SimError> {
+    fn complete(&mut self, st: &mut State, cpu: u32) {
         let now = st.now;
         st.settle(cpu);
         let task = st.cpus[cpu as usize].job.take().expect("completion on an idle CPU");
@@ -447,14 +400,10 @@ impl Engine {
         st.emit(&Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
         st.emit(&Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
         self.finish(st, task, cpu, false);
-        st.ctx = Ctx::Cpu(cpu);
-        st.mark(cpu);
-        policy.complete(JobId { task, seq: job }, st);
-        check(st)
     }
 
     /// The deadline of the task's oldest unchecked job has come and it is not complete.
-    fn deadline(&mut self, st: &mut State, policy: &mut dyn Policy, task: u32) -> Result<(), SimError> {
+    fn deadline(&mut self, st: &mut State, task: u32) {
         let now = st.now;
         let ts = &mut st.tasks[task as usize];
         let seq = ts.dl_seq;
@@ -462,8 +411,8 @@ impl Engine {
         st.emit(&Event::DeadlineMiss { t: now, task, job: seq });
         if self.miss != MissPolicy::Abort {
             st.tasks[task as usize].dl_seq += 1;
-            st.arm_deadline(task);
-            return Ok(());
+            self.arm_deadline(st, task);
+            return;
         }
         let ts = &mut st.tasks[task as usize];
         match ts.active {
@@ -490,149 +439,20 @@ impl Engine {
                 let consumed = st.tasks[task as usize].active.expect("active").consumed;
                 st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec: consumed, forced: true });
                 self.finish(st, task, cpu, true);
-                st.ctx = Ctx::Cpu(cpu);
-                if a.cpu.is_some() {
-                    st.mark(cpu);
-                }
-                policy.complete(JobId { task, seq }, st);
-                check(st)?;
             }
             _ => {
-                // A queued job the policy never saw: dropped.
-                let p = ts.queue.pop_front().expect("the oldest incomplete job is queued");
-                debug_assert_eq!(p.seq, seq);
+                // A held job the policy never saw: dropped.
+                let known = self.drv.complete(JobId { task, seq });
+                debug_assert!(!known, "the oldest incomplete job is held");
+                let ts = &mut st.tasks[task as usize];
                 ts.sum.completed += 1;
                 ts.sum.aborted += 1;
                 let home = ts.home;
                 ts.dl_seq += 1;
                 st.emit(&Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });
-                st.arm_deadline(task);
+                self.arm_deadline(st, task);
             }
         }
-        Ok(())
-    }
-
-    /// Calls `schedule` for the marked CPUs and performs the switches.
-    fn schedule_pass(&mut self, st: &mut State, policy: &mut dyn Policy) -> Result<(), SimError> {
-        self.epoch += 1;
-        let epoch = self.epoch;
-        let now = st.now;
-        st.marked.sort_unstable();
-        let count = st.marked.len();
-        for i in 0..count {
-            let c = st.marked[i];
-            st.ctx = Ctx::Cpu(c);
-            let r = policy.schedule(c, st);
-            check(st)?;
-            let next = match r {
-                None => None,
-                Some(j) => {
-                    let bad = |m: String| Err(SimError::Policy { t: now, cpu: Some(c), message: m });
-                    let Some(ts) = st.tasks.get(j.task as usize) else {
-                        return bad(format!(
-                            "schedule returned job {}:{} of a task the spec does not have",
-                            j.task, j.seq
-                        ));
-                    };
-                    match ts.active {
-                        Some(a) if a.seq == j.seq => {}
-                        _ => {
-                            return bad(format!(
-                                "schedule returned job {}:{}, which is not eligible (not released to the policy, already completed, or waiting for its predecessor)",
-                                j.task, j.seq
-                            ))
-                        }
-                    }
-                    if !st.placement[j.task as usize].allows(c) {
-                        return bad(format!(
-                            "schedule returned job {}:{}, whose task may not run on CPU {c} ({:?})",
-                            j.task, j.seq, st.placement[j.task as usize]
-                        ));
-                    }
-                    Some(j.task)
-                }
-            };
-            st.cpus[c as usize].next = next;
-        }
-        // The new assignment must put each job on at most one CPU.
-        for i in 0..count {
-            let c = st.marked[i];
-            if let Some(task) = st.cpus[c as usize].next {
-                let ts = &mut st.tasks[task as usize];
-                let seq = ts.active.expect("checked").seq;
-                if ts.assigned_epoch == epoch {
-                    return Err(SimError::Policy {
-                        t: now,
-                        cpu: Some(c),
-                        message: format!("schedule returned job {task}:{seq} for two CPUs"),
-                    });
-                }
-                ts.assigned_epoch = epoch;
-                if let Some(other) = ts.active.expect("checked").cpu {
-                    if other != c && !st.cpus[other as usize].marked {
-                        return Err(SimError::Policy {
-                            t: now,
-                            cpu: Some(c),
-                            message: format!("schedule returned job {task}:{seq}, which is running on CPU {other} and that CPU was not rescheduled"),
-                        });
-                    }
-                }
-            }
-        }
-        // All switch-aways, then all switch-tos.
-        for i in 0..count {
-            let c = st.marked[i];
-            let cs = &st.cpus[c as usize];
-            if cs.next == cs.job {
-                continue;
-            }
-            st.cpus[c as usize].changed = true;
-            if let Some(old) = st.cpus[c as usize].job {
-                st.settle(c);
-                let a = st.tasks[old as usize].active.as_mut().expect("running job is active");
-                a.cpu = None;
-                a.last_cpu = Some(c);
-                let (job, exec) = (a.seq, a.consumed);
-                st.tasks[old as usize].sum.preemptions += 1;
-                let cs = &mut st.cpus[c as usize];
-                cs.job = None;
-                cs.predicted = None;
-                st.emit(&Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
-            }
-        }
-        for i in 0..count {
-            let c = st.marked[i];
-            let cs = &mut st.cpus[c as usize];
-            cs.marked = false;
-            if !cs.touched {
-                cs.touched = true;
-                st.touched.push(c);
-            }
-            let Some(task) = cs.next.take() else { continue };
-            if cs.job == Some(task) {
-                continue;
-            }
-            cs.job = Some(task);
-            cs.run_from = now.max(cs.stall_until);
-            cs.switched_to = true;
-            cs.sum.switches += 1;
-            let ts = &mut st.tasks[task as usize];
-            let a = ts.active.as_mut().expect("checked");
-            a.cpu = Some(c);
-            let resume = match a.last_cpu {
-                None => None,
-                Some(l) if l == c => Some(Resume::Preemption),
-                Some(_) => Some(Resume::Migration),
-            };
-            if resume == Some(Resume::Migration) {
-                ts.sum.migrations += 1;
-            }
-            let job = a.seq;
-            st.cpus[c as usize].resume = resume;
-            st.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
-        }
-        st.marked.drain(..count);
-        Ok(())
     }
 
     /// Charges the pass's overheads (in CPU order; on a CPU: IPI, releases,

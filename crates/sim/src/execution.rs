@@ -3,7 +3,7 @@
 
 use crate::config::Execution;
 use crate::streams::{stream, Purpose};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::Task;
 use schedlab_policy::Time;
 

@@ -1,15 +1,14 @@
-//! The simulator's side of the policy interface: the run's mutable state,
-//! the `Kernel` services a policy calls, and the helpers that emit trace
-//! events, charge overheads and predict completions.
+//! The simulator's side of the policy driver: the run's mutable state, the
+//! [`Host`] services the driver needs from it (virtual clock, execution
+//! accounting, switching, attribution of rescheduling to CPUs), and the
+//! helpers that emit trace events, charge overheads and predict completions.
 
 use crate::error::SimError;
-use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_TIMER};
-use crate::state::{CpuState, TaskState};
-use crate::timers::Timers;
-use schedlab_model::overheads::{Costs, Overheads};
-use schedlab_model::Placement;
-use schedlab_policy::{Cpu, JobId, Kernel, Time, TimerId};
-use schedlab_trace::{Event, OverheadKind};
+use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE};
+use crate::state::{Active, CpuState, TaskState};
+use schedlab_model::overheads::{Costs, Overheads, Resume};
+use schedlab_policy::{Cpu, Delivery, Host, JobId, ProtocolError, Time};
+use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
@@ -33,11 +32,7 @@ pub(crate) struct State<'a> {
     pub now: Time,
     pub tasks: Vec<TaskState>,
     pub cpus: Vec<CpuState>,
-    pub placement: Vec<Placement>,
     pub queue: Queue,
-    pub timers: Timers,
-    /// CPUs marked for rescheduling in this pass, in marking order.
-    pub marked: Vec<u32>,
     pub ctx: Ctx,
     /// (CPU, release index) marks made during release callbacks.
     pub release_marks: Vec<(u32, u32)>,
@@ -58,8 +53,8 @@ pub(crate) struct State<'a> {
     pub costs: Costs,
     deferred: BinaryHeap<Deferred>,
     deferred_seq: u64,
-    /// First protocol violation seen inside a Kernel call.
-    pub error: Option<SimError>,
+    /// Policy timers fired (counted with the queue entries as events).
+    pub timers_fired: u64,
 }
 
 fn kind_code(k: OverheadKind) -> u8 {
@@ -91,7 +86,6 @@ impl<'a> State<'a> {
     pub fn new(
         tasks: Vec<TaskState>,
         cpus: usize,
-        placement: Vec<Placement>,
         sink: &'a mut dyn FnMut(&Event),
         policy_events: bool,
         overheads: Option<Overheads>,
@@ -102,10 +96,7 @@ impl<'a> State<'a> {
             now: 0,
             tasks,
             cpus: vec![CpuState::default(); cpus],
-            placement,
             queue: Queue::with_capacity(4 * (n + cpus) + 16),
-            timers: Timers::default(),
-            marked: Vec::with_capacity(cpus),
             ctx: Ctx::Timer,
             release_marks: Vec::with_capacity(n),
             timer_marks: Vec::with_capacity(cpus),
@@ -120,7 +111,7 @@ impl<'a> State<'a> {
             costs,
             deferred: BinaryHeap::with_capacity(4 * cpus + 4),
             deferred_seq: 0,
-            error: None,
+            timers_fired: 0,
         }
     }
 
@@ -229,29 +220,20 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Queues the deadline check of the task's oldest unchecked job, if released.
-    pub fn arm_deadline(&mut self, task: u32) {
+    /// Queues the deadline check of the task's oldest unchecked job (due at
+    /// `deadline`, if released).
+    pub fn arm_deadline(&mut self, task: u32, deadline: Option<Time>) {
         let ts = &mut self.tasks[task as usize];
         ts.dl_gen = ts.dl_gen.wrapping_add(1);
-        if let Some(d) = ts.deadline_of(ts.dl_seq) {
+        if let Some(d) = deadline {
             let gen = ts.dl_gen;
             self.queue.push(d.max(self.now), ord(CLASS_DEADLINE, task as u64), Kind::Deadline, task, gen);
         }
     }
 
-    fn policy_error(&mut self, message: String) {
-        if self.error.is_none() {
-            self.error = Some(SimError::Policy { t: self.now, cpu: None, message });
-        }
-    }
-
-    /// Marks `cpu` for rescheduling with the current handling context.
-    pub fn mark(&mut self, cpu: u32) {
+    /// Attributes a rescheduling mark of `cpu` to the handling context.
+    fn attribute(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
-        if !c.marked {
-            c.marked = true;
-            self.marked.push(cpu);
-        }
         match self.ctx {
             Ctx::Cpu(h) => {
                 if h == cpu {
@@ -268,9 +250,69 @@ impl<'a> State<'a> {
             Ctx::Timer => self.timer_marks.push(cpu),
         }
     }
+
+    /// The switch-aways of a round: CPUs whose job changes stop it.
+    fn switch_away(&mut self, c: u32, next: Option<u32>) {
+        let now = self.now;
+        let cs = &self.cpus[c as usize];
+        if next == cs.job {
+            return;
+        }
+        self.cpus[c as usize].changed = true;
+        if let Some(old) = self.cpus[c as usize].job {
+            self.settle(c);
+            let a = self.tasks[old as usize].active.as_mut().expect("running job is active");
+            a.cpu = None;
+            a.last_cpu = Some(c);
+            let (job, exec) = (a.seq, a.consumed);
+            self.tasks[old as usize].sum.preemptions += 1;
+            let cs = &mut self.cpus[c as usize];
+            cs.job = None;
+            cs.predicted = None;
+            self.emit(&Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
+        }
+    }
+
+    /// The switch-tos of a round.
+    fn switch_to(&mut self, c: u32, next: Option<u32>) {
+        let now = self.now;
+        let cs = &mut self.cpus[c as usize];
+        if !cs.touched {
+            cs.touched = true;
+            self.touched.push(c);
+        }
+        let Some(task) = next else { return };
+        if cs.job == Some(task) {
+            return;
+        }
+        cs.job = Some(task);
+        cs.run_from = now.max(cs.stall_until);
+        cs.switched_to = true;
+        cs.sum.switches += 1;
+        let ts = &mut self.tasks[task as usize];
+        let a = ts.active.as_mut().expect("the driver checked the answer");
+        a.cpu = Some(c);
+        let resume = match a.last_cpu {
+            None => None,
+            Some(l) if l == c => Some(Resume::Preemption),
+            Some(_) => Some(Resume::Migration),
+        };
+        if resume == Some(Resume::Migration) {
+            ts.sum.migrations += 1;
+        }
+        let job = a.seq;
+        self.cpus[c as usize].resume = resume;
+        self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
+    }
 }
 
-impl Kernel for State<'_> {
+impl From<ProtocolError> for SimError {
+    fn from(e: ProtocolError) -> SimError {
+        SimError::Policy { t: e.t, cpu: e.cpu, message: e.violation.to_string() }
+    }
+}
+
+impl Host<Time> for State<'_> {
     fn now(&self) -> Time {
         self.now
     }
@@ -288,23 +330,58 @@ impl Kernel for State<'_> {
         let t = self.cpus.get(cpu as usize)?.job?;
         self.tasks[t as usize].active.map(|a| JobId { task: t, seq: a.seq })
     }
-    fn resched(&mut self, cpu: Cpu) {
-        if (cpu as usize) < self.cpus.len() {
-            self.mark(cpu);
-        } else {
-            let m = self.cpus.len();
-            self.policy_error(format!("resched({cpu}) names a CPU the platform does not have (CPUs 0..{m})"));
+    fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
+        for &c in cpus {
+            self.switch_away(c, chosen[c as usize].map(|j| j.task));
+        }
+        for &c in cpus {
+            self.switch_to(c, chosen[c as usize].map(|j| j.task));
         }
     }
-    fn arm(&mut self, at: Time, tag: u64) -> TimerId {
-        let (slot, gen, id) = self.timers.arm(tag);
-        let seq = self.timers.next_seq;
-        self.timers.next_seq += 1;
-        self.queue.push(at.max(self.now), ord(CLASS_TIMER, seq & ((1 << 56) - 1)), Kind::Timer, slot, gen);
-        id
+    fn delivering(&mut self, what: &Delivery<Time>) {
+        match *what {
+            Delivery::Complete(j) => self.ctx = Ctx::Cpu(self.tasks[j.task as usize].handover_cpu),
+            Delivery::Release { job, x, waited } => {
+                let ts = &mut self.tasks[job.id.task as usize];
+                ts.active = Some(Active {
+                    seq: job.id.seq,
+                    release: job.release,
+                    deadline: job.deadline,
+                    exec: x,
+                    consumed: 0,
+                    cpu: None,
+                    last_cpu: None,
+                });
+                // A job handed over after its predecessor completed is
+                // handled where the predecessor completed.
+                self.ctx = if waited { Ctx::Cpu(ts.handover_cpu) } else { Ctx::Release(ts.release_idx) };
+            }
+            Delivery::Timer { .. } => {
+                self.timers_fired += 1;
+                self.ctx = Ctx::Timer;
+                self.timer_marks.clear();
+            }
+            Delivery::Block(_) | Delivery::Resume(_) => {}
+        }
     }
-    fn cancel(&mut self, timer: TimerId) {
-        self.timers.cancel(timer);
+    fn delivered(&mut self, what: &Delivery<Time>) {
+        if let Delivery::Timer { .. } = what {
+            // A timer is handled on the lowest-numbered CPU it marks.
+            if let Some(&h) = self.timer_marks.iter().min() {
+                for i in 0..self.timer_marks.len() {
+                    let c = self.timer_marks[i];
+                    let cs = &mut self.cpus[c as usize];
+                    if c == h {
+                        cs.local = true;
+                    } else {
+                        cs.remote = true;
+                    }
+                }
+            }
+        }
+    }
+    fn marked(&mut self, cpu: Cpu) {
+        self.attribute(cpu);
     }
     fn tracing(&self) -> bool {
         self.policy_events

@@ -29,10 +29,10 @@ pub mod horizon;
 mod kernel;
 mod parse;
 mod queue;
+pub mod session;
 mod state;
 mod streams;
 pub mod summary;
-mod timers;
 
 pub use config::{Arrivals, Execution, MissPolicy, ReleaseCpu, SimConfig, Sporadic, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]
@@ -42,6 +42,7 @@ pub use error::SimError;
 pub use header::header;
 pub use horizon::horizon;
 pub use schedlab_model::overheads::{Costs, Overheads};
+pub use session::{Outcome, Outputs, Session, SessionError};
 pub use summary::{CpuSummary, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;

@@ -1,21 +1,20 @@
 //! The pending-event queue: a binary min-heap ordered by (time, class,
 //! sub-order), with lazy invalidation. An entry carries the generation of the
 //! object it is about (a CPU's completion prediction, a task's deadline
-//! check, a timer slot); when that generation has moved on, the entry is
+//! check); when that generation has moved on, the entry is
 //! stale and skipped when popped. Every operation is O(log n) and the heap's
-//! size is bounded by the number of CPUs, tasks and armed timers.
+//! size is bounded by the number of CPUs and tasks.
 
 use schedlab_policy::Time;
 
-/// Same-instant classes, in processing order (interface.rs's protocol:
-/// completions, then releases, then timers; deadline checks come after
+/// Same-instant classes, in processing order (completions, then releases,
+/// as the driver protocol delivers them; deadline checks come after
 /// completions so a job completing exactly at its deadline meets it; the
-/// horizon stops the run after them).
+/// horizon stops the run after them). Policy timers are the driver's.
 pub(crate) const CLASS_COMPLETION: u64 = 0;
 pub(crate) const CLASS_DEADLINE: u64 = 1;
 pub(crate) const CLASS_HORIZON: u64 = 2;
 pub(crate) const CLASS_RELEASE: u64 = 3;
-pub(crate) const CLASS_TIMER: u64 = 4;
 pub(crate) const CLASS_TICK: u64 = 5;
 
 /// What a queue entry is about.
@@ -32,15 +31,11 @@ pub(crate) enum Kind {
     DeadlineArrival,
     /// End of the simulation.
     Horizon,
-    /// A queued job of task `idx` is handed to the policy (its predecessor completed).
-    Handover,
     /// A job of task `idx` arrives (its release is processed).
     Arrival,
     /// A job of task `idx` is due; with release latency, its release is
     /// processed `latency` later.
     Due,
-    /// Policy timer in slot `idx`.
-    Timer,
     /// Periodic tick.
     Tick,
 }

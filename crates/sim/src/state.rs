@@ -5,7 +5,6 @@ use crate::execution::ExecGen;
 use crate::summary::{CpuSummary, TaskSummary};
 use schedlab_model::overheads::Resume;
 use schedlab_policy::Time;
-use std::collections::VecDeque;
 
 /// The job of a task that the policy knows (at most one per task: a job is
 /// handed to the policy only once its predecessor completed).
@@ -24,15 +23,6 @@ pub(crate) struct Active {
     pub last_cpu: Option<u32>,
 }
 
-/// A released job waiting for its predecessor to complete.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Pending {
-    pub seq: u64,
-    pub release: Time,
-    pub deadline: Time,
-    pub exec: Time,
-}
-
 #[derive(Debug)]
 pub(crate) struct TaskState {
     pub arrivals: ArrivalGen,
@@ -47,38 +37,18 @@ pub(crate) struct TaskState {
     pub pending_arrival: Time,
     /// Sequence number of the next job created.
     pub next_seq: u64,
+    /// The job released to the policy (jobs waiting for their predecessor
+    /// are held by the policy driver).
     pub active: Option<Active>,
-    pub queue: VecDeque<Pending>,
+    /// Index in `State::releases` of the task's latest arrival (overhead attribution).
+    pub release_idx: u32,
     /// The oldest job neither complete nor checked at its deadline.
     pub dl_seq: u64,
     /// Generation of the task's deadline-check entry.
     pub dl_gen: u32,
     /// CPU where the last job completed (handles the hand-over of the next).
     pub handover_cpu: u32,
-    /// Per-pass scratch: `epoch` when the task's job was last assigned.
-    pub assigned_epoch: u64,
     pub sum: TaskSummary,
-}
-
-impl TaskState {
-    /// Has the task a job that is released and not complete?
-    pub fn busy(&self) -> bool {
-        self.active.is_some() || !self.queue.is_empty()
-    }
-    /// The deadline of job `seq` if it is released and not complete.
-    pub fn deadline_of(&self, seq: u64) -> Option<Time> {
-        if let Some(a) = &self.active {
-            if a.seq == seq {
-                return Some(a.deadline);
-            }
-        }
-        let front = self.queue.front()?.seq;
-        if seq >= front {
-            self.queue.get((seq - front) as usize).map(|p| p.deadline)
-        } else {
-            None
-        }
-    }
 }
 
 #[derive(Debug, Clone, Default)]
@@ -97,11 +67,9 @@ pub(crate) struct CpuState {
     /// When the running job will complete, if nothing changes.
     pub predicted: Option<Time>,
     // Per-pass scratch.
-    pub marked: bool,
     pub local: bool,
     pub remote: bool,
     pub touched: bool,
-    pub next: Option<u32>,
     pub changed: bool,
     pub switched_to: bool,
     pub resume: Option<Resume>,

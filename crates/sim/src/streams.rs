@@ -3,7 +3,7 @@
 //! the purpose — not on how events of other tasks interleave. The derivation
 //! below is part of the reproducibility guarantee: do not change it.
 
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 /// What a stream is used for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -105,3 +105,12 @@ fn placement_count_must_match() {
     let e = simulate_collect(&s, &mut Bad::new(1, 3, None, vec![]), &SimConfig::default()).unwrap_err();
     assert!(matches!(e, SimError::Config(_)));
 }
+
+/// The simulator reports the driver's typed violation, in the driver's words.
+#[test]
+fn the_error_is_the_drivers() {
+    use schedlab_policy::Violation;
+    let e = err(&mut Bad::new(2, 2, Some(JobId { task: 0, seq: 0 }), vec![0, 1]), 2);
+    let v = Violation::TwoCpus { job: JobId { task: 0, seq: 0 } };
+    assert_eq!(e, SimError::Policy { t: 0, cpu: Some(1), message: v.to_string() });
+}

@@ -11,6 +11,9 @@ pub enum ValidateError {
     OutOfOrder { index: u64, t: u64, previous: u64 },
     /// The header or an event is malformed (unknown task or CPU, wrong schema version).
     Malformed { index: Option<u64>, message: String },
+    /// The replayed policy broke the driver protocol (an illegal `schedule`
+    /// answer): the same error the simulator and the runtime report.
+    Protocol(schedlab_policy::ProtocolError),
 }
 
 impl std::fmt::Display for ValidateError {
@@ -25,6 +28,7 @@ impl std::fmt::Display for ValidateError {
             }
             ValidateError::Malformed { index: Some(i), message } => write!(f, "event {i}: {message}"),
             ValidateError::Malformed { index: None, message } => write!(f, "header: {message}"),
+            ValidateError::Protocol(e) => write!(f, "replay: {e}"),
         }
     }
 }

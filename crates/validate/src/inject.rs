@@ -3,7 +3,7 @@
 //! schedule are caught").
 //!
 //! Each mutation is chosen with a seeded generator
-//! (`schedlab_model::gen::rng::Rng`), so the same trace, kind and seed give
+//! (`schedlab_model::rng::Rng`), so the same trace, kind and seed give
 //! the same faulty trace, and each is recorded ([`Mutation`]: kind, time,
 //! CPU, jobs, what was done). The faulty trace stays in time order and
 //! structurally consistent where the fault allows, so the violation the
@@ -19,7 +19,7 @@
 //! | `wrong-cpu` | a stint moves to a CPU outside the job's placement | placement |
 //! | `idle-while-waiting` | a dispatch and its matching switch-away (preemption) are removed | work-conserving, conformance, replay |
 
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_trace::{Event, Header, JobRef, SwitchReason, Time};
 use serde::Serialize;
 use std::collections::HashMap;

@@ -64,7 +64,8 @@ pub fn validate(
 }
 
 /// Validates a trace against the given policy (a fresh instance: replay
-/// drives it), or the generic invariants only with `None`.
+/// drives it), or the generic invariants only with `None`. A replayed
+/// policy that breaks the driver protocol is [`ValidateError::Protocol`].
 pub fn validate_with<'p>(
     header: &Header,
     events: impl IntoIterator<Item = Event>,
@@ -75,5 +76,12 @@ pub fn validate_with<'p>(
     for e in events {
         v.push(e)?;
     }
-    Ok(v.finish())
+    if let Some(e) = v.protocol_error() {
+        return Err(ValidateError::Protocol(e.clone()));
+    }
+    let (report, error) = v.finish_replay();
+    match error {
+        Some(e) => Err(ValidateError::Protocol(e)),
+        None => Ok(report),
+    }
 }

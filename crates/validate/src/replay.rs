@@ -5,12 +5,14 @@
 //! settled instant. This checks policies that are not "top-m by priority"
 //! (PD^2, RUN), and any other policy too.
 //!
-//! The driver protocol of `schedlab_policy::interface` is followed: at each
-//! instant, completions, then blocks and resumes, then releases in task
-//! order (a job is released to the policy only once its predecessor
-//! completed), then timers in the order they were armed; then `schedule` for
-//! each CPU marked for rescheduling, in increasing CPU order. A CPU whose
-//! chosen job completed or blocked is rescheduled as well.
+//! The policy is driven through `schedlab_policy::driver`, like in the
+//! simulator and the runtime: the trace's events of an instant are reported
+//! to the driver, which delivers them in protocol order (completions, blocks
+//! and resumes, releases in task order with the hold-until-the-predecessor-
+//! completes queue, timers in arming order), runs the rounds of `schedule`
+//! and checks every answer. An illegal answer is a `ProtocolError`, the
+//! same as in every other driver: the replay stops and the validation
+//! reports it.
 //!
 //! A CPU whose trace assignment differs from the policy's choice for longer
 //! than the tolerance is a violation. The comparison is per CPU: a trace that
@@ -21,13 +23,8 @@ use crate::names::time;
 use crate::recorder::Detail;
 use crate::state::State;
 use crate::validator::{Pending, Validator};
-use schedlab_policy::{Cpu, Job, JobId, Kernel, TimerId};
+use schedlab_policy::{Cpu, Driver, Host, Job, JobId, ProtocolError};
 use schedlab_trace::{JobRef, Time};
-use std::collections::{BTreeMap, HashMap, VecDeque};
-
-/// Rounds of timers-then-schedule allowed at one instant before giving up
-/// (a policy that keeps arming timers for "now").
-const MAX_ROUNDS: usize = 64;
 
 /// The events of an instant the policy hears about.
 #[derive(Debug, Clone, Copy)]
@@ -38,56 +35,37 @@ pub(crate) enum RelEv {
     Resume(JobRef),
 }
 
-#[derive(Debug, Default)]
-struct Timers {
-    by_due: BTreeMap<(Time, u64), u64>,
-    due: HashMap<u64, Time>,
-    next: u64,
-}
-
 /// The replay driver's state.
 #[derive(Debug)]
 pub(crate) struct ReplayCore {
-    timers: Timers,
-    resched: Vec<bool>,
-    want: Vec<Option<JobRef>>,
-    /// Per task: the job released to the policy and not completed.
-    delivered: Vec<Option<u64>>,
-    /// Per task: releases waiting for the predecessor's completion.
-    queued: Vec<VecDeque<(JobRef, Time, Time)>>,
-    events: Vec<RelEv>,
-    touched: Vec<u32>,
+    drv: Driver,
     mismatch: Vec<Option<Pending>>,
+    /// The first protocol violation (the replay stopped there).
+    pub error: Option<ProtocolError>,
 }
 
 impl ReplayCore {
-    pub fn new(cpus: u32, tasks: usize) -> ReplayCore {
-        ReplayCore {
-            timers: Timers::default(),
-            resched: vec![false; cpus as usize],
-            want: vec![None; cpus as usize],
-            delivered: vec![None; tasks],
-            queued: vec![VecDeque::new(); tasks],
-            events: Vec::new(),
-            touched: Vec::new(),
-            mismatch: vec![None; cpus as usize],
-        }
+    pub fn new(cpus: u32, placement: Vec<schedlab_model::Placement>) -> ReplayCore {
+        ReplayCore { drv: Driver::new(cpus, placement), mismatch: vec![None; cpus as usize], error: None }
+    }
+
+    fn want(&self, cpu: usize) -> Option<JobRef> {
+        self.drv.chosen(cpu as Cpu).map(|j| JobRef { task: j.task, job: j.seq })
     }
 }
 
-/// The kernel a replayed policy sees.
-struct ReplayKernel<'a> {
+/// What the replayed policy's kernel reads: the trace's time, execution
+/// and CPUs. The replay carries out no switch: it compares.
+struct ReplayHost<'a> {
     now: Time,
     state: &'a State,
-    resched: &'a mut Vec<bool>,
-    timers: &'a mut Timers,
 }
 
 fn id(j: JobRef) -> JobId {
     JobId { task: j.task, seq: j.job }
 }
 
-impl Kernel for ReplayKernel<'_> {
+impl Host for ReplayHost<'_> {
     fn now(&self) -> Time {
         self.now
     }
@@ -97,106 +75,37 @@ impl Kernel for ReplayKernel<'_> {
     fn running(&self, cpu: Cpu) -> Option<JobId> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))
     }
-    fn resched(&mut self, cpu: Cpu) {
-        if let Some(r) = self.resched.get_mut(cpu as usize) {
-            *r = true;
-        }
-    }
-    fn arm(&mut self, at: Time, tag: u64) -> TimerId {
-        let at = at.max(self.now);
-        let n = self.timers.next;
-        self.timers.next += 1;
-        self.timers.by_due.insert((at, n), tag);
-        self.timers.due.insert(n, at);
-        TimerId(n)
-    }
-    fn cancel(&mut self, timer: TimerId) {
-        if let Some(at) = self.timers.due.remove(&timer.0) {
-            self.timers.by_due.remove(&(at, timer.0));
-        }
-    }
+    fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
 }
 
 impl Validator<'_> {
-    /// Buffers an event of the current instant for the replayed policy.
+    /// Reports an event of the current instant to the replayed policy's driver.
     pub(crate) fn replay_note(&mut self, e: RelEv) {
-        if let Some(core) = self.replay.as_mut() {
-            core.events.push(e);
+        let Some(core) = self.replay.as_mut() else { return };
+        match e {
+            RelEv::Release { j, release, deadline } => {
+                core.drv.release(Job { id: id(j), release, deadline }, (), release)
+            }
+            RelEv::Complete(j) => {
+                core.drv.complete(id(j));
+            }
+            RelEv::Block(j) => core.drv.block(id(j)),
+            RelEv::Resume(j) => core.drv.resume(id(j)),
         }
     }
 
-    /// Delivers the instant's events to the policy, fires due timers and
-    /// asks for the decisions of the CPUs marked for rescheduling.
+    /// Runs the driver's protocol for instant `t`: the events reported,
+    /// the timers due, the rounds of `schedule`.
     pub(crate) fn replay_instant(&mut self, t: Time) {
         let (Some(policy), Some(core)) = (self.policy.as_deref_mut(), self.replay.as_mut()) else { return };
-        let state = &self.state;
-        let events = std::mem::take(&mut core.events);
-        let ReplayCore { timers, resched, want, delivered, queued, touched, .. } = core;
-        let mut k = ReplayKernel { now: t, state, resched, timers };
-        let unschedule = |k: &mut ReplayKernel<'_>, want: &[Option<JobRef>], j: JobRef| {
-            for (c, w) in want.iter().enumerate() {
-                if *w == Some(j) {
-                    k.resched[c] = true;
-                }
-            }
-        };
-        for e in &events {
-            if let RelEv::Complete(j) = *e {
-                let task = j.task as usize;
-                if delivered[task] == Some(j.job) {
-                    policy.complete(id(j), &mut k);
-                    delivered[task] = None;
-                    touched.push(j.task);
-                } else {
-                    queued[task].retain(|q| q.0 != j);
-                }
-                unschedule(&mut k, want, j);
-            }
+        if core.error.is_some() {
+            return;
         }
-        for e in &events {
-            match *e {
-                RelEv::Block(j) if delivered[j.task as usize] == Some(j.job) => {
-                    policy.block(id(j), &mut k);
-                    unschedule(&mut k, want, j);
-                }
-                RelEv::Resume(j) if delivered[j.task as usize] == Some(j.job) => policy.resume(id(j), &mut k),
-                RelEv::Release { j, release, deadline } => {
-                    queued[j.task as usize].push_back((j, release, deadline));
-                    touched.push(j.task);
-                }
-                _ => {}
-            }
-        }
-        touched.sort_unstable();
-        touched.dedup();
-        for &task in touched.iter() {
-            let task = task as usize;
-            if delivered[task].is_none() {
-                if let Some((j, release, deadline)) = queued[task].pop_front() {
-                    delivered[task] = Some(j.job);
-                    policy.release(Job { id: id(j), release, deadline }, &mut k);
-                }
-            }
-        }
-        touched.clear();
-        for _ in 0..MAX_ROUNDS {
-            while let Some((&(due, n), &tag)) = k.timers.by_due.iter().next() {
-                if due > t {
-                    break;
-                }
-                k.timers.by_due.remove(&(due, n));
-                k.timers.due.remove(&n);
-                policy.timer(TimerId(n), tag, &mut k);
-            }
-            for (c, w) in want.iter_mut().enumerate() {
-                if std::mem::take(&mut k.resched[c]) {
-                    *w = policy.schedule(c as Cpu, &mut k).map(|j| JobRef { task: j.task, job: j.seq });
-                }
-            }
-            let due_now = k.timers.by_due.keys().next().is_some_and(|&(d, _)| d <= t);
-            if !due_now && !k.resched.iter().any(|&r| r) {
-                break;
-            }
+        let mut host = ReplayHost { now: t, state: &self.state };
+        if let Err(e) = core.drv.instant(policy, &mut host, t) {
+            let (since, cpu, text) = (e.t, e.cpu, e.to_string());
+            core.error = Some(e);
+            self.rec.violation(Check::Replay, since, since, cpu, |_| Detail::new(text));
         }
     }
 
@@ -204,8 +113,8 @@ impl Validator<'_> {
     /// due time being an instant of its own.
     pub(crate) fn replay_timers(&mut self, _t: Time, next: Time) {
         loop {
-            let due = match self.replay.as_ref().and_then(|c| c.timers.by_due.keys().next()) {
-                Some(&(d, _)) if d < next => d,
+            let due = match self.replay.as_mut().filter(|c| c.error.is_none()).and_then(|c| c.drv.next_timer()) {
+                Some(d) if d < next => d,
                 _ => break,
             };
             self.replay_compare(due, false);
@@ -221,9 +130,13 @@ impl Validator<'_> {
         let Some(core) = self.replay.as_mut() else { return };
         let tol = self.tol;
         let mut report = Vec::new();
-        for c in 0..core.want.len() {
+        if core.error.is_some() {
+            return;
+        }
+        for c in 0..core.mismatch.len() {
             let actual = &self.state.cpus[c].jobs;
-            let ok = match core.want[c] {
+            let want = core.want(c);
+            let ok = match want {
                 Some(j) => actual.as_slice() == [j],
                 None => actual.is_empty(),
             };
@@ -236,7 +149,7 @@ impl Validator<'_> {
             } else if let Some(p) = core.mismatch[c].as_mut() {
                 if !p.reported && now - p.since > tol {
                     p.reported = true;
-                    report.push((c as u32, p.since, actual.clone(), core.want[c]));
+                    report.push((c as u32, p.since, actual.clone(), want));
                 }
             }
         }

@@ -248,7 +248,10 @@ impl<'p> Validator<'p> {
         let state = State::new(n, cpus, &domains, task_domain);
         let names = Names::new(spec.tasks.iter().map(|t| t.name.clone()).collect());
         let title = policy_name.as_deref().map(policy_title).unwrap_or_default();
-        let replay = (checks == PolicyChecks::Replay).then(|| ReplayCore::new(cpus, n));
+        let replay = (checks == PolicyChecks::Replay).then(|| {
+            let declared = policy.as_deref().map(|p| p.info().placement.clone()).filter(|p| p.len() == n);
+            ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()))
+        });
         Ok(Validator {
             params,
             placement,
@@ -738,13 +741,31 @@ impl<'p> Validator<'p> {
     }
 
     /// Ends the trace and returns the report.
-    pub fn finish(mut self) -> Report {
+    /// The replayed policy's protocol violation, if it broke the protocol.
+    pub fn protocol_error(&self) -> Option<&schedlab_policy::ProtocolError> {
+        self.replay.as_ref().and_then(|r| r.error.as_ref())
+    }
+
+    /// Like [`Validator::finish`], with the replayed policy's protocol
+    /// violation (also a replay violation in the report), if any.
+    pub fn finish_replay(self) -> (Report, Option<schedlab_policy::ProtocolError>) {
+        let mut error = None;
+        let report = self.finish_into(&mut error);
+        (report, error)
+    }
+
+    pub fn finish(self) -> Report {
+        self.finish_into(&mut None)
+    }
+
+    fn finish_into(mut self, error: &mut Option<schedlab_policy::ProtocolError>) -> Report {
         if let Some(now) = self.now {
             self.end_instant(now);
             if self.horizon > now {
                 self.advance(now, self.horizon);
             }
         }
+        *error = self.replay.as_mut().and_then(|r| r.error.take());
         let end = self.now.unwrap_or(0).max(self.horizon);
         let running: Vec<(JobRef, Option<u32>)> = self
             .state

@@ -30,8 +30,8 @@ mod noop;
 #[path = "oracles/support.rs"]
 mod support;
 
-use schedlab_model::gen::rng::Rng;
-use schedlab_model::gen::{generate, GenOptions};
+use schedlab_gen::{generate, GenOptions};
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, PolicyName, PolicySpec, Priorities, Spec, Task};
 use schedlab_sim::{Arrivals, Execution, SimConfig, Sporadic};
 use support::*;

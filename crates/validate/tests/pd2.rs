@@ -25,7 +25,7 @@
 mod replayed;
 
 use replayed::*;
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{build, Conformance, JobId, JobView};
 use schedlab_sim::{Arrivals, Costs, Execution, Overheads, SimConfig, Sporadic};

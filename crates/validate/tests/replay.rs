@@ -242,3 +242,44 @@ fn replay_holds_releases_until_the_predecessor_completes() {
     assert_pass(&r);
     assert_eq!(r.misses.count, 2);
 }
+
+/// Answers every `schedule` with job 0:5, which is never released.
+struct Illegal(PolicyInfo);
+
+impl Policy for Illegal {
+    fn info(&self) -> &PolicyInfo {
+        &self.0
+    }
+    fn release(&mut self, _job: Job, k: &mut dyn Kernel) {
+        k.resched(0);
+    }
+    fn complete(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+    fn block(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+    fn resume(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+    fn timer(&mut self, _t: TimerId, _tag: u64, _k: &mut dyn Kernel) {}
+    fn schedule(&mut self, _cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
+        Some(JobId { task: 0, seq: 5 })
+    }
+    fn priority(&self, _job: &JobView) -> Option<Priority> {
+        None
+    }
+}
+
+/// An illegal answer of a replayed policy is the driver's typed error, as
+/// in the simulator and the runtime (it went unchecked before).
+#[test]
+fn an_illegal_answer_is_the_drivers_protocol_error() {
+    let (h, t) = gedf_example();
+    let n = h.spec.tasks.len();
+    let info = PolicyInfo {
+        name: "illegal",
+        domains: vec![(0..h.spec.platform.cpus).collect()],
+        placement: vec![schedlab_model::Placement::Global; n],
+        conformance: Conformance::Replay,
+    };
+    let e = schedlab_validate::validate_with(&h, t.events.clone(), &replay_opts(), Some(Box::new(Illegal(info))))
+        .unwrap_err();
+    let schedlab_validate::ValidateError::Protocol(p) = e else { panic!("{e}") };
+    assert_eq!(p.violation, schedlab_policy::Violation::NotEligible { job: JobId { task: 0, seq: 5 } });
+    assert_eq!((p.t, p.cpu), (0, Some(0)));
+}

@@ -26,8 +26,8 @@
 mod replayed;
 
 use replayed::*;
-use schedlab_analysis::reduction::reduce_spec;
-use schedlab_model::gen::rng::Rng;
+use schedlab_admission::reduction::reduce_spec;
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, Packing, Platform, PolicyName, PolicySpec, Slack, Spec, Task};
 use schedlab_sim::{Execution, SimConfig};
 use schedlab_trace::{Event, SwitchReason};

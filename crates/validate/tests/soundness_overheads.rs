@@ -22,6 +22,7 @@
 //! - Δrel as *one* job's release: RELEASE is charged per released job, so n
 //!   simultaneous releases cost n·Δrel at one instant; the accounting's
 //!   interrupt cost is Δtck + n·Δrel.
+//!
 //! Release latency is 0 (the EPOS method does not model it).
 //!
 //! Fixed seeds; `SCHEDLAB_ORACLE_SETS=N` runs N sets per campaign;
@@ -29,8 +30,8 @@
 
 use schedlab_analysis::accounting::{inflate, Accounting, Method};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
-use schedlab_model::gen::rng::Rng;
 use schedlab_model::overheads::{Costs, Cpmd, Overheads};
+use schedlab_model::rng::Rng;
 use schedlab_model::spec::Domains;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Priorities, Size, Spec, Task};
 use schedlab_sim::{simulate, Arrivals, Execution, SimConfig, Sporadic};

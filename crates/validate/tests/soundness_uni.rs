@@ -16,7 +16,7 @@
 //! U > 1 run too). Fixed seeds; run with `--nocapture` to see the counts.
 
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Priorities, Spec, Task};
 use schedlab_sim::{simulate, Arrivals, Execution, SimConfig, Sporadic};
 use schedlab_trace::Event;

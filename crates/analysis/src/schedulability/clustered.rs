@@ -24,7 +24,7 @@ use super::options::ClusterFit;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::partitioned::{global, heuristics, sub_input};
 use super::registry::{registry, Test, TestInfo};
-use crate::partition::{pack_with, PinnedCheck, Problem, Share};
+use schedlab_admission::partition::{pack_with, PinnedCheck, Problem, Share};
 use schedlab_model::exact::Ratio;
 use schedlab_model::PolicyName;
 
@@ -118,7 +118,7 @@ fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
         .collect();
     let problem = Problem {
         sizes,
-        pins: (0..n).map(|i| input.pin(i, crate::partition::Target::Clusters)).collect(),
+        pins: (0..n).map(|i| input.pin(i, schedlab_admission::partition::Target::Clusters)).collect(),
         capacities: clusters.iter().map(|c| c.len() as u32).collect(),
         names: input.names.clone(),
         bin_word: "cluster",
@@ -271,7 +271,7 @@ mod tests {
         // capacity (FF): .51 + .49 = 1 on CPU 0, fails LL (bound .83); test-driven puts them apart.
         let cap = input(vec![vec![0], vec![1], vec![2], vec![3]], &tasks, &["uni.fp.ll"], ClusterFit::Capacity);
         let mut cap = cap;
-        cap.options.heuristics = vec![crate::partition::Heuristic::FF];
+        cap.options.heuristics = vec![schedlab_admission::partition::Heuristic::FF];
         let o = cedf(&cap);
         assert_eq!(o.verdict, Verdict::Inconclusive, "{o:?}");
         assert!(o.details[0].contains("passes none"), "{:?}", o.details);

@@ -89,10 +89,10 @@ impl Input {
     }
 
     /// Where task `i` may be packed for `target` bins (spec pins).
-    pub fn pin(&self, i: usize, target: crate::partition::Target) -> crate::partition::Pin {
+    pub fn pin(&self, i: usize, target: schedlab_admission::partition::Target) -> schedlab_admission::partition::Pin {
         let cpu = self.cpu.get(i).copied().flatten();
         let cluster = self.cluster.get(i).copied().flatten();
-        crate::partition::pin_for(cpu, cluster, self.clusters.as_deref(), target)
+        schedlab_admission::partition::pin_for(cpu, cluster, self.clusters.as_deref(), target)
     }
 
     /// How a task is named in explanations: `name (tasks[i])`, or `tasks[i]`.

@@ -3,7 +3,7 @@
 //! partitioned analysis, the global tests and fit reading of clustered
 //! analysis. Every field defaults to "what the spec implies".
 
-use crate::partition::Heuristic;
+use schedlab_admission::partition::Heuristic;
 
 /// How clustered analysis decides that a task fits a cluster (the two
 /// readings of the EPOS thesis, §5.1).

@@ -1,7 +1,6 @@
 //! `schedlab check`: parse and validate a spec, print its summary.
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, CliError};
 use schedlab_model::{load_path, Diagnostic, Summary};
 use serde_json::json;
 use std::path::PathBuf;
@@ -22,13 +21,7 @@ pub struct Args {
 pub fn run(a: Args, as_json: bool) -> i32 {
     let loaded = match load_path(&a.spec) {
         Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return CliError::spec(&e).report("check", as_json),
     };
     let summary = Summary::of(&loaded.spec);
     if as_json {

@@ -8,6 +8,7 @@ pub mod overheads;
 pub mod partition;
 pub mod probe;
 pub mod reduce;
+pub mod restore;
 pub mod run;
 pub mod schema;
 pub mod simulate;

@@ -5,7 +5,7 @@
 //! of each overhead in µs.
 
 use crate::output::print_json;
-use schedlab_model::overheads::Overheads;
+use schedlab_model::overheads::{write_csv, MeasuredRow, Overhead};
 use schedlab_model::{Duration, Format, Spec};
 use schedlab_rt::{BackendKind, RunConfig, RunError, StopReason, WorkloadSpec};
 use schedlab_trace::OverheadKind;
@@ -91,15 +91,17 @@ fn online_cpus() -> u32 {
     std::thread::available_parallelism().map_or(1, |n| n.get() as u32)
 }
 
-/// The columns written, with the measured kind of each (TICK: none).
-const COLUMNS: [(&str, Option<OverheadKind>); 6] = [
-    ("RELEASE", Some(OverheadKind::Release)),
-    ("SCHEDULE", Some(OverheadKind::Schedule)),
-    ("CXS", Some(OverheadKind::ContextSwitch)),
-    ("IPI-LATENCY", Some(OverheadKind::Ipi)),
-    ("TICK", None),
-    ("RELEASE-LATENCY", Some(OverheadKind::ReleaseLatency)),
-];
+/// The runtime's measurement of each overhead of the CSV (TICK: none).
+fn measured(o: Overhead) -> Option<OverheadKind> {
+    match o {
+        Overhead::Release => Some(OverheadKind::Release),
+        Overhead::Schedule => Some(OverheadKind::Schedule),
+        Overhead::ContextSwitch => Some(OverheadKind::ContextSwitch),
+        Overhead::Ipi => Some(OverheadKind::Ipi),
+        Overhead::Tick => None,
+        Overhead::ReleaseLatency => Some(OverheadKind::ReleaseLatency),
+    }
+}
 
 /// The chosen order statistic of `v` (ns): the maximum, or the
 /// nearest-rank percentile `p`.
@@ -250,9 +252,9 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
         }
         let jobs = o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count();
         let misses = o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::DeadlineMiss { .. })).count();
-        let values = COLUMNS
-            .iter()
-            .filter_map(|(_, k)| *k)
+        let values = Overhead::ALL
+            .into_iter()
+            .filter_map(measured)
             .map(|k| {
                 let v = o.overheads.get(k);
                 let st = schedlab_rt::overheads::Stats::of(v);
@@ -265,42 +267,35 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
         None => "worst case observed".to_string(),
         Some(p) => format!("p{p}"),
     };
-    let mut csv = String::new();
     let command: Vec<String> = std::env::args().collect();
-    csv.push_str(&format!(
-        "# Overheads measured by `schedlab overheads measure` on {} ({}, {} CPU(s), kernel {}), {}.\n",
-        read_trim("/proc/sys/kernel/hostname"),
-        cpu_model(),
-        online_cpus(),
-        read_trim("/proc/sys/kernel/osrelease"),
-        today()
-    ));
-    csv.push_str(&format!(
-        "# Backend {}, policy {}, U = {} on {cpus} CPU(s), {} per size, workload {}; {statistic} per size, µs; TICK not measured.\n",
-        backend.name(),
-        m.policy,
-        m.utilization,
-        m.duration,
-        m.workload
-    ));
-    csv.push_str(&format!("# Command: {}\n", command.join(" ")));
-    csv.push_str("TASK-COUNT,");
-    csv.push_str(&COLUMNS.iter().map(|(c, _)| *c).collect::<Vec<_>>().join(","));
-    csv.push('\n');
-    for r in &rows {
-        let cells: Vec<String> = COLUMNS
-            .iter()
-            .map(|(_, k)| match k {
-                None => "0".to_string(),
-                Some(k) => us(r.values.iter().find(|(x, _)| x == k).map_or(0, |(_, s)| s.chosen)),
-            })
-            .collect();
-        csv.push_str(&format!("{},{}\n", r.n, cells.join(",")));
-    }
-    // What is written must be what `analyze --overheads` reads.
-    if let Err(e) = Overheads::parse(&csv, "<measured>", 64) {
-        return fail(format!("the CSV written does not parse (a schedlab bug): {e}"), 1);
-    }
+    let comments = [
+        format!(
+            "Overheads measured by `schedlab overheads measure` on {} ({}, {} CPU(s), kernel {}), {}.",
+            read_trim("/proc/sys/kernel/hostname"),
+            cpu_model(),
+            online_cpus(),
+            read_trim("/proc/sys/kernel/osrelease"),
+            today()
+        ),
+        format!(
+            "Backend {}, policy {}, U = {} on {cpus} CPU(s), {} per size, workload {}; {statistic} per size, µs; TICK not measured.",
+            backend.name(),
+            m.policy,
+            m.utilization,
+            m.duration,
+            m.workload
+        ),
+        format!("Command: {}", command.join(" ")),
+    ];
+    let table: Vec<MeasuredRow> = rows
+        .iter()
+        .map(|r| MeasuredRow {
+            tasks: r.n as u64,
+            ns: Overhead::ALL
+                .map(|o| measured(o).map(|k| r.values.iter().find(|(x, _)| *x == k).map_or(0, |(_, s)| s.chosen))),
+        })
+        .collect();
+    let csv = write_csv(&comments, &table);
     if let Some(p) = &m.output {
         if let Err(e) = std::fs::write(p, &csv) {
             return fail(format!("cannot write {}: {e}", p.display()), 1);

@@ -93,6 +93,9 @@ pub struct Args {
     /// The validator's tolerance for a recorded schedule (the decision latency).
     #[arg(long, default_value = "2ms")]
     tolerance: Duration,
+    /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
+    #[arg(long)]
+    wait: bool,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -121,6 +124,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
+        wait: a.wait,
         ..RunConfig::default()
     };
     for w in &a.workload {
@@ -223,8 +227,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     }
     for (p, text) in outputs {
         if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab run: cannot write {}: {e}", p.display());
-            return 1;
+            return e.report("run", as_json);
         }
     }
     let verdict = a.validate.then(|| {

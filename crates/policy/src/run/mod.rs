@@ -1,6 +1,6 @@
 //! RUN: reduction to uniprocessor (Regnier, Lima, Massa, Levin & Brandt
 //! 2011), global, server-based; the online part of the policy. The offline
-//! reduction is [`schedlab_analysis::reduction`]; `docs/policies.md`
+//! reduction is [`schedlab_admission::reduction`]; `docs/policies.md`
 //! ("RUN") describes both, with the integer-time argument.
 //!
 //! The reduction tree is flattened into vectors at admission, parents before
@@ -47,7 +47,7 @@ use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, Po
 use crate::placement::layout;
 use num::Budget;
 use num_bigint::BigInt;
-use schedlab_analysis::reduction::{reduce_spec, Children, Item, Tree};
+use schedlab_admission::reduction::{reduce_spec, Children, Item, Tree};
 use schedlab_model::spec::Domains;
 use schedlab_model::{Placement, Spec};
 

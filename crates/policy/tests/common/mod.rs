@@ -1,15 +1,16 @@
-//! A tiny in-test driver: periodic releases, exact WCET execution, scripted
-//! blocking, the interface's event order, and checks on every instant
-//! (a CPU's answer is stable without resched, no job on two CPUs, jobs stay
-//! in their placement, and — as an oracle for `priority()` — the running jobs
+//! A tiny in-test host for `policy::driver`: periodic releases, exact WCET
+//! execution, scripted blocking; the driver delivers the events in protocol
+//! order and checks every answer (eligible, in its placement, on one CPU);
+//! this host adds checks on every instant (a CPU's answer is stable without
+//! resched, no preemption under a non-preemptive policy, and — as an oracle for `priority()` — the running jobs
 //! of each domain are its top jobs by priority). Not a simulator: no
 //! overheads, no sporadic arrivals.
 
 #![allow(dead_code)]
 
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
-use schedlab_policy::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Time, TimerId};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use schedlab_policy::{Conformance, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyInfo, ProtocolError, Time};
+use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Seg {
@@ -49,45 +50,81 @@ impl Run {
     }
 }
 
+/// The test's host: exact execution accounting and the segment log.
 struct K {
     now: Time,
     running: Vec<Option<JobId>>,
     since: Vec<Time>,
     acc: HashMap<JobId, Time>,
-    timers: BTreeMap<(Time, u64), u64>,
-    timer_at: HashMap<u64, Time>,
-    next_timer: u64,
-    resched: BTreeSet<Cpu>,
+    active: Vec<Option<Active>>,
+    open: Vec<Option<Seg>>,
+    segs: Vec<Seg>,
+    switches: usize,
+    conformance: Conformance,
 }
 
-impl Kernel for K {
-    fn now(&self) -> Time {
-        self.now
-    }
-    fn consumed(&self, job: JobId) -> Time {
+impl K {
+    fn consumed_now(&self, job: JobId) -> Time {
         let base = self.acc.get(&job).copied().unwrap_or(0);
         match self.running.iter().position(|r| *r == Some(job)) {
             Some(c) => base + (self.now - self.since[c]),
             None => base,
         }
     }
+
+    /// Ends the stint on CPU `c`.
+    fn close(&mut self, c: usize) {
+        if let Some(j) = self.running[c].take() {
+            *self.acc.entry(j).or_insert(0) += self.now - self.since[c];
+            let mut s = self.open[c].take().unwrap();
+            s.end = self.now;
+            if s.end > s.start {
+                self.segs.push(s);
+            }
+        }
+    }
+}
+
+impl Host for K {
+    fn now(&self) -> Time {
+        self.now
+    }
+    fn consumed(&self, job: JobId) -> Time {
+        self.consumed_now(job)
+    }
     fn running(&self, cpu: Cpu) -> Option<JobId> {
         self.running[cpu as usize]
     }
-    fn resched(&mut self, cpu: Cpu) {
-        self.resched.insert(cpu);
-    }
-    fn arm(&mut self, at: Time, tag: u64) -> TimerId {
-        let id = self.next_timer;
-        self.next_timer += 1;
-        let at = at.max(self.now);
-        self.timers.insert((at, id), tag);
-        self.timer_at.insert(id, at);
-        TimerId(id)
-    }
-    fn cancel(&mut self, timer: TimerId) {
-        if let Some(at) = self.timer_at.remove(&timer.0) {
-            self.timers.remove(&(at, timer.0));
+    fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
+        let now = self.now;
+        for &c in cpus {
+            let (c, d) = (c as usize, chosen[c as usize]);
+            if self.running[c] != d {
+                if let (Some(j), Conformance::PriorityDriven { preemptive: false, .. }) =
+                    (self.running[c], self.conformance)
+                {
+                    let a = self.active[j.task as usize];
+                    assert!(
+                        a.is_none() || a.unwrap().blocked,
+                        "non-preemptive policy preempted {j:?} on CPU {c} at {now}"
+                    );
+                }
+                self.close(c);
+            }
+        }
+        for &c in cpus {
+            let (c, d) = (c as usize, chosen[c as usize]);
+            if let Some(j) = d {
+                if self.running[c] == Some(j) {
+                    continue;
+                }
+                // The driver checked eligibility, placement and duplicates.
+                assert!(!self.running.contains(&Some(j)), "{j:?} on two CPUs at {now}");
+                self.running[c] = Some(j);
+                self.since[c] = now;
+                self.open[c] = Some(Seg { cpu: c as Cpu, task: j.task, seq: j.seq, start: now, end: now });
+                self.switches += 1;
+            }
         }
     }
 }
@@ -116,56 +153,53 @@ pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
 /// Runs `policy` on `spec`'s tasks over [0, horizon] (events at `horizon`
 /// included), checking every instant.
 /// `blocks`: (time, task, duration) — the task's current job blocks then.
-pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(Time, u32, Time)]) -> Run {
+pub fn run(spec: &Spec, policy: Box<dyn Policy>, horizon: Time, blocks: &[(Time, u32, Time)]) -> Run {
+    try_run(spec, policy, horizon, blocks).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Like [`run`], returning the driver's protocol error instead of panicking.
+pub fn try_run(
+    spec: &Spec,
+    mut policy: Box<dyn Policy>,
+    horizon: Time,
+    blocks: &[(Time, u32, Time)],
+) -> Result<Run, ProtocolError> {
     let m = spec.platform.cpus as usize;
     let n = spec.tasks.len();
     let info = policy.info().clone();
+    let mut drv: Driver = Driver::new(m as u32, info.placement.clone());
     let mut k = K {
         now: 0,
         running: vec![None; m],
         since: vec![0; m],
         acc: HashMap::new(),
-        timers: BTreeMap::new(),
-        timer_at: HashMap::new(),
-        next_timer: 0,
-        resched: BTreeSet::new(),
+        active: vec![None; n],
+        open: vec![None; m],
+        segs: Vec::new(),
+        switches: 0,
+        conformance: info.conformance,
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
-    let mut active: Vec<Option<Active>> = vec![None; n];
     let mut resumes: Vec<(Time, u32)> = Vec::new();
     let mut pending_blocks: Vec<(Time, u32, Time)> = blocks.to_vec();
-    let mut open: Vec<Option<Seg>> = vec![None; m];
-    let mut segs = Vec::new();
     let mut done = Vec::new();
-    let mut switches = 0;
     let wcet = |t: u32| spec.tasks[t as usize].wcet.0;
-
-    let close = |k: &mut K, open: &mut Vec<Option<Seg>>, segs: &mut Vec<Seg>, c: usize| {
-        if let Some(j) = k.running[c].take() {
-            *k.acc.entry(j).or_insert(0) += k.now - k.since[c];
-            let mut s = open[c].take().unwrap();
-            s.end = k.now;
-            if s.end > s.start {
-                segs.push(s);
-            }
-        }
-    };
 
     loop {
         // The next instant.
         let mut next = Time::MAX;
         for c in 0..m {
             if let Some(j) = k.running[c] {
-                next = next.min(k.now + (wcet(j.task) - k.consumed(j)));
+                next = next.min(k.now + (wcet(j.task) - k.consumed_now(j)));
             }
         }
         for t in 0..n {
-            if active[t].is_none() {
+            if k.active[t].is_none() {
                 next = next.min(next_rel[t]);
             }
         }
-        if let Some((&(at, _), _)) = k.timers.iter().next() {
+        if let Some(at) = drv.next_timer() {
             next = next.min(at);
         }
         for &(at, _, _) in &pending_blocks {
@@ -177,7 +211,7 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         if next > horizon {
             k.now = horizon;
             for c in 0..m {
-                close(&mut k, &mut open, &mut segs, c);
+                k.close(c);
             }
             break;
         }
@@ -186,29 +220,29 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         k.now = next;
         let now = next;
 
-        // 1. Completions, in CPU order.
+        // Completions, in CPU order.
         for c in 0..m {
             if let Some(j) = k.running[c] {
-                if k.consumed(j) >= wcet(j.task) {
-                    close(&mut k, &mut open, &mut segs, c);
-                    let a = active[j.task as usize].take().unwrap();
+                if k.consumed_now(j) >= wcet(j.task) {
+                    k.close(c);
+                    let a = k.active[j.task as usize].take().unwrap();
                     done.push(Done { id: j, deadline: a.job.deadline, finish: now });
-                    policy.complete(j, &mut k);
+                    drv.complete(j);
                 }
             }
         }
-        // 2. Blocks, then resumes.
+        // Blocks, then resumes.
         let due_blocks: Vec<(Time, u32, Time)> = pending_blocks.iter().copied().filter(|b| b.0 == now).collect();
         pending_blocks.retain(|b| b.0 != now);
         for (_, t, dur) in due_blocks {
-            if let Some(a) = active[t as usize].as_mut() {
+            if let Some(a) = k.active[t as usize].as_mut() {
                 if !a.blocked {
                     a.blocked = true;
                     let id = a.job.id;
                     if let Some(c) = k.running.iter().position(|r| *r == Some(id)) {
-                        close(&mut k, &mut open, &mut segs, c);
+                        k.close(c);
                     }
-                    policy.block(id, &mut k);
+                    drv.block(id);
                     resumes.push((now + dur, t));
                 }
             }
@@ -216,14 +250,14 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
         let due: Vec<u32> = resumes.iter().filter(|r| r.0 == now).map(|r| r.1).collect();
         resumes.retain(|r| r.0 != now);
         for t in due {
-            if let Some(a) = active[t as usize].as_mut() {
+            if let Some(a) = k.active[t as usize].as_mut() {
                 a.blocked = false;
-                policy.resume(a.job.id, &mut k);
+                drv.resume(a.job.id);
             }
         }
-        // 3. Releases, in task order.
+        // Releases.
         for t in 0..n {
-            if active[t].is_none() && next_rel[t] <= now {
+            if k.active[t].is_none() && next_rel[t] <= now {
                 let r = next_rel[t];
                 let job = Job {
                     id: JobId { task: t as u32, seq: seq[t] },
@@ -232,71 +266,23 @@ pub fn run(spec: &Spec, mut policy: Box<dyn Policy>, horizon: Time, blocks: &[(T
                 };
                 seq[t] += 1;
                 next_rel[t] = r + spec.tasks[t].period.0;
-                active[t] = Some(Active { job, blocked: false });
-                policy.release(job, &mut k);
+                k.active[t] = Some(Active { job, blocked: false });
+                drv.release(job, (), now);
             }
         }
-        // 4. Timers due, in arm order.
-        let mut guard = 0;
-        while let Some((&(at, id), &tag)) = k.timers.iter().next() {
-            if at > now {
-                break;
-            }
-            k.timers.remove(&(at, id));
-            k.timer_at.remove(&id);
-            policy.timer(TimerId(id), tag, &mut k);
-            guard += 1;
-            assert!(guard < 10_000, "timer storm at {now}");
-        }
-        // 5. Schedule the marked CPUs, then switch.
-        let marked: Vec<Cpu> = std::mem::take(&mut k.resched).into_iter().filter(|&c| (c as usize) < m).collect();
-        let decisions: Vec<(usize, Option<JobId>)> =
-            marked.iter().map(|&c| (c as usize, policy.schedule(c, &mut k))).collect();
-        for &(c, d) in &decisions {
-            if k.running[c] != d {
-                if let (Some(j), Conformance::PriorityDriven { preemptive: false, .. }) =
-                    (k.running[c], info.conformance)
-                {
-                    let a = active[j.task as usize];
-                    assert!(
-                        a.is_none() || a.unwrap().blocked,
-                        "non-preemptive policy preempted {j:?} on CPU {c} at {now}"
-                    );
-                }
-                close(&mut k, &mut open, &mut segs, c);
-            }
-        }
-        for &(c, d) in &decisions {
-            if let Some(j) = d {
-                if k.running[c] == Some(j) {
-                    continue;
-                }
-                let a = active[j.task as usize]
-                    .unwrap_or_else(|| panic!("CPU {c} got {j:?}, which is not released or completed, at {now}"));
-                assert_eq!(a.job.id, j, "stale job at {now}");
-                assert!(!a.blocked, "CPU {c} got blocked {j:?} at {now}");
-                assert!(!k.running.contains(&Some(j)), "{j:?} on two CPUs at {now}");
-                assert!(
-                    info.placement[j.task as usize].allows(c as u32),
-                    "{j:?} outside its placement on CPU {c} at {now}"
-                );
-                k.running[c] = Some(j);
-                k.since[c] = now;
-                open[c] = Some(Seg { cpu: c as Cpu, task: j.task, seq: j.seq, start: now, end: now });
-                switches += 1;
-            }
-        }
+        // The protocol: delivery in order, timers, rounds of schedule, switches.
+        drv.instant(policy.as_mut(), &mut k, now)?;
         // Unmarked CPUs must answer what they run (no missed resched).
         for c in 0..m {
             assert_eq!(
-                policy.schedule(c as Cpu, &mut k),
+                drv.ask(policy.as_mut(), &mut k, c as Cpu)?,
                 k.running[c],
                 "CPU {c} would change without resched at {now}"
             );
         }
-        check_priorities(&info, &*policy, &k, &active);
+        check_priorities(&info, &*policy, &k, &k.active);
     }
-    Run { segs, done, info, switches }
+    Ok(Run { segs: k.segs, done, info, switches: k.switches })
 }
 
 /// In every domain: no idle CPU while a job waits; with preemption, no
@@ -308,7 +294,7 @@ fn check_priorities(info: &PolicyInfo, policy: &dyn Policy, k: &K, active: &[Opt
             id: a.job.id,
             release: a.job.release,
             deadline: a.job.deadline,
-            consumed: k.consumed(a.job.id),
+            consumed: k.consumed_now(a.job.id),
             now: k.now,
         };
         let eligible: Vec<&Active> = active

@@ -257,10 +257,7 @@ impl Backend for KernelBackend {
                     let tid = clock::gettid();
                     hb.set_tid(tid);
                     let _ = tx.send((i, tid));
-                    match gate.wait() {
-                        Some(t0) => Some(worker.run(t0)),
-                        None => None,
-                    }
+                    gate.wait().map(|t0| worker.run(t0))
                 })
                 .map_err(|e| RunError::system("spawning a worker", e))?;
             handles.push(h);

@@ -19,6 +19,7 @@
 //!      synchronously at `t0`, stop at `plan.config.duration` or when
 //!      `sv.stop` is set, join (or demote and abandon) the threads, and
 //!      return [`Executed`]. Use [`Services::kernel_trace`] for tracefs.
+//!
 //!    A backend whose workers do not release their own jobs (a user-space
 //!    dispatcher) records the same [`crate::record::Record`]s per job
 //!    (`Release`, `Start`, `Complete`, `Miss`, ...) and runs bodies with
@@ -29,7 +30,6 @@
 //! 2. Add a variant to [`crate::config::BackendKind`] and a line to [`select`].
 
 pub mod dispatch;
-mod dispatch_sync;
 pub mod kernel;
 
 use crate::config::BackendKind;

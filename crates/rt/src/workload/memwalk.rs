@@ -14,7 +14,7 @@
 use crate::clock;
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
@@ -42,7 +42,7 @@ impl MemWalk {
     pub fn new(wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let line = line.max(8);
         let words = (line / 8) as usize;
-        let lines = ((wss + line - 1) / line).max(1) as usize;
+        let lines = wss.div_ceil(line).max(1) as usize;
         let mut buf = vec![0u64; lines * words];
         let order: Vec<u32> = match pattern {
             Pattern::Sequential => (0..lines as u32).collect(),

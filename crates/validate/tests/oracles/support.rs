@@ -3,9 +3,9 @@
 //! simulator configuration, both a pure function of one seed; running a case
 //! through the simulator and the validator.
 
-use schedlab_model::gen::rng::Rng;
-use schedlab_model::gen::{generate, GenOptions};
+use schedlab_gen::{generate, GenOptions};
 use schedlab_model::overheads::Cpmd;
+use schedlab_model::rng::Rng;
 use schedlab_model::spec::Domains;
 use schedlab_model::{exact::hyperperiod, Duration, Packing, PolicyName, Priorities, Spec};
 use schedlab_sim::{

@@ -313,7 +313,7 @@ mod tests {
 #[cfg(test)]
 mod brute_force {
     use super::*;
-    use schedlab_model::gen::rng::Rng;
+    use schedlab_model::rng::Rng;
 
     fn brute(tasks: &[TaskParams], m: u32) -> bool {
         let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();

@@ -148,6 +148,6 @@ mod tests {
         let mut t = TaskParams::implicit(1, 10);
         t.jitter = 2;
         assert_eq!(decide(&[t], 2), Verdict::NotApplicable);
-        assert_eq!(decide(&vec![TaskParams::implicit(9, 10); 3], 2), Verdict::Unschedulable);
+        assert_eq!(decide(&[TaskParams::implicit(9, 10); 3], 2), Verdict::Unschedulable);
     }
 }

@@ -101,7 +101,7 @@ mod tests {
     #[test]
     fn necessary_conditions_and_models() {
         assert_eq!(decide(&[TaskParams::constrained(6, 5, 10)], 2), Verdict::Unschedulable);
-        assert_eq!(decide(&vec![TaskParams::implicit(9, 10); 3], 2), Verdict::Unschedulable);
+        assert_eq!(decide(&[TaskParams::implicit(9, 10); 3], 2), Verdict::Unschedulable);
         let mut j = TaskParams::implicit(1, 10);
         j.jitter = 1;
         let o = check(&[j], 2);

@@ -45,7 +45,7 @@ impl Lin {
         Lin { v: a.v, slope: a.slope, room }
     }
     #[inline]
-    pub fn add(self, o: Lin) -> Lin {
+    pub fn plus(self, o: Lin) -> Lin {
         Lin { v: self.v + o.v, slope: self.slope + o.slope, room: self.room.min(o.room) }
     }
 }
@@ -153,7 +153,7 @@ mod tests {
 
     #[test]
     fn divmod_is_exact() {
-        let mut rng = schedlab_model::gen::rng::Rng::new(5);
+        let mut rng = schedlab_model::rng::Rng::new(5);
         for _ in 0..200_000 {
             let t = if rng.below(2) == 0 { rng.range_u64(1, 100) } else { rng.range_u64(1, 1 << 41) } as i64;
             let a = match rng.below(3) {
@@ -171,7 +171,7 @@ mod tests {
 
     #[test]
     fn same_fixed_point_as_the_plain_iteration() {
-        let mut rng = schedlab_model::gen::rng::Rng::new(11);
+        let mut rng = schedlab_model::rng::Rng::new(11);
         for _ in 0..20_000 {
             let m = rng.range_u64(1, 6) as i64;
             let n = rng.range_u64(1, 8) as usize;
@@ -189,7 +189,7 @@ mod tests {
             let lin = |x: i64| {
                 tasks
                     .iter()
-                    .fold(Lin::constant(0), |acc, &(c, t, off)| acc.add(sawtooth(c, t, x + off).min(Lin::cap(x, ck))))
+                    .fold(Lin::constant(0), |acc, &(c, t, off)| acc.plus(sawtooth(c, t, x + off).min(Lin::cap(x, ck))))
             };
             let a = lfp(ck, d, m, lin);
             let b = plain(ck, d, m, exact);

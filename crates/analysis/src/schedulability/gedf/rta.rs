@@ -376,7 +376,7 @@ mod tests {
     /// The bounds equal the plain iteration R ← Cₖ + ⌊Σ min(Wᵢ, Jᵢ, R − Cₖ + 1)/m⌋.
     #[test]
     fn bounds_equal_the_plain_iteration() {
-        let mut rng = schedlab_model::gen::rng::Rng::new(2007);
+        let mut rng = schedlab_model::rng::Rng::new(2007);
         let (mut ok, mut err) = (0, 0);
         for _ in 0..20_000 {
             let m = rng.range_u64(1, 5) as u32;

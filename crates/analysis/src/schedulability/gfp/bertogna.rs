@@ -29,21 +29,12 @@ pub const INFO: TestInfo = TestInfo {
     source: "Bertogna & Cirinei 2007 (RTSS)",
 };
 
-/// Wᵢ(L) given τᵢ's response-time bound rᵢ.
-#[cfg(test)]
-pub(crate) fn workload(ti: &TaskParams, l: i128, ri: i128) -> i128 {
-    let (c, t) = (ti.wcet as i128, ti.period as i128);
-    let a = l + ri - c;
-    let n = a.div_euclid(t);
-    n * c + c.min(a - n * t)
-}
-
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, order: &[usize], ex: &mut E) -> Verdict {
     response_times(tasks, m, order, ex, |hp, rb, ck, x| {
         let cap = Lin::cap(x, ck);
         hp.iter().fold(Lin::constant(0), |acc, &i| {
             let (c, t) = (tasks[i].wcet as i64, tasks[i].period as i64);
-            acc.add(sawtooth(c, t, x + rb[i] as i64 - c).min(cap))
+            acc.plus(sawtooth(c, t, x + rb[i] as i64 - c).min(cap))
         })
     })
 }

@@ -80,13 +80,13 @@ fn omega(tasks: &[TaskParams], m: u32, hp: &[usize], rb: &[i128], ck: i64, x: i6
         let ti = &tasks[i];
         let nc = sawtooth(ti.wcet as i64, ti.period as i64, x).min(cap);
         let ci = w_ci_lin(ti, x, rb[i] as i64).min(cap);
-        s = s.add(nc);
+        s = s.plus(nc);
         diffs.push(Lin { v: ci.v - nc.v, slope: ci.slope - nc.slope, room: ci.room.min(nc.room) });
     }
     let room = diffs.iter().map(|d| d.room).min().unwrap_or(super::super::gedf::piecewise::FAR);
     let top = m as usize - 1;
     if diffs.len() > top {
-        diffs.sort_unstable_by(|a, b| (b.v, b.slope).cmp(&(a.v, a.slope)));
+        diffs.sort_unstable_by_key(|d| std::cmp::Reverse((d.v, d.slope)));
         diffs.truncate(top);
     }
     let sel = diffs.iter().fold(Lin::constant(0), |acc, d| Lin {

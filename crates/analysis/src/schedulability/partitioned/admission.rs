@@ -261,7 +261,7 @@ impl<'a> Fit<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_model::gen::rng::Rng;
+    use schedlab_model::rng::Rng;
 
     /// The utilisation shortcut of the QPA admission gives QPA's own answer.
     #[test]

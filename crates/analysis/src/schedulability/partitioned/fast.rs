@@ -25,7 +25,7 @@ use super::super::uni::load::{cmp_one, fixed, ONE};
 use super::super::uni::order::ranks;
 use super::admission::{Admission, Family, Fit};
 use super::{alone_fails, analyze, heuristics, Driver};
-use crate::partition::{Heuristic, Metric, Pin, Rule, Target};
+use schedlab_admission::partition::{Heuristic, Metric, Pin, Rule, Target};
 use std::cmp::Ordering;
 
 /// `analyze(id, input, admission, driver, metric).verdict`, fast.
@@ -187,7 +187,7 @@ impl Sizes for Exact<'_> {
     }
 }
 
-/// The packer's loop ([`crate::partition::pack_with`] without pins):
+/// The packer's loop ([`schedlab_admission::partition::pack_with`] without pins):
 /// whether every task found a bin; `s.members` holds the bins.
 fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usize], usize) -> bool) -> bool {
     let m = s.members.len();

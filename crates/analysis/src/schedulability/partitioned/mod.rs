@@ -1,6 +1,6 @@
 //! Partitioned scheduling: the tasks are packed onto the CPUs by a bin
 //! packing heuristic (first / best / worst / next fit and their decreasing
-//! variants, [`crate::partition`]) and each CPU is a uniprocessor.
+//! variants, [`schedlab_admission::partition`]) and each CPU is a uniprocessor.
 //!
 //! Two drivers:
 //! - **test-driven** (the default): a task joins a CPU only if the CPU's
@@ -30,8 +30,8 @@ use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
 use super::uni::order::ranks;
-use crate::partition::{pack_with, Heuristic, Metric, PinnedCheck, Problem, Share};
 use admission::{Admission, Family, Fit};
+use schedlab_admission::partition::{pack_with, Heuristic, Metric, PinnedCheck, Problem, Share};
 use schedlab_model::exact::Ratio;
 use schedlab_model::PolicyName;
 
@@ -137,7 +137,7 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
     };
     let problem = Problem {
         sizes: input.tasks.iter().map(size).collect(),
-        pins: (0..n).map(|i| input.pin(i, crate::partition::Target::Cpus)).collect(),
+        pins: (0..n).map(|i| input.pin(i, schedlab_admission::partition::Target::Cpus)).collect(),
         capacities: vec![1; m],
         names: input.names.clone(),
         bin_word: "CPU",

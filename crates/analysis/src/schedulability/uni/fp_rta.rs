@@ -124,8 +124,8 @@ pub(crate) fn core(tasks: &[FpTask], from: usize, mut resp: impl FnMut(usize, u1
 
 /// The tasks of `input` in priority order, with their blocking terms and
 /// final regions, or a not-applicable outcome.
-pub(crate) fn fp_tasks(id: &'static str, input: &Input) -> Result<Vec<FpTask>, Outcome> {
-    let ranks = ranks(input).map_err(|(i, why)| Outcome::not_applicable(id, why).task(i))?;
+pub(crate) fn fp_tasks(id: &'static str, input: &Input) -> Result<Vec<FpTask>, Box<Outcome>> {
+    let ranks = ranks(input).map_err(|(i, why)| Box::new(Outcome::not_applicable(id, why).task(i)))?;
     Ok(by_priority(&ranks, 0..input.tasks.len())
         .into_iter()
         .map(|i| FpTask {
@@ -203,7 +203,7 @@ pub fn check(input: &Input) -> Outcome {
     }
     let tasks = match fp_tasks(ID, input) {
         Ok(t) => t,
-        Err(o) => return o,
+        Err(o) => return *o,
     };
     let mut resp = vec![None; input.tasks.len()];
     let out = match core(&tasks, 0, |pos, r| resp[tasks[pos].index] = u64::try_from(r).ok()) {

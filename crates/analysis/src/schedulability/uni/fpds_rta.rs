@@ -131,7 +131,7 @@ pub fn check(input: &Input) -> Outcome {
     }
     let tasks = match fp_tasks(ID, input) {
         Ok(t) => t,
-        Err(o) => return o,
+        Err(o) => return *o,
     };
     let mut resp = vec![None; input.tasks.len()];
     let out = match core(&tasks, 0, |pos, r| resp[tasks[pos].index] = u64::try_from(r).ok()) {

@@ -21,7 +21,7 @@ pub(crate) fn fixed(num: u64, den: u64) -> (u128, bool) {
         return (((hi as u128) << 32) | lo as u128, r != 0);
     }
     let n = (num as u128) << 64;
-    (n / den as u128, n % den as u128 != 0)
+    (n / den as u128, !n.is_multiple_of(den as u128))
 }
 
 /// Σ numᵢ/denᵢ compared with 1, exactly (every den > 0).

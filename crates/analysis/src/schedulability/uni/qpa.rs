@@ -236,7 +236,7 @@ mod tests {
             return false;
         }
         let h = schedlab_model::exact::hyperperiod(tasks.iter().map(|t| t.period)).unwrap() as u128;
-        let end = h + tasks.iter().map(|t| dl(t)).max().unwrap_or(0);
+        let end = h + tasks.iter().map(dl).max().unwrap_or(0);
         for t in tasks {
             let mut d = dl(t);
             while d <= end {
@@ -251,7 +251,7 @@ mod tests {
 
     #[test]
     fn agrees_with_brute_force_on_random_sets() {
-        let mut r = schedlab_model::gen::rng::Rng::new(42);
+        let mut r = schedlab_model::rng::Rng::new(42);
         let (mut yes, mut no) = (0, 0);
         for _ in 0..3000 {
             let n = r.range_u64(1, 6) as usize;

@@ -6,7 +6,7 @@
 use super::super::input::{Input, TaskParams};
 use super::super::outcome::Verdict;
 use super::{edf_density, edf_util, fp_hyperbolic, fp_ll, fp_rta, qpa};
-use schedlab_model::gen::rng::Rng;
+use schedlab_model::rng::Rng;
 
 const PERIODS: [u64; 9] = [40, 50, 60, 80, 100, 120, 150, 200, 300];
 
@@ -64,10 +64,13 @@ fn utilisation_and_density_within_qpa() {
     assert!(dens < exact && util > 0, "{util} {dens} {exact}");
 }
 
+/// A named uniprocessor test, as the relation tests list them.
+type NamedTest = (&'static str, fn(&Input) -> super::super::Outcome);
+
 #[test]
 fn lowering_a_wcet_never_turns_accept_into_reject() {
     let mut r = Rng::new(9);
-    let tests: [(&str, fn(&Input) -> super::super::Outcome); 6] = [
+    let tests: [NamedTest; 6] = [
         ("qpa", qpa::check),
         ("rta", fp_rta::check),
         ("density", edf_density::check),

@@ -28,8 +28,8 @@
 //! Continuous uniform draws come from [`Rng::uniform`], i.e. the upper end is
 //! open up to rounding; the table's closed intervals are the nominal ranges.
 
-use super::rng::Rng;
 use super::GenError;
+use schedlab_model::rng::Rng;
 
 /// Default upper limit of the light mode of the bimodal distributions.
 pub const DEFAULT_BIMO_LOW_MAX: f64 = 0.5;

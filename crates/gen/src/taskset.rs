@@ -6,12 +6,12 @@ use super::deadline::deadline;
 use super::dist::{default_slack, fill_to_cap};
 use super::params::{GenParams, PeriodSpec, UtilMethod, WssSpec, DEFAULT_TASKS};
 use super::period;
-use super::rng::Rng;
 use super::util;
 use super::GenError;
-use crate::spec::{Cache, Domains, Meta, Platform, PolicySpec, Spec, Task};
-use crate::units::{ColorSet, Duration, Size};
-use crate::validate::{validate, Severity};
+use schedlab_model::rng::Rng;
+use schedlab_model::spec::{Cache, Domains, Meta, Platform, PolicySpec, Spec, Task};
+use schedlab_model::units::{ColorSet, Duration, Size};
+use schedlab_model::validate::{validate, Severity};
 
 /// Most tasks a named distribution may draw before the set restarts.
 const MAX_TASKS: usize = 100_000;
@@ -40,8 +40,12 @@ fn invalid(msg: impl Into<String>) -> GenError {
 
 /// Generates the spec the parameters describe.
 pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
-    if p.cpus == 0 || p.cpus > crate::validate::MAX_CPUS {
-        return Err(invalid(format!("--cpus must be between 1 and {}, got {}", crate::validate::MAX_CPUS, p.cpus)));
+    if p.cpus == 0 || p.cpus > schedlab_model::validate::MAX_CPUS {
+        return Err(invalid(format!(
+            "--cpus must be between 1 and {}, got {}",
+            schedlab_model::validate::MAX_CPUS,
+            p.cpus
+        )));
     }
     let total = p.util_or_default();
     if !(total.is_finite() && total > 0.0) {
@@ -197,7 +201,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     let spec = Spec {
         meta: Some(Meta {
             description: None,
-            tool: Some(crate::TOOL.to_string()),
+            tool: Some(schedlab_model::TOOL.to_string()),
             seed: Some(p.seed),
             generator: Some(p.to_args()),
         }),
@@ -215,7 +219,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gen::params::GenOptions;
+    use crate::params::GenOptions;
 
     fn gen(o: GenOptions) -> Spec {
         generate(&o.into_params().unwrap()).unwrap()
@@ -311,7 +315,7 @@ mod tests {
             GenOptions { utils: Some("uni-heavy".into()), tasks: Some(3), ..Default::default() },
             GenOptions { utils: Some("randfixedsum".into()), umin: Some(0.5), umax: Some(0.4), ..Default::default() },
             GenOptions { cluster_size: Some(3), ..Default::default() },
-            GenOptions { policy: Some(crate::PolicyName::Cedf), ..Default::default() },
+            GenOptions { policy: Some(schedlab_model::PolicyName::Cedf), ..Default::default() },
             GenOptions { colors_per_task: Some(3), ..Default::default() },
             GenOptions { cache: Some("8MiB/16/64B".into()), colors_per_task: Some(500), ..Default::default() },
             GenOptions { periods: Some("list:10ms".into()), harmonic: Some(true), ..Default::default() },

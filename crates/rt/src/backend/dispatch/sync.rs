@@ -227,3 +227,7 @@ pub fn signal(tid: i32) {
         libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, preempt_signal());
     }
 }
+/// The next gate word: a new generation with state `s`.
+pub fn next_gen(g: u32, s: u32) -> u32 {
+    (g & !0xff).wrapping_add(0x100) | s
+}

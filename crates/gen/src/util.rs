@@ -23,8 +23,8 @@
 //! is clamped to its bounds before and during the correction, so bounds are
 //! never violated by the correction.
 
-use super::rng::Rng;
 use super::GenError;
+use schedlab_model::rng::Rng;
 
 /// Relative tolerance used when checking feasibility (`total <= n * hi` etc.),
 /// so that e.g. `total = 0.3, n = 3, hi = 0.1` is accepted although

@@ -7,8 +7,8 @@
 //!   multiprocessor real-time systems", RTSS 2009), rounded to the nearest
 //!   multiple of a granularity and kept inside `[C, T]`.
 
-use super::rng::Rng;
 use super::GenError;
+use schedlab_model::rng::Rng;
 
 /// Deadline model.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,6 +1,6 @@
-//! Task-set generators: seeded, deterministic, recorded in the output.
+//! Task-set generators: seeded, deterministic, recorded in the output. They
+//! turn the options of `schedlab gen` into a spec of `schedlab_model`.
 //!
-//! * [`rng`]      – a frozen PRNG (xoshiro256** seeded by SplitMix64);
 //! * [`util`]     – utilisation vectors with a fixed sum (UUniFast, UUniFast-Discard,
 //!   RandFixedSum, Dirichlet-Rescale, exact bounded rejection);
 //! * [`dist`]     – the named per-task utilisation distributions of the UNC / EPOS
@@ -10,7 +10,8 @@
 //! * [`params`]   – the options of `schedlab gen`, shared by the CLI and Python;
 //! * [`taskset`]  – turning the options into a spec.
 //!
-//! Every sampler takes the PRNG explicitly, so a task set is a pure function of
+//! Every sampler takes the PRNG (`schedlab_model::rng::Rng`, frozen
+//! xoshiro256** shared with the simulator and the runtime) explicitly, so a task set is a pure function of
 //! its seed and parameters. Impossible parameters yield a [`GenError`], never a
 //! panic.
 
@@ -18,7 +19,6 @@ pub mod deadline;
 pub mod dist;
 pub mod params;
 pub mod period;
-pub mod rng;
 pub mod taskset;
 pub mod util;
 

@@ -12,8 +12,8 @@
 //! * [`harmonic`]: a set of pairwise harmonic periods (see its docs for the
 //!   construction).
 
-use super::rng::Rng;
 use super::GenError;
+use schedlab_model::rng::Rng;
 
 /// Nanoseconds per millisecond.
 pub const NS_PER_MS: u64 = 1_000_000;

@@ -5,8 +5,8 @@
 use super::deadline::DeadlineKind;
 use super::dist::UtilDist;
 use super::period::PeriodRange;
-use crate::spec::PolicyName;
-use crate::units::{Duration, Size};
+use schedlab_model::spec::PolicyName;
+use schedlab_model::units::{Duration, Size};
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
@@ -62,7 +62,7 @@ impl FromStr for UtilMethod {
                 Err(e) if other.contains('(') => return Err(e.to_string()),
                 Err(_) => {
                     let all: Vec<&str> = Self::VECTOR.iter().chain(NAMED_DISTS).copied().collect();
-                    let hint = crate::source::did_you_mean(other, &all)
+                    let hint = schedlab_model::source::did_you_mean(other, &all)
                         .map(|h| format!("did you mean `{h}`? "))
                         .unwrap_or_default();
                     return Err(format!(
@@ -100,8 +100,8 @@ pub enum PeriodSpec {
 
 fn parse_range(s: &str) -> Result<(Duration, Duration), String> {
     let (a, b) = s.split_once('-').ok_or_else(|| format!("`{s}` is not a range; write `LO-HI`, e.g. `10ms-100ms`"))?;
-    let lo: Duration = a.parse().map_err(|e: crate::units::QuantityError| e.0)?;
-    let hi: Duration = b.parse().map_err(|e: crate::units::QuantityError| e.0)?;
+    let lo: Duration = a.parse().map_err(|e: schedlab_model::units::QuantityError| e.0)?;
+    let hi: Duration = b.parse().map_err(|e: schedlab_model::units::QuantityError| e.0)?;
     if lo.0 == 0 || lo > hi {
         return Err(format!("the range `{s}` needs 0 < LO ≤ HI"));
     }
@@ -210,9 +210,9 @@ impl FromStr for CacheSpec {
             return Err(format!("`{s}` is not a cache geometry; write SIZE/WAYS/LINE, e.g. `8MiB/16/64B`"));
         };
         Ok(CacheSpec {
-            size: size.parse().map_err(|e: crate::units::QuantityError| e.0)?,
+            size: size.parse().map_err(|e: schedlab_model::units::QuantityError| e.0)?,
             ways: ways.trim().parse().map_err(|_| format!("`{ways}` is not a number of ways"))?,
-            line: line.parse().map_err(|e: crate::units::QuantityError| e.0)?,
+            line: line.parse().map_err(|e: schedlab_model::units::QuantityError| e.0)?,
         })
     }
 }
@@ -373,7 +373,7 @@ impl GenOptions {
         let dur = |name: &str, v: Option<String>, d: Duration| -> Result<Duration, String> {
             match v {
                 None => Ok(d),
-                Some(s) => s.parse().map_err(|e: crate::units::QuantityError| format!("{name}: {e}")),
+                Some(s) => s.parse().map_err(|e: schedlab_model::units::QuantityError| format!("{name}: {e}")),
             }
         };
         Ok(GenParams {

@@ -1,0 +1,12 @@
+//! Admission: the offline placement a policy does before the first release.
+//! Bin packing of tasks onto CPUs or clusters ([`partition`]: the first/best/
+//! worst/next-fit heuristics, exact capacity test, and an admission predicate
+//! through which a schedulability test of `schedlab-analysis` can serve as the
+//! fit test), and RUN's reduction of a task set to a tree of servers
+//! ([`reduction`]), which packs with the same heuristics.
+//!
+//! Policies call it at admission, the analysis calls it for partitioned and
+//! clustered tests; it depends on the model alone.
+
+pub mod partition;
+pub mod reduction;

@@ -1,0 +1,51 @@
+//! What a driver supplies: its clock, its execution accounting and its
+//! switching ([`Host`]), and what it hears about the callbacks the protocol
+//! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
+
+use crate::interface::{Cpu, Job, JobId, Time};
+
+/// A callback the driver is about to deliver (or has just delivered).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delivery<X> {
+    /// `Policy::complete` of a job the policy knew.
+    Complete(JobId),
+    /// `Policy::block`.
+    Block(JobId),
+    /// `Policy::resume`.
+    Resume(JobId),
+    /// `Policy::release`. `waited`: the job was held behind its predecessor
+    /// since an earlier instant (released to the policy at a hand-over).
+    Release { job: Job, x: X, waited: bool },
+    /// `Policy::timer` of a timer due at `due`.
+    Timer { due: Time },
+}
+
+/// The driver-specific half of a policy's kernel: the clock, the execution
+/// accounting and the switching. Everything else — the order of the
+/// callbacks, the timers, the rescheduling marks, the rounds of `schedule`
+/// and the checks on its answers — is [`super::Driver`]'s.
+pub trait Host<X = ()> {
+    /// The current time as the policy sees it.
+    fn now(&self) -> Time;
+    /// Execution consumed by `job` so far (including a current stint).
+    fn consumed(&self, job: JobId) -> Time;
+    /// The job the driver is running on `cpu`.
+    fn running(&self, cpu: Cpu) -> Option<JobId>;
+    /// Carries out a round's decisions: for each CPU of `cpus` (increasing),
+    /// `chosen[cpu]` is what it must run now. A driver that switches does all
+    /// switch-aways before any switch-to.
+    fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]);
+    /// A callback is about to be delivered.
+    fn delivering(&mut self, _what: &Delivery<X>) {}
+    /// A callback was delivered.
+    fn delivered(&mut self, _what: &Delivery<X>) {}
+    /// `cpu` was marked for rescheduling (by the policy, or by the driver
+    /// because the job chosen for it completed or blocked).
+    fn marked(&mut self, _cpu: Cpu) {}
+    /// Whether policy events are recorded ([`crate::Kernel::tracing`]).
+    fn tracing(&self) -> bool {
+        false
+    }
+    /// Records a policy event ([`crate::Kernel::note`]).
+    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+}

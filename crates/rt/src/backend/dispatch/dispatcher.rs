@@ -1,0 +1,289 @@
+//! The dispatcher loop: one SCHED_FIFO thread that owns the policy and
+//! drives it through `policy::driver` in real time. At each wake-up it
+//! reports the workers' completions and the releases due to the driver,
+//! which runs the protocol of the instant (callbacks, timers, rounds of
+//! `schedule`, checks) and has [`KernelServices`] carry out the switches; then it
+//! sleeps in a futex wait until the next release or policy timer, or until
+//! a worker rings its doorbell. Nothing is allocated after start-up: every
+//! buffer is reserved for the run's expected jobs.
+
+use super::services::KernelServices;
+use super::sync::{self, Shared};
+use super::{drain_limit, DISPATCHER_CPU};
+use crate::arrivals::Releases;
+use crate::clock;
+use crate::config::Overrun;
+use crate::execution::ExecModel;
+use crate::overheads::Samples;
+use crate::plan::Plan;
+use crate::stop::{Stop, StopReason};
+use crate::watchdog::Heartbeat;
+use schedlab_policy::{Driver, Job, JobId, Policy, ProtocolError};
+use schedlab_trace::{Event, OverheadKind};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+
+/// A task's release stream as the dispatcher tracks it.
+pub(super) struct TaskSt {
+    releases: Releases,
+    exec: ExecModel,
+    /// The next release and its absolute deadline (ns from t0).
+    next: Option<(u64, u64)>,
+    seq: u64,
+    done_seen: u64,
+}
+
+/// The dispatcher: the policy, its driver and the real-time host.
+pub struct Dispatcher {
+    policy: Box<dyn Policy>,
+    pub(super) drv: Driver<u64>,
+    pub(super) host: KernelServices,
+    pub(super) tasks: Vec<TaskSt>,
+    shared: Vec<Arc<Shared>>,
+    bell: Arc<AtomicU32>,
+    stop: Arc<Stop>,
+    hb: Arc<Heartbeat>,
+    duration: u64,
+    drain: u64,
+    overrun: Overrun,
+    pub(super) events: Vec<(u64, u8, Event)>,
+    /// Releases skipped by the overrun policy: (release, task, seq).
+    pub(super) skipped: Vec<(u64, u32, u64)>,
+    pub(super) samples: Samples,
+    /// Per decision-making wake-up: wake-up → decisions done (ns).
+    pub(super) decisions: Vec<u64>,
+    /// The policy broke the protocol: the run stops.
+    pub(super) error: Option<ProtocolError>,
+    pub(super) ended_at: u64,
+}
+
+impl Dispatcher {
+    pub(super) fn new(
+        plan: &Plan,
+        policy: Box<dyn Policy>,
+        shared: Vec<Arc<Shared>>,
+        bell: Arc<AtomicU32>,
+        stop: Arc<Stop>,
+        hb: Arc<Heartbeat>,
+    ) -> Dispatcher {
+        let c = &plan.config;
+        let m = plan.spec.platform.cpus as usize;
+        let n = plan.tasks.len();
+        let tasks = plan
+            .spec
+            .tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let mut releases = Releases::new(t, i, c.seed, c.sporadic, c.ignore_jitter);
+                let next = releases.next().map(|a| (a.release, a.deadline));
+                TaskSt { releases, exec: ExecModel::new(t, i, c.seed, c.execution), next, seq: 0, done_seen: 0 }
+            })
+            .collect();
+        let jobs = (0..n).map(|i| plan.expected_jobs(i)).sum::<u64>() as usize;
+        let mut samples = Samples::default();
+        samples.by_kind.push((OverheadKind::Release, Vec::with_capacity(jobs + 64)));
+        samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(3 * jobs + 64)));
+        let mut drv = Driver::new(m as u32, policy.info().placement.clone());
+        drv.reserve(4 * (n + m) + 16);
+        Dispatcher {
+            policy,
+            drv,
+            host: KernelServices {
+                t0: 0,
+                now: 0,
+                real: 0,
+                wake: 0,
+                running: vec![None; m],
+                tids: Vec::with_capacity(n),
+                shared: shared.clone(),
+                active: vec![None; n],
+                affinity: vec![None; n],
+                prompt: vec![None; n],
+                prompts: Vec::with_capacity(jobs + 64),
+                commands: [0; 3],
+                changed: false,
+                notes: Vec::with_capacity(64),
+                note_budget: 4 * jobs + 64,
+                notes_dropped: 0,
+            },
+            tasks,
+            shared,
+            bell,
+            stop,
+            hb,
+            duration: c.duration,
+            drain: drain_limit(plan),
+            overrun: c.overrun,
+            // Per job: release, its overhead, a miss; per wake-up: a schedule overhead; notes.
+            events: Vec::with_capacity(8 * jobs + 4 * jobs + 64),
+            skipped: Vec::with_capacity(jobs + 64),
+            samples,
+            decisions: Vec::with_capacity(3 * jobs + 64),
+            error: None,
+            ended_at: 0,
+        }
+    }
+
+    pub(super) fn incomplete(&self) -> bool {
+        (0..self.tasks.len() as u32).any(|i| self.drv.busy(i))
+    }
+
+    /// The dispatcher loop, from time zero `t0` until the duration ended
+    /// and the jobs released before it finished (or the run stops).
+    pub(super) fn run(&mut self, t0: u64) {
+        self.host.t0 = t0;
+        self.host.tids.extend(self.shared.iter().map(|s| s.tid.load(Ordering::Acquire)));
+        clock::sleep_until(t0);
+        loop {
+            let bell = self.bell.load(Ordering::Acquire);
+            let wake = clock::now();
+            self.hb.busy(wake);
+            let real = wake.saturating_sub(t0);
+            self.host.now = self.nominal(t0, real);
+            self.host.real = real;
+            self.host.wake = wake;
+            self.host.changed = false;
+            if self.stop.is_set() {
+                break;
+            }
+            let completed = self.completions(t0);
+            let released = self.releases(real);
+            let timers = self.drv.next_timer().is_some_and(|d| d <= real);
+            // The protocol of the instant, with the switches.
+            if let Err(e) = self.drv.instant(self.policy.as_mut(), &mut self.host, real) {
+                self.error = Some(e);
+                break;
+            }
+            let decided = clock::now();
+            if completed || released || timers || self.host.changed {
+                self.decisions.push(decided - wake);
+                let ev =
+                    Event::Overhead { t: real, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake };
+                self.events.push((real, 5, ev));
+                self.samples.push(OverheadKind::Schedule, decided - wake);
+            }
+            self.events.append(&mut self.host.notes);
+            // The end: the duration is over and every released job finished.
+            if real >= self.duration && (!self.incomplete() || real >= self.duration + self.drain) {
+                break;
+            }
+            self.hb.idle();
+            let next = self.next_wake(t0, real);
+            if next > clock::now() {
+                sync::futex_wait(&self.bell, bell, Some(next));
+            }
+        }
+        self.hb.idle();
+        self.ended_at = clock::now().saturating_sub(t0);
+        if self.incomplete() || self.error.is_some() {
+            // Jobs still running at the end of the drain (or a protocol
+            // error): end them.
+            self.stop.request(StopReason::Finished);
+        }
+    }
+
+    /// What the policy sees as now: the nominal time of the latest event
+    /// due (a completion's instant, a release's or timer's due time), so a
+    /// late wake-up does not shift the policy's notion of the instant
+    /// (PD^2's quantum boundaries, LLF's laxities); the wake-up when
+    /// nothing is due.
+    fn nominal(&mut self, t0: u64, real: u64) -> u64 {
+        let mut nominal: Option<u64> = None;
+        for (i, ts) in self.tasks.iter().enumerate() {
+            if self.shared[i].done.load(Ordering::Acquire) > ts.done_seen {
+                let t = self.shared[i].done_t.load(Ordering::Acquire).saturating_sub(t0).min(real);
+                nominal = Some(nominal.map_or(t, |n: u64| n.max(t)));
+            }
+            if let Some((rel, _)) = ts.next {
+                if rel <= real && rel < self.duration {
+                    nominal = Some(nominal.map_or(rel, |n: u64| n.max(rel)));
+                }
+            }
+        }
+        if let Some(due) = self.drv.next_timer() {
+            if due <= real && nominal.is_none() {
+                nominal = Some(due);
+            }
+        }
+        nominal.unwrap_or(real)
+    }
+
+    /// Reports the jobs the workers completed since the last wake-up.
+    fn completions(&mut self, t0: u64) -> bool {
+        let mut any = false;
+        for i in 0..self.tasks.len() {
+            let done = self.shared[i].done.load(Ordering::Acquire);
+            if done <= self.tasks[i].done_seen {
+                continue;
+            }
+            self.tasks[i].done_seen = done;
+            let Some((j, _)) = self.drv.delivered(i as u32) else { continue };
+            if j.id.seq + 1 != done {
+                continue;
+            }
+            any = true;
+            for r in self.host.running.iter_mut() {
+                if *r == Some(j.id) {
+                    *r = None;
+                }
+            }
+            let end = self.shared[i].done_t.load(Ordering::Acquire).saturating_sub(t0);
+            if end > j.deadline {
+                self.events.push((j.deadline, 1, Event::DeadlineMiss { t: j.deadline, task: i as u32, job: j.id.seq }));
+            }
+            self.drv.complete(j.id);
+        }
+        any
+    }
+
+    /// Reports the releases due by `real`, in task order (the driver holds
+    /// a job behind an incomplete predecessor).
+    fn releases(&mut self, real: u64) -> bool {
+        let mut any = false;
+        for (i, ts) in self.tasks.iter_mut().enumerate() {
+            while let Some((rel, dl)) = ts.next {
+                if rel > real || rel >= self.duration {
+                    break;
+                }
+                ts.next = ts.releases.next().map(|a| (a.release, a.deadline));
+                any = true;
+                if self.overrun == Overrun::Skip && self.drv.busy(i as u32) {
+                    if self.skipped.len() < self.skipped.capacity() {
+                        self.skipped.push((rel, i as u32, ts.seq));
+                    }
+                    continue;
+                }
+                let seq = ts.seq;
+                ts.seq += 1;
+                let exec = ts.exec.amount(seq);
+                self.events.push((rel, 2, Event::Release { t: rel, task: i as u32, job: seq, deadline: dl }));
+                self.samples.push(OverheadKind::Release, real - rel);
+                let ev = Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: real - rel };
+                self.events.push((rel, 5, ev));
+                self.drv.release(Job { id: JobId { task: i as u32, seq }, release: rel, deadline: dl }, exec, rel);
+            }
+        }
+        any
+    }
+
+    /// When to wake up next at the latest (absolute): the next release
+    /// or policy timer, the end of the duration or of the drain.
+    fn next_wake(&mut self, t0: u64, real: u64) -> u64 {
+        let mut next = t0 + self.duration.max(real + 1);
+        if real >= self.duration {
+            next = t0 + self.duration + self.drain;
+        }
+        for ts in &self.tasks {
+            if let Some((rel, _)) = ts.next {
+                if rel < self.duration {
+                    next = next.min(t0 + rel);
+                }
+            }
+        }
+        if let Some(due) = self.drv.next_timer() {
+            next = next.min(t0 + due);
+        }
+        next
+    }
+}

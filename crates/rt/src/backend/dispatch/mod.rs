@@ -1,0 +1,290 @@
+//! Backend `dispatch`: a user-space dispatcher drives the policy of crate
+//! `policy` — the same object the simulator and the validator's replay
+//! drive — on real threads (see `docs/runtime.md`, "dispatch backend").
+//!
+//! - **One central dispatcher thread** (`dispatcher.rs`), SCHED_FIFO
+//!   [`DISPATCHER_PRIORITY`] (above every worker, below the watchdog),
+//!   pinned to [`DISPATCHER_CPU`]. It owns the policy and drives it through
+//!   `schedlab_policy::driver` (the protocol the simulator and the
+//!   validator's replay use too), supplying the kernel services of
+//!   `services.rs`: the real-time clock, the workers' CPU clocks, and the
+//!   switches (all switch-aways, then all switch-tos). It releases jobs on
+//!   absolute timers and sleeps in a futex wait with an absolute
+//!   CLOCK_MONOTONIC timeout (the next release or policy timer); a
+//!   completing worker rings its doorbell. A policy that breaks the
+//!   protocol stops the run with [`RunError::Protocol`].
+//! - **One worker thread per task** (`worker.rs`), SCHED_FIFO [`WORKER_PRIORITY`], that
+//!   executes only while dispatched: it waits on its gate (a futex) for a
+//!   "run on CPU c" command; a preempted worker gets [`preempt_signal`]
+//!   and waits in the handler until dispatched again. A switch-to is an
+//!   affinity change (a migration when the CPU differs) and a gate store;
+//!   since all workers share one priority, a worker dispatched to a CPU
+//!   where the preempted one has not yet stopped queues behind it, so a CPU
+//!   never executes two jobs.
+//! - **The trace is the workers' truth** (`assembly.rs`): each worker logs its running
+//!   stints (first instruction after a dispatch → stop in the handler or
+//!   completion), and these become the switch-to / switch-away events;
+//!   the dispatcher records releases, deadline misses, policy notes and
+//!   overheads.
+//!
+//! This file assembles the backend: the threads, their scheduling classes,
+//! the start and the end of the run. `sync.rs` holds the futexes, the
+//! preemption signal and the stint log the threads share.
+
+mod assembly;
+mod dispatcher;
+mod services;
+mod sync;
+mod worker;
+
+use super::{Backend, Executed, Services};
+use crate::clock;
+use crate::config::Overrun;
+use crate::error::RunError;
+use crate::plan::Plan;
+use crate::privilege::Needs;
+use crate::sched::{self, Class, CpuSet};
+use crate::stop::StopReason;
+use crate::worker::StartGate;
+use dispatcher::Dispatcher;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::Arc;
+use sync::Shared;
+use worker::{WorkerCtx, WorkerLog};
+
+/// The dispatcher's SCHED_FIFO priority (the watchdog has 95).
+pub const DISPATCHER_PRIORITY: u32 = 90;
+/// Every worker's SCHED_FIFO priority.
+pub const WORKER_PRIORITY: u32 = 80;
+/// The CPU the dispatcher is pinned to.
+pub const DISPATCHER_CPU: u32 = 0;
+/// The dispatcher's heartbeat timeout: one decision may not take longer.
+const DECISION_TIMEOUT: u64 = 500_000_000;
+
+pub use sync::preempt_signal;
+
+#[derive(Default)]
+pub struct DispatchBackend {}
+
+impl Backend for DispatchBackend {
+    fn name(&self) -> &'static str {
+        "dispatch"
+    }
+
+    fn check(&self, plan: &Plan) -> Result<(), RunError> {
+        let m = plan.spec.platform.cpus;
+        if m > 254 {
+            return Err(RunError::BadInput(format!(
+                "the dispatch backend drives at most 254 CPUs (platform.cpus is {m})"
+            )));
+        }
+        if !plan.online.contains(&DISPATCHER_CPU) {
+            return Err(RunError::BadInput(format!("the dispatcher runs on CPU {DISPATCHER_CPU}, which is offline")));
+        }
+        schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+            .map_err(|e| RunError::BadInput(e.to_string()))?;
+        Ok(())
+    }
+
+    fn needs(&self, _plan: &Plan) -> Needs {
+        // The dispatcher records its own switches: no kernel trace needed.
+        Needs { fifo_priority: DISPATCHER_PRIORITY, ..Needs::default() }
+    }
+
+    fn execute(&mut self, plan: &mut Plan, sv: &Services) -> Result<Executed, RunError> {
+        let policy = schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+            .map_err(|e| RunError::BadInput(e.to_string()))?;
+        let n = plan.tasks.len();
+        let m = plan.spec.platform.cpus;
+        sync::install_handler();
+        let bell = Arc::new(AtomicU32::new(0));
+        let shared: Vec<Arc<Shared>> = (0..n).map(|_| Arc::new(Shared::default())).collect();
+        let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
+        let mut workers = Vec::new();
+        for i in 0..n {
+            let body = plan.bodies[i].take().ok_or_else(|| RunError::System("job body already taken".into()))?;
+            let jobs = plan.expected_jobs(i) as usize;
+            let name = format!("sl-{i}-{}", plan.tasks[i].name);
+            let out = sv.collector.register(name.clone(), Some(i as u32), (jobs * 8 + 64).min(1 << 20));
+            let hb = sv.watchdog.watch(format!("task '{}' (its job body)", plan.tasks[i].name), plan.tasks[i].timeout);
+            let w = WorkerCtx {
+                task: i as u32,
+                wcet: plan.tasks[i].wcet,
+                body,
+                out,
+                hb: hb.clone(),
+                stop: sv.stop.clone(),
+                calibration: plan.calibration.clone(),
+                abort: plan.config.overrun == Overrun::Abort,
+                shared: shared[i].clone(),
+                bell: bell.clone(),
+                log_cap: jobs * 16 + 1024,
+            };
+            let tx = tx.clone();
+            let h = std::thread::Builder::new()
+                .name(name.chars().take(15).collect())
+                .spawn(move || {
+                    let tid = clock::gettid();
+                    hb.set_tid(tid);
+                    w.shared.tid.store(tid, Ordering::Release);
+                    let _ = tx.send((i, tid));
+                    w.run()
+                })
+                .map_err(|e| RunError::system("spawning a worker", e))?;
+            workers.push(h);
+        }
+        // The dispatcher thread: owns the policy, waits for time zero.
+        let gate = Arc::new(StartGate::new());
+        let dhb = sv.watchdog.watch("the dispatcher", DECISION_TIMEOUT);
+        let disp = Dispatcher::new(plan, policy, shared.clone(), bell.clone(), sv.stop.clone(), dhb.clone());
+        let dgate = gate.clone();
+        let dtx = tx.clone();
+        let dh = std::thread::Builder::new()
+            .name("sl-dispatcher".into())
+            .spawn(move || {
+                let tid = clock::gettid();
+                dhb.set_tid(tid);
+                let _ = dtx.send((usize::MAX, tid));
+                let mut d = disp;
+                match dgate.wait() {
+                    Some(t0) => {
+                        d.run(t0);
+                        Some(d)
+                    }
+                    None => None,
+                }
+            })
+            .map_err(|e| RunError::system("spawning the dispatcher", e))?;
+        drop(tx);
+        let mut tids = vec![0i32; n];
+        let mut dtid = 0;
+        for _ in 0..=n {
+            let (i, tid) = rx.recv().map_err(|_| RunError::System("a thread died during setup".into()))?;
+            if i == usize::MAX {
+                dtid = tid;
+            } else {
+                tids[i] = tid;
+            }
+        }
+        let release_workers = |shared: &[Arc<Shared>]| {
+            for s in shared {
+                s.gate.store(sync::EXIT, Ordering::Release);
+                sync::futex_wake(&s.gate);
+            }
+        };
+        let setup = (|| -> Result<(), RunError> {
+            sv.guard
+                .record_thread(dtid)
+                .map_err(|e| RunError::system("reading the dispatcher's scheduling class", e))?;
+            for &tid in &tids {
+                sv.guard
+                    .record_thread(tid)
+                    .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
+            }
+            sched::set_affinity(dtid, &CpuSet::of(&[DISPATCHER_CPU]))
+                .map_err(|e| RunError::system("pinning the dispatcher", e))?;
+            sched::set_class(dtid, Class::Fifo { priority: DISPATCHER_PRIORITY })
+                .map_err(|e| RunError::system("making the dispatcher SCHED_FIFO", e))?;
+            let all: Vec<u32> = (0..m).collect();
+            for (i, &tid) in tids.iter().enumerate() {
+                sched::set_affinity(tid, &CpuSet::of(&all)).map_err(|e| {
+                    RunError::system(format!("setting the affinity of task '{}'", plan.tasks[i].name), e)
+                })?;
+                sched::set_class(tid, Class::Fifo { priority: WORKER_PRIORITY })
+                    .map_err(|e| RunError::system(format!("making task '{}' SCHED_FIFO", plan.tasks[i].name), e))?;
+            }
+            Ok(())
+        })();
+        if let Err(e) = setup {
+            sv.stop.request(StopReason::Finished);
+            gate.open(None);
+            release_workers(&shared);
+            let _ = dh.join();
+            for h in workers {
+                let _ = h.join();
+            }
+            return Err(e);
+        }
+        let t0 = clock::now() + plan.config.start_margin;
+        let longest = plan.tasks.iter().map(|t| t.timeout).max().unwrap_or(0);
+        sv.watchdog.end_by(t0 + plan.config.duration + drain_limit(plan) + longest + 2_000_000_000);
+        gate.open(Some(t0));
+        let mut ex = Executed { t0, tids: tids.clone(), switches_recorded: true, ..Executed::default() };
+        ex.mapping = (0..n)
+            .map(|i| {
+                format!(
+                    "worker SCHED_FIFO {WORKER_PRIORITY}, dispatched on CPUs {} by the user-space dispatcher (SCHED_FIFO {DISPATCHER_PRIORITY} on CPU {DISPATCHER_CPU})",
+                    sched::format_cpu_list(&plan.cpus_of(i))
+                )
+            })
+            .collect();
+        // The dispatcher ends the run; then the workers are told to exit.
+        let disp = loop {
+            if dh.is_finished() {
+                break dh.join().ok().flatten();
+            }
+            if sv.stop.is_set() && clock::now() > t0 {
+                // A stop from outside (signal, watchdog, failed job): give
+                // the dispatcher a moment to notice, then go on without it.
+                let since = clock::now();
+                while !dh.is_finished() && clock::now() - since < 500_000_000 {
+                    clock::sleep_until(clock::now() + 2_000_000);
+                }
+                if dh.is_finished() {
+                    break dh.join().ok().flatten();
+                }
+                sv.guard.demote_threads();
+                ex.notes.push("abandoned the dispatcher thread (it did not stop), demoted to SCHED_OTHER".into());
+                break None;
+            }
+            clock::sleep_until(clock::now() + 2_000_000);
+        };
+        release_workers(&shared);
+        let mut logs: Vec<Option<WorkerLog>> = (0..n).map(|_| None).collect();
+        let mut handles: Vec<Option<std::thread::JoinHandle<WorkerLog>>> = workers.into_iter().map(Some).collect();
+        let since = clock::now();
+        loop {
+            for (i, h) in handles.iter_mut().enumerate() {
+                if h.as_ref().is_some_and(|h| h.is_finished()) {
+                    logs[i] = h.take().and_then(|h| h.join().ok());
+                }
+            }
+            if handles.iter().all(|h| h.is_none()) {
+                break;
+            }
+            if clock::now() - since > 500_000_000 {
+                sv.stop.request(StopReason::Finished);
+            }
+            if clock::now() - since > 1_000_000_000 {
+                sv.guard.demote_threads();
+                let left: Vec<String> = handles
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(i, _)| plan.tasks[i].name.clone())
+                    .collect();
+                ex.notes.push(format!(
+                    "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
+                    left.join(", ")
+                ));
+                break;
+            }
+            clock::sleep_until(clock::now() + 2_000_000);
+        }
+        ex.end = clock::now();
+        let Some(d) = disp else {
+            return Ok(ex);
+        };
+        if let Some(e) = d.error.clone() {
+            return Err(RunError::Protocol(e));
+        }
+        d.finish(&logs, &mut ex);
+        Ok(ex)
+    }
+}
+
+/// How long the run goes on after its duration so that jobs released
+/// before it can finish (then the run stops and they are ended).
+pub(super) fn drain_limit(plan: &Plan) -> u64 {
+    plan.tasks.iter().map(|t| t.deadline.max(t.period)).max().unwrap_or(0).max(100_000_000)
+}
