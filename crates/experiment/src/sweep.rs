@@ -554,3 +554,40 @@ pub fn estimate(plan: &Plan, threads: Option<usize>, probe: usize) -> Result<Est
         wall_s: per_set_s * plan.sets() as f64 / threads as f64,
     })
 }
+
+/// Writes chunk results (encoded, in chunk order: a Ray sweep's) to a
+/// `.parquet` or `.csv` file, atomically.
+pub fn write_chunks(plan: &Plan, results: &[Vec<u8>], path: &Path) -> Result<(), String> {
+    let format = OutFormat::from_path(path)?;
+    if results.len() != plan.chunks.len() {
+        return Err(format!("{} chunk results for {} chunks", results.len(), plan.chunks.len()));
+    }
+    let dir = path.parent().filter(|d| !d.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let name = path.file_name().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+    let tmp = dir.join(format!(".{name}.{}.tmp", std::process::id()));
+    let write = || -> Result<(), String> {
+        let f = BufWriter::new(std::fs::File::create(&tmp).map_err(|e| format!("{}: {e}", tmp.display()))?);
+        let mut table = plan.table();
+        let mut writer = match format {
+            OutFormat::Csv => Writer::Csv(CsvWriter::new(f)),
+            OutFormat::Parquet => Writer::Parquet(Box::new(
+                crate::parquet::ParquetWriter::new(f, &table, &plan.metadata()).map_err(|e| e.to_string())?,
+            )),
+        };
+        let mut pending: BTreeMap<usize, Vec<u8>> = results.iter().cloned().enumerate().collect();
+        let mut from = 0;
+        flush(plan, &mut pending, &mut from, &mut table, &mut writer)?;
+        let r = match writer {
+            Writer::Csv(mut w) => w.write(&table).and_then(|_| w.finish()).and_then(|mut f| f.flush()),
+            Writer::Parquet(mut w) => w.write(&table).and_then(|_| w.finish()).and_then(|mut f| f.flush()),
+            Writer::Memory => Ok(()),
+        };
+        r.map_err(|e| e.to_string())?;
+        std::fs::rename(&tmp, path).map_err(|e| format!("{}: {e}", path.display()))
+    };
+    let r = write();
+    if r.is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+    r
+}

@@ -1,8 +1,7 @@
 //! `schedlab sweep EXP.yaml -o results.parquet`: generate and evaluate the
 //! task sets of an experiment file on all cores (docs/experiments.md).
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{exit, print_json, CliError};
 use schedlab_experiment::sweep::{self, Output, Plan, Sweep};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -36,15 +35,11 @@ pub struct Args {
 pub fn run(a: Args, as_json: bool) -> i32 {
     let loaded = match schedlab_experiment::load_path(&a.experiment) {
         Ok(l) => l,
-        Err(e) => {
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return CliError::spec(&e).report("sweep", as_json),
     };
     if let Some(o) = &a.output {
         if let Err(e) = sweep::OutFormat::from_path(o) {
-            eprintln!("schedlab sweep: --output {e}");
-            return EXIT_BAD_INPUT;
+            return CliError::option("--output", e).report("sweep", as_json);
         }
     }
     if let Some(addr) = &a.ray {
@@ -52,18 +47,12 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     }
     let plan = match Plan::new(loaded) {
         Ok(p) => p,
-        Err(e) => {
-            eprintln!("schedlab sweep: {}: {e}", a.experiment.display());
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return CliError::bad_input(e).in_file(&a.experiment).report("sweep", as_json),
     };
     if a.dry_run {
         let est = match sweep::estimate(&plan, a.threads, 200) {
             Ok(e) => e,
-            Err(e) => {
-                eprintln!("schedlab sweep: {}: {e}", a.experiment.display());
-                return EXIT_BAD_INPUT;
-            }
+            Err(e) => return CliError::bad_input(e).in_file(&a.experiment).report("sweep", as_json),
         };
         if as_json {
             print_json(&serde_json::json!({
@@ -134,10 +123,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             }
             0
         }
-        Err(e) => {
-            eprintln!("schedlab sweep: {e}");
-            1
-        }
+        Err(e) => CliError::new(exit::NEGATIVE, e).report("sweep", as_json),
     }
 }
 
@@ -154,8 +140,7 @@ fn human(s: f64) -> String {
 /// `--ray`: the Python package's Ray backend does the work (Ray is Python).
 fn ray(a: &Args, addr: &str) -> i32 {
     let Some(out) = &a.output else {
-        eprintln!("schedlab sweep: --ray needs --output");
-        return EXIT_BAD_INPUT;
+        return CliError::option("--ray", "needs --output").report("sweep", false);
     };
     let python = std::env::var("SCHEDLAB_PYTHON").unwrap_or_else(|_| "python3".into());
     let mut cmd = std::process::Command::new(&python);
