@@ -25,7 +25,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python demo bench bench-rt clean
+.PHONY: venv develop test test-rust test-python chromium demo bench bench-rt clean
 
 venv: $(STAMP)
 
@@ -46,8 +46,12 @@ test: test-rust test-python
 test-rust:
 	$(CARGO) test --workspace --exclude schedlab-py
 
-test-python: develop
+test-python: develop chromium
 	$(VPY) -m pytest -q python/tests
+
+# The report test opens the HTML report in a real headless browser.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
 demo: develop
 	@mkdir -p out

@@ -44,6 +44,8 @@ enum Command {
     Export(commands::export::Args),
     Schema(commands::schema::Args),
     Sweep(commands::sweep::Args),
+    Plot(commands::plot::Args),
+    Report(commands::report::Args),
 }
 
 /// Runs the CLI on `args` (including the program name) and returns the exit code.
@@ -93,5 +95,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Export(a) => commands::export::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
         Command::Sweep(a) => commands::sweep::run(a, cli.json),
+        Command::Plot(a) => commands::plot::run(a),
+        Command::Report(a) => commands::report::run(a),
     }
 }

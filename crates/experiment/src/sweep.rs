@@ -227,6 +227,39 @@ pub struct Sweep<'a> {
     pub stop_after: Option<usize>,
 }
 
+/// The run-information file beside an output: `OUTPUT.run.json`.
+pub fn run_info_path(out: &Path) -> PathBuf {
+    let mut s = out.as_os_str().to_owned();
+    s.push(".run.json");
+    PathBuf::from(s)
+}
+
+/// JSON: the run's wall time, sets, rows, chunks resumed, threads, machine and tool.
+pub fn run_info(s: &Summary, threads: Option<usize>) -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap_or_default();
+    let model = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|c| {
+            c.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_default();
+    let v = serde_json::json!({
+        "tool": schedlab_model::TOOL,
+        "wall_s": s.wall_s,
+        "sets": s.sets,
+        "rows": s.rows,
+        "chunks": s.chunks,
+        "resumed_chunks": s.resumed_chunks,
+        "threads": schedlab_analysis::batch::workers(threads),
+        "host": host.trim(),
+        "cpu": model,
+        "cpus": std::thread::available_parallelism().map_or(1, |n| n.get()),
+    });
+    serde_json::to_string_pretty(&v).expect("json") + "\n"
+}
+
 /// The checkpoint path of an output.
 pub fn checkpoint_path(out: &Path) -> PathBuf {
     let mut s = out.as_os_str().to_owned();
@@ -377,6 +410,10 @@ pub fn run(plan: &Plan, output: Output<'_>, mut opts: Sweep<'_>) -> Result<(Tabl
                 chunks: n,
                 wall_s: start.elapsed().as_secs_f64(),
             };
+            if let Some((_, p)) = &tmp {
+                // How this run went, beside the (deterministic) results file.
+                let _ = std::fs::write(run_info_path(p), run_info(&summary, opts.threads));
+            }
             Ok((table, summary))
         }
         Err(e) => {
