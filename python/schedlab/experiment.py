@@ -34,16 +34,16 @@ __all__ = ["sweep", "generate_many", "ratios", "weighted", "wilson", "Z95"]
 Z95 = 1.959963984540054
 
 
-def _experiment(exp: Any) -> Any:
+def _experiment(exp: Any, samples: int | None = None) -> Any:
     """A native Experiment from a path, YAML/JSON text or a dict."""
     if isinstance(exp, _native.Experiment):
         return exp
     if isinstance(exp, dict):
-        return _native.Experiment(text=json.dumps(exp), base=os.getcwd())
+        return _native.Experiment(text=json.dumps(exp), base=os.getcwd(), samples=samples)
     if isinstance(exp, Path) or (isinstance(exp, str) and "\n" not in exp and Path(exp).exists()):
-        return _native.Experiment(path=str(exp))
+        return _native.Experiment(path=str(exp), samples=samples)
     if isinstance(exp, str) and "\n" in exp:
-        return _native.Experiment(text=exp, base=os.getcwd())
+        return _native.Experiment(text=exp, base=os.getcwd(), samples=samples)
     raise ValueError(f"experiment: no such file {exp!r} (give a path, YAML text or a dict)")
 
 
@@ -92,6 +92,7 @@ def sweep(
     progress: Any = None,
     address: str | None = None,
     max_retries: int = 3,
+    samples: int | None = None,
 ) -> pd.DataFrame:
     """Run an experiment: generate its task sets and evaluate each one.
 
@@ -109,12 +110,13 @@ def sweep(
         address: Ray cluster address (``backend="ray"``; None: ``RAY_ADDRESS``
             or a local Ray).
         max_retries: Ray: times a chunk is retried when its worker dies.
+        samples: Override the experiment's samples per point.
 
     Returns:
         One row per (set, evaluation); see docs/experiments.md for the columns.
         Local and Ray sweeps return the same rows.
     """
-    e = _experiment(exp)
+    e = _experiment(exp, samples)
     _points, sets, _evals, _rows, _chunks = e.size()
     cb, bar = _progress_callback(progress, sets)
     try:
@@ -157,13 +159,13 @@ def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int
         raise RuntimeError("backend='ray' needs Ray: pip install 'schedlab[ray]'") from err
     if not ray.is_initialized():
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
-    text = e.text()
+    text, base, samples = e.text(), str(e.base()), e.samples()
 
     @ray.remote(max_retries=max_retries, retry_exceptions=False)  # type: ignore[misc]
-    def chunk(text: str, ids: list[int]) -> list[bytes]:
+    def chunk(text: str, base: str, samples: int, ids: list[int]) -> list[bytes]:
         from schedlab import _native as native
 
-        x = native.Experiment(text=text, base=".")
+        x = native.Experiment(text=text, base=base, samples=samples)
         return [x.run_chunk(i) for i in ids]
 
     n = e.chunks()
@@ -171,7 +173,7 @@ def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int
     # Several chunks per task keep the per-task overhead of Ray small.
     per = max(1, min(64, n // (4 * max(1, int(ray.cluster_resources().get("CPU", 1))))))
     groups = [list(range(i, min(n, i + per))) for i in range(0, n, per)]
-    pending = {chunk.remote(text, g): g for g in groups}
+    pending = {chunk.remote(text, base, samples, g): g for g in groups}
     results: list[bytes | None] = [None] * n
     done = 0
     total = sum(sizes)
@@ -296,9 +298,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("-o", "--output", required=True)
     ap.add_argument("--ray", metavar="ADDRESS", default=None)
     ap.add_argument("--threads", type=int, default=None)
+    ap.add_argument("--samples", type=int, default=None)
     a = ap.parse_args(argv)
     try:
-        e = _experiment(a.experiment)
+        e = _experiment(a.experiment, a.samples)
     except ValueError as err:
         print(f"schedlab sweep: {err}", file=sys.stderr)
         return 2

@@ -66,6 +66,13 @@ pub struct Generator {
     /// Total utilisation (vector methods) or the cap (named distributions).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub util: Option<Param<f64>>,
+    /// The utilisation (or cap) as a fraction of the CPUs: util = f × cpus
+    /// (instead of `util`; e.g. the RUN study's U/m axis).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub util_per_cpu: Option<Param<f64>>,
+    /// Slack as a fraction of the CPUs: slack = s × cpus (instead of `slack`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub slack_per_cpu: Option<Param<f64>>,
 }
 
 /// A scheduler to decide: a schedulability test by registry ID, with its

@@ -115,7 +115,15 @@ fn options(g: &Generator) -> Result<Vec<Opt>, (String, String)> {
     opt!(period_granularity, Value::Text, None);
     opt!(wcet_granularity, Value::Text, None);
     opt!(harmonic, Value::Bool, None);
+    opt!(slack_per_cpu, Value::Num, Some(Value::Num));
     opt!(util, Value::Num, Some(Value::Num));
+    opt!(util_per_cpu, Value::Num, Some(Value::Num));
+    if g.util.is_some() && g.util_per_cpu.is_some() {
+        return Err(("util_per_cpu".into(), "give `util` or `util_per_cpu`, not both".into()));
+    }
+    if g.slack.is_some() && g.slack_per_cpu.is_some() {
+        return Err(("slack_per_cpu".into(), "give `slack` or `slack_per_cpu`, not both".into()));
+    }
     Ok(out)
 }
 
@@ -145,7 +153,30 @@ fn set(o: &mut GenOptions, name: &str, v: &Value) {
         "wcet_granularity" => o.wcet_granularity = Some(text(v)),
         "harmonic" => o.harmonic = Some(matches!(v, Value::Bool(true))),
         "util" => o.util = Some(num(v)),
+        // Scaled by the CPUs once every option is set (`per_cpu`).
+        "util_per_cpu" | "slack_per_cpu" => {}
         _ => unreachable!("every option is listed in `options`"),
+    }
+}
+
+/// `util_per_cpu` and `slack_per_cpu` times the point's CPUs (rounded to 10 decimals).
+fn per_cpu(o: &mut GenOptions, opts: &[Opt], axes: &[Axis], values: &[Value]) {
+    let value = |name: &str| {
+        axes.iter()
+            .position(|a| a.name == name)
+            .map(|i| values[i].clone())
+            .or_else(|| opts.iter().find(|x| x.0 == name && !x.2).map(|x| x.1[0].clone()))
+    };
+    let cpus = o.cpus.unwrap_or(GenParams::default().cpus) as f64;
+    let scaled = |v: Value| match v {
+        Value::Num(f) => Some(((f * cpus) * 1e10).round() / 1e10),
+        _ => None,
+    };
+    if let Some(u) = value("util_per_cpu").and_then(scaled) {
+        o.util = Some(u);
+    }
+    if let Some(s) = value("slack_per_cpu").and_then(scaled) {
+        o.slack = Some(s);
     }
 }
 
@@ -171,6 +202,7 @@ pub fn expand(g: &Generator) -> Result<Grid, (String, String)> {
         for (a, v) in axes.iter().zip(&values) {
             set(&mut o, a.name, v);
         }
+        per_cpu(&mut o, &opts, &axes, &values);
         let params = o.into_params().map_err(|m| {
             let field = m.split(':').next().unwrap_or("").to_string();
             let at: Vec<String> = axes.iter().zip(&values).map(|(a, v)| format!("{}={v}", a.name)).collect();
@@ -240,6 +272,23 @@ mod tests {
         let keys: std::collections::HashSet<_> = grid.points.iter().map(|p| p.key.clone()).collect();
         assert_eq!(keys.len(), 6);
         assert!(grid.points[0].key.contains("--utils uni-light") && grid.points[0].key.contains("--util 2"));
+    }
+
+    #[test]
+    fn per_cpu_fractions_scale_with_the_points_cpus() {
+        let g = Generator {
+            cpus: Some(Param::Many(vec![4, 16])),
+            utils: Some(Param::One("bimo-heavy".into())),
+            util_per_cpu: Some(Param::Many(vec![0.5, 0.95])),
+            slack_per_cpu: Some(Param::One(0.01)),
+            ..Generator::default()
+        };
+        let grid = expand(&g).unwrap();
+        let got: Vec<(u32, f64, f64)> =
+            grid.points.iter().map(|p| (p.params.cpus, p.params.util.unwrap(), p.params.slack.unwrap())).collect();
+        assert_eq!(got, vec![(4, 2.0, 0.04), (4, 3.8, 0.04), (16, 8.0, 0.16), (16, 15.2, 0.16)]);
+        let both = Generator { util: Some(Param::One(2.0)), ..g };
+        assert_eq!(expand(&both).unwrap_err().0, "util_per_cpu");
     }
 
     #[test]

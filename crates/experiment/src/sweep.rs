@@ -61,7 +61,8 @@ impl Plan {
             }
         }
         let point_seeds = grid.points.iter().map(|p| point_seed(loaded.experiment.seed, &p.key)).collect();
-        let fingerprint = fnv1a(format!("{}\n{}", schedlab_model::TOOL, loaded.text).as_bytes());
+        // The text and the samples (which `--samples` may override).
+        let fingerprint = fnv1a(format!("{}\n{}\n{samples}", schedlab_model::TOOL, loaded.text).as_bytes());
         Ok(Plan { loaded, grid, evaluator, chunks, point_seeds, fingerprint })
     }
 

@@ -39,11 +39,17 @@ fn columns<'py>(py: Python<'py>, t: &Table) -> PyResult<Bound<'py, PyList>> {
 
 #[pymethods]
 impl Experiment {
-    /// Experiment(path=None, text=None, base=".")
+    /// Experiment(path=None, text=None, base=".", samples=None)
     #[new]
-    #[pyo3(signature = (path=None, text=None, base=None))]
-    fn new(py: Python<'_>, path: Option<PathBuf>, text: Option<String>, base: Option<PathBuf>) -> PyResult<Experiment> {
-        let loaded = match (path, text) {
+    #[pyo3(signature = (path=None, text=None, base=None, samples=None))]
+    fn new(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        text: Option<String>,
+        base: Option<PathBuf>,
+        samples: Option<u32>,
+    ) -> PyResult<Experiment> {
+        let mut loaded = match (path, text) {
             (Some(p), None) => py.detach(|| schedlab_experiment::load_path(&p)).map_err(spec_error)?,
             (None, Some(t)) => {
                 let base = base.unwrap_or_else(|| PathBuf::from("."));
@@ -51,6 +57,12 @@ impl Experiment {
             }
             _ => return Err(PyValueError::new_err("give the experiment as a path or as text")),
         };
+        if let Some(n) = samples {
+            if n == 0 {
+                return Err(PyValueError::new_err("samples: must be at least 1"));
+            }
+            loaded.experiment.samples = n;
+        }
         let plan = Plan::new(loaded).map_err(PyValueError::new_err)?;
         Ok(Experiment { plan })
     }
@@ -74,6 +86,16 @@ impl Experiment {
     /// The experiment file's text.
     fn text(&self) -> String {
         self.plan.loaded.text.clone()
+    }
+
+    /// The folder relative paths start from (absolute).
+    fn base(&self) -> PathBuf {
+        std::path::absolute(&self.plan.loaded.base).unwrap_or_else(|_| self.plan.loaded.base.clone())
+    }
+
+    /// Samples per point (after any override).
+    fn samples(&self) -> u32 {
+        self.plan.loaded.experiment.samples
     }
 
     /// Runs one chunk; its results as bytes (for `assemble` / `write`).

@@ -27,6 +27,9 @@ pub struct Args {
     /// Ignore (and replace) a checkpoint of an interrupted run.
     #[arg(long)]
     restart: bool,
+    /// Override the experiment's samples per point (e.g. a reduced local run).
+    #[arg(long)]
+    samples: Option<u32>,
     /// Run the chunks on the Ray cluster at ADDRESS (needs `pip install schedlab[ray]`; see docs/experiments.md).
     #[arg(long, value_name = "ADDRESS")]
     ray: Option<String>,
@@ -34,7 +37,15 @@ pub struct Args {
 
 pub fn run(a: Args, as_json: bool) -> i32 {
     let loaded = match schedlab_experiment::load_path(&a.experiment) {
-        Ok(l) => l,
+        Ok(mut l) => {
+            if let Some(n) = a.samples {
+                if n == 0 {
+                    return CliError::option("--samples", "must be at least 1").report("sweep", as_json);
+                }
+                l.experiment.samples = n;
+            }
+            l
+        }
         Err(e) => return CliError::spec(&e).report("sweep", as_json),
     };
     if let Some(o) = &a.output {
@@ -147,6 +158,9 @@ fn ray(a: &Args, addr: &str) -> i32 {
     cmd.args(["-m", "schedlab.experiment", "--ray", addr]).arg(&a.experiment).arg("-o").arg(out);
     if let Some(t) = a.threads {
         cmd.args(["--threads", &t.to_string()]);
+    }
+    if let Some(n) = a.samples {
+        cmd.args(["--samples", &n.to_string()]);
     }
     match cmd.status() {
         Ok(s) => s.code().unwrap_or(1),
