@@ -547,8 +547,9 @@ def simulate(
             largest offset, capped at ``horizon_cap``.
         seed: Seed of every random choice (sporadic arrivals, execution
             times, jitter): the same seed gives the same schedule.
-        exec: Execution time of each job: ``"wcet"``, or ``"uniform"`` in
-            [bcet, wcet] (a task's ``executions`` list always wins).
+        exec: Execution time of each job: ``"wcet"``, ``"uniform"`` in
+            [bcet, wcet], or ``"fraction:F"`` of the WCET (a task's
+            ``executions`` list always wins; ``docs/jobs.md``).
         sporadic: Extra inter-arrival beyond the period: ``"none"``,
             ``"uniform:MAX"`` or ``"exponential:MEAN"`` (e.g. ``"uniform:5ms"``).
         miss: A job that misses its deadline: ``"continue"``, ``"abort"`` at

@@ -5,7 +5,7 @@
 use crate::output::{exit, print_json, write_file_with, write_files, CliError};
 use crate::policy_args::PolicyArgs;
 use schedlab_model::Duration;
-use schedlab_rt::{BackendKind, Execution, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
+use schedlab_rt::{BackendKind, Execution, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
 use schedlab_trace::export::stats::{render_stats, stats_json};
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Metrics, OverheadKind};
@@ -109,7 +109,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let backend: BackendKind = a.backend.parse().map_err(|e| format!("--backend: {e}"))?;
     let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
-    let overrun: Overrun = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
