@@ -12,6 +12,7 @@ use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
 
+mod experiment;
 mod rt;
 mod sim;
 
@@ -153,6 +154,9 @@ mod _native {
 
     #[pymodule_export]
     use super::sim::SimRun;
+
+    #[pymodule_export]
+    use super::experiment::{generate_many, Experiment};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {

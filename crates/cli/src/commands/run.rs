@@ -276,6 +276,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             "overheads": overheads,
             "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
             "notes": o.notes,
+            "stalls": o.stalls,
         });
         match &verdict {
             Some(Ok(r)) => v["validation"] = serde_json::to_value(r).expect("reports serialize"),
