@@ -184,8 +184,7 @@ impl Engine {
         let mut passes = 0u32;
         let mut entries = 0u64;
         let entry_limit = MAX_ENTRIES_PER_INSTANT + 64 * (st.tasks.len() + st.cpus.len()) as u64;
-        loop {
-            let Some(q) = st.queue.peek_time() else { break };
+        while let Some(q) = st.queue.peek_time() {
             let t = match self.drv.next_timer() {
                 Some(d) if d < q => d,
                 _ => q,

@@ -124,10 +124,7 @@ pub fn cli_error(e: InteropError) -> CliError {
     }
     match e.at {
         Some(At::Byte(n)) => c.at(format!("byte {n}")),
-        Some(At::Line(n)) => {
-            c.line = Some(n as usize);
-            c
-        }
+        Some(At::Line(n)) => c.on_line(n as usize),
         None => c,
     }
 }

@@ -2,6 +2,7 @@
 
 pub mod analyze;
 pub mod check;
+pub mod completions;
 pub mod export;
 pub mod gen;
 pub mod import;

@@ -101,7 +101,7 @@ impl Backend for DispatchBackend {
         let shared: Vec<Arc<Shared>> = (0..n).map(|_| Arc::new(Shared::default())).collect();
         let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
         let mut workers = Vec::new();
-        for i in 0..n {
+        for (i, sh) in shared.iter().enumerate() {
             let body = plan.bodies[i].take().ok_or_else(|| RunError::System("job body already taken".into()))?;
             let jobs = plan.expected_jobs(i) as usize;
             let name = format!("sl-{i}-{}", plan.tasks[i].name);
@@ -116,7 +116,7 @@ impl Backend for DispatchBackend {
                 stop: sv.stop.clone(),
                 calibration: plan.calibration.clone(),
                 abort: plan.config.overrun == MissPolicy::Abort,
-                shared: shared[i].clone(),
+                shared: sh.clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,
             };
