@@ -116,35 +116,42 @@ fn parse_time(s: &str) -> Option<u64> {
     sec.checked_mul(1_000_000_000)?.checked_add(ns)
 }
 
-/// The value of `key=` in a `key=value` payload: up to the next ` word=`
-/// or ` ==>` (so names with spaces survive).
-fn kv<'a>(body: &'a str, key: &str) -> Option<&'a str> {
-    let pat = format!("{key}=");
-    let mut from = 0;
-    let start = loop {
-        let i = body[from..].find(&pat)? + from;
-        if i == 0 || body.as_bytes()[i - 1] == b' ' {
-            break i + pat.len();
+/// The `key=value` pairs of a payload, in order. A value runs to the next
+/// ` word=` or ` ==>`, so names with spaces survive.
+fn pairs(body: &str) -> Vec<(&str, &str)> {
+    let mut out: Vec<(&str, &str)> = Vec::with_capacity(8);
+    let mut cur: Option<(&str, usize, usize)> = None; // key, value start, value end
+    let mut pos = 0;
+    for tok in body.split(' ') {
+        let start = pos;
+        pos += tok.len() + 1;
+        if tok.is_empty() {
+            continue;
         }
-        from = i + 1;
-    };
-    let rest = &body[start..];
-    let mut end = rest.len();
-    for (i, _) in rest.match_indices(' ') {
-        let after = &rest[i + 1..];
-        let word: String = after.chars().take_while(|c| *c != ' ').collect();
-        if word.starts_with("==>")
-            || (word.contains('=')
-                && word
-                    .split('=')
-                    .next()
-                    .is_some_and(|k| !k.is_empty() && k.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')))
-        {
-            end = i;
-            break;
+        let key = tok
+            .split_once('=')
+            .map(|(k, _)| k)
+            .filter(|k| !k.is_empty() && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_'));
+        if tok == "==>" || key.is_some() {
+            if let Some((k, vs, ve)) = cur.take() {
+                out.push((k, &body[vs..ve]));
+            }
+            if let Some(k) = key {
+                let vs = start + k.len() + 1;
+                cur = Some((k, vs, start + tok.len()));
+            }
+        } else if let Some((_, _, ve)) = cur.as_mut() {
+            *ve = start + tok.len();
         }
     }
-    Some(&rest[..end])
+    if let Some((k, vs, ve)) = cur {
+        out.push((k, &body[vs..ve]));
+    }
+    out
+}
+
+fn kv<'a>(pairs: &[(&str, &'a str)], key: &str) -> Option<&'a str> {
+    pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
 }
 
 /// A priority; trace-cmd prints SCHED_DEADLINE's -1 as the unsigned 4294967295.
@@ -222,7 +229,8 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
     match name {
         "sched_switch" => {
             if body.contains("prev_pid=") {
-                let g = |k: &str| kv(body, k).ok_or(format!("sched_switch without `{k}=`"));
+                let kvs = pairs(body);
+                let g = |k: &str| kv(&kvs, k).ok_or(format!("sched_switch without `{k}=`"));
                 let num =
                     |k: &str| g(k).and_then(|v| v.trim().parse::<i32>().map_err(|_| format!("`{k}` is not a number")));
                 let state = g("prev_state")?;
@@ -256,10 +264,10 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
         }
         "sched_wakeup" | "sched_waking" | "sched_wakeup_new" => {
             let (comm, pid, prio) = if body.contains("pid=") {
-                let comm = kv(body, "comm").ok_or("sched_wakeup without `comm=`")?.to_string();
-                let pid = kv(body, "pid").and_then(|v| v.trim().parse().ok()).ok_or("sched_wakeup without `pid=`")?;
-                let prio =
-                    kv(body, "prio").and_then(|v| v.trim().parse().ok()).ok_or("sched_wakeup without `prio=`")?;
+                let kvs = pairs(body);
+                let comm = kv(&kvs, "comm").ok_or("sched_wakeup without `comm=`")?.to_string();
+                let pid = kv(&kvs, "pid").and_then(|v| v.trim().parse().ok()).ok_or("sched_wakeup without `pid=`")?;
+                let prio = kv(&kvs, "prio").and_then(prio_of).ok_or("sched_wakeup without `prio=`")?;
                 (comm, pid, prio)
             } else {
                 let (c, p, pr, _) = comm_pid_prio(body).ok_or("cannot read `comm:pid [prio]` of sched_wakeup")?;
@@ -271,7 +279,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
             Ok(Some(Line::Wakeup { t, cpu, comm, pid, prio }))
         }
         "sched_process_exit" => {
-            let pid = match kv(body, "pid") {
+            let pid = match kv(&pairs(body), "pid") {
                 Some(v) => v.trim().parse().map_err(|_| "`pid` is not a number")?,
                 None => comm_pid_prio(body).map(|x| x.1).ok_or("cannot read the pid of sched_process_exit")?,
             };

@@ -144,13 +144,31 @@ pub fn import_str(text: &str, file: &str) -> Result<(Spec, Vec<String>), Interop
     Ok((spec, notes))
 }
 
+/// `ns` as a number of ms that SimSo turns back into exactly `ns` cycles (at
+/// 10^6 cycles per ms): SimSo truncates `ms * cycles_per_ms` to an integer,
+/// so 1.229 ms would become 1228999 cycles; the float is stepped up until the
+/// product is exact, and written in its shortest form that reads back as the
+/// same float.
 fn ms(ns: u64) -> String {
-    let s = format!("{}.{:06}", ns / 1_000_000, ns % 1_000_000);
-    let s = s.trim_end_matches('0');
-    s.trim_end_matches('.').to_string()
+    let mut x = ns as f64 / 1e6;
+    for _ in 0..8 {
+        if (x * 1e6) as u64 >= ns {
+            break;
+        }
+        x = f64::from_bits(x.to_bits() + 1);
+    }
+    if (x * 1e6) as u64 == ns {
+        format!("{x}")
+    } else {
+        let s = format!("{}.{:06}", ns / 1_000_000, ns % 1_000_000);
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    }
 }
 
-/// The SimSo configuration of a spec, simulated for `duration_ns`.
+/// The SimSo configuration of a spec, simulated for `duration_ns`: SimSo
+/// processes events up to and including its `duration`, so the file says
+/// `duration_ns − 1` cycles and SimSo releases the jobs of [0, duration), as
+/// schedlab's simulator does.
 pub fn export(spec: &Spec, duration_ns: u64) -> Result<String, InteropError> {
     let pol = spec.policy.as_ref().ok_or_else(|| InteropError::usage("the spec names no policy"))?;
     let prio = pol.priorities.map(|p| format!("{p:?}").to_lowercase());
@@ -169,7 +187,7 @@ pub fn export(spec: &Spec, duration_ns: u64) -> Result<String, InteropError> {
     let mut x = String::from("<?xml version=\"1.0\" ?>\n");
     x.push_str(&format!(
         "<simulation cycles_per_ms=\"{cycles_per_ms}\" duration=\"{}\" etm=\"wcet\">\n",
-        (duration_ns as u128 * cycles_per_ms as u128 / 1_000_000) as u64
+        (duration_ns as u128 * cycles_per_ms as u128 / 1_000_000).saturating_sub(1) as u64
     ));
     x.push_str(&format!(
         "\t<sched class=\"{class}\" overhead=\"0\" overhead_activate=\"0\" overhead_terminate=\"0\"/>\n"
