@@ -6,10 +6,12 @@
 #
 #   make venv      create .venv and install the build and test tools (once)
 #   make develop   build the extension (debug) and install schedlab into .venv
-#   make test      Rust tests, then the Python package and its tests
+#   make test      Rust tests, then the Python package and its tests (root: installs
+#                  rt-app, trace-cmd and linux-perf for the real-recording tests)
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
 #   make bench-rt  Linux runtime latency against cyclictest and rt-app (root; installs rt-tests, rt-app)
+#   make share     regenerate the shell completions and man page shipped in the wheel
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -25,7 +27,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python chromium demo bench bench-rt clean
+.PHONY: venv develop test test-rust test-python interop-tools chromium demo bench bench-rt share clean
 
 venv: $(STAMP)
 
@@ -38,13 +40,26 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
-develop: venv
+# The completions and man page are regenerated first, so the wheel ships the
+# current command's.
+develop: venv share
 	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
 
 test: test-rust test-python
 
-test-rust:
+test-rust: share interop-tools
 	$(CARGO) test --workspace --exclude schedlab-py
+
+# The real-recording tests (crates/interop/tests/recording.rs) run rt-app
+# while tracefs, trace-cmd and perf record the kernel's scheduler events;
+# as root, install the Debian packages when one of the tools is missing.
+INTEROP_TOOLS := rt-app:rt-app trace-cmd:trace-cmd perf:linux-perf
+interop-tools:
+	@missing=""; for t in $(INTEROP_TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t##*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "installing$$missing (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
 
 test-python: develop chromium
 	$(VPY) -m pytest -q python/tests
@@ -63,6 +78,14 @@ demo: develop
 	$(VENV)/bin/schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json --csv out/demo-jobs.csv
 	$(VENV)/bin/schedlab validate out/demo.jsonl
 	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv, out/demo-pinned.yaml"
+
+# What `pip install` puts under share/ (python/schedlab.data, see docs/cli.md).
+SHARE := python/schedlab.data/data/share
+share:
+	$(CARGO) run -q -p schedlab-cli -- completions bash -o $(SHARE)/bash-completion/completions/schedlab
+	$(CARGO) run -q -p schedlab-cli -- completions zsh -o $(SHARE)/zsh/site-functions/_schedlab
+	$(CARGO) run -q -p schedlab-cli -- completions fish -o $(SHARE)/fish/vendor_completions.d/schedlab.fish
+	$(CARGO) run -q -p schedlab-cli -- man -o $(SHARE)/man/man1/schedlab.1
 
 # Release builds only; about 2.5 minutes on a 2-core machine. Results go to
 # bench/results/ and the tables to docs/performance.md (by hand).

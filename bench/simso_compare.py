@@ -25,6 +25,10 @@ Subcommands (all paths are relative to the repository root):
                          and RUN, m = 4, 10 s: jobs and misses in both tools,
                          SimSo in-process, criterion optimal/, one hyperfine
                          run of the four whole commands
+      --part four        (not in the default) G-EDF, P-EDF, PD^2 (100 us
+                         quantum) and RUN at m = 4 and m = 64, whole commands
+                         interleaved in one run, CPU time (user + sys of the
+                         process) per job; job counts must be equal
 
 The SimSo side never imports schedlab and the schedlab side never imports
 SimSo; the spec files are the only thing they share. SimSo is called, not
@@ -614,6 +618,94 @@ def part_optimal(res: dict, reps: int, runs: int, horizon_s: int = 10) -> None:
     part_criterion(res, "optimal/")
 
 
+# The issue's four policies at m = 4 and m = 64: (policy, m, set, extra
+# policy fields, SimSo scheduler, horizon). The sets are the seeded ones
+# above with the policy changed: G-EDF and P-EDF on gedf_m{4,64} (U = 0.6 m;
+# P-EDF packs first-fit decreasing like SimSo's P_EDF), PD^2 (100 us
+# quantum, SimSo's) and RUN (first fit, SimSo's) on the U = 3.8 set at m = 4
+# and on gedf_m64 at m = 64. Horizons keep SimSo's side to tens of seconds.
+FOUR = [
+    ("gedf", 4, "gedf_m4.json", {}, "EDF2", "100s"),
+    ("pedf", 4, "gedf_m4.json", {"partitioning": "ffd"}, "P_EDF", "100s"),
+    ("pd2", 4, "optimal_pd2_m4.json", {"quantum": PD2_QUANTUM}, "PD2", "10s"),
+    ("run", 4, "optimal_run_m4.json", {"partitioning": RUN_PACKING}, "RUN", "100s"),
+    ("gedf", 64, "gedf_m64.json", {}, "EDF2", "10s"),
+    ("pedf", 64, "gedf_m64.json", {"partitioning": "ffd"}, "P_EDF", "10s"),
+    ("pd2", 64, "gedf_m64.json", {"quantum": PD2_QUANTUM}, "PD2", "200ms"),
+    ("run", 64, "gedf_m64.json", {"partitioning": RUN_PACKING}, "RUN", "10s"),
+]
+
+
+def four_sets() -> list[tuple[str, int, Path, str, str]]:
+    out = []
+    for pol, m, base, extra, sched, horizon in FOUR:
+        spec = json.loads((SETS / base).read_text())
+        spec["policy"] = {"name": pol} | extra
+        p = SETS / f"four_{pol}_m{m}.json"
+        text = json.dumps(spec, indent=1) + "\n"
+        if not p.exists() or p.read_text() != text:
+            p.write_text(text)
+        out.append((pol, m, p, sched, horizon))
+    return out
+
+
+def cpu_of(cmd: list) -> tuple[float, str]:
+    """Runs `cmd`; (user + sys CPU seconds of the process, its stdout)."""
+    p = subprocess.Popen([str(c) for c in cmd], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    out = p.stdout.read()
+    _, status, ru = os.wait4(p.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{' '.join(map(str, cmd))}: exit status {status}")
+    return ru.ru_utime + ru.ru_stime, out.decode()
+
+
+def part_four(res: dict, runs: int) -> None:
+    rows = []
+    for pol, m, spec, sched, horizon in four_sets():
+        h_ns = parse_ns(horizon)
+        exp = expected_jobs(spec, h_ns)
+        sl_cmd = [SCHEDLAB, "--json", "simulate", rel(spec), "--horizon", horizon]
+        ss_cmd = [VPY, rel(Path(__file__)), "simso-run", rel(spec), "--horizon-ns", h_ns, "--scheduler", sched]
+        # Interleaved: schedlab, SimSo, schedlab, ... (the load changes slowly).
+        sl_cpu, ss = [], None
+        for i in range(runs):
+            c, out = cpu_of(sl_cmd)
+            sl_cpu.append(c)
+            sl_jobs = json.loads(out)["totals"]["jobs"]
+            if i == 0:
+                c, out = cpu_of(ss_cmd)
+                ss = json.loads(out) | {"cpu_s": c}
+        if not (sl_jobs == ss["jobs"] == exp):
+            raise SystemExit(f"{rel(spec)}: jobs schedlab {sl_jobs}, SimSo {ss['jobs']}, expected {exp}")
+        row = {"policy": pol, "m": m, "spec": rel(spec), "horizon": horizon, "jobs": exp, "simso": sched,
+               "schedlab_cpu_s": stats(sl_cpu), "simso_cpu_s": ss["cpu_s"], "simso_misses": ss["misses"],
+               "simso_in_process_cpu_s": ss["cpu_times_s"][0],
+               "load": open("/proc/loadavg").read().strip()}
+        row["ratio_mean"] = ss["cpu_s"] / row["schedlab_cpu_s"]["mean"]
+        row["ratio_min"] = ss["cpu_s"] / row["schedlab_cpu_s"]["min"]
+        rows.append(row)
+        print(f"{pol} m={m}: {exp} jobs, SimSo {ss['cpu_s']:.2f} s CPU, schedlab "
+              f"{row['schedlab_cpu_s']['mean'] * 1e3:.2f} ms CPU (min {row['schedlab_cpu_s']['min'] * 1e3:.2f}): "
+              f"{row['ratio_mean']:.0f}x (min-based {row['ratio_min']:.0f}x)", file=sys.stderr)
+    res["four"] = {"runs": runs, "rows": rows}
+
+
+def four_markdown(four: dict) -> list[str]:
+    L = ["## The four policies, m = 4 and m = 64 (whole commands, CPU time)", "",
+         f"schedlab: {four['runs']} runs per command (`schedlab --json simulate SPEC --horizon H`); SimSo: one run of "
+         "`simso_compare.py simso-run` (imports SimSo, builds the model, runs it); interleaved. CPU time is user + sys "
+         "of the process (os.wait4). Ratio = SimSo CPU time / schedlab CPU time for the same jobs.", "",
+         "| policy | m | horizon | jobs | SimSo | SimSo CPU | schedlab CPU, mean (min) | ratio mean (min-based) | load |",
+         "|---|---|---|---|---|---|---|---|---|"]
+    for r in four["rows"]:
+        s = r["schedlab_cpu_s"]
+        L.append(f"| {r['policy']} | {r['m']} | {r['horizon']} | {r['jobs']} | `{r['simso']}` | {r['simso_cpu_s']:.2f} s "
+                 f"| {s['mean'] * 1e3:.2f} ms ({s['min'] * 1e3:.2f} ms) | **{r['ratio_mean']:.0f}×** ({r['ratio_min']:.0f}×) "
+                 f"| {r['load'].split()[0]} |")
+    L.append("")
+    return L
+
+
 def fmt_rate(x: float) -> str:
     for unit, div in (("G", 1e9), ("M", 1e6), ("k", 1e3)):
         if x >= div:
@@ -799,6 +891,8 @@ def markdown(res: dict) -> str:
                      f"| {st['mean']:.2f} s ± {st['sd']:.2f} | {fmt_rate(r['jobs'] / st['mean'])} |")
         L.append("")
     L += ratios(res)
+    if "four" in res:
+        L += four_markdown(res["four"])
     if "memory" in res:
         L += ["## memory (trace off)", "", "| horizon | jobs | max RSS | wall |", "|---|---|---|---|"]
         for r in res["memory"]:
@@ -831,6 +925,8 @@ def compare(args) -> None:
         part_memory(res, ["100s", "1000s", "10000s"])
     if "optimal" in parts:
         part_optimal(res, args.optimal_reps, args.optimal_runs)
+    if "four" in parts:
+        part_four(res, args.four_runs)
     res["machine"]["loadavg_after"] = open("/proc/loadavg").read().strip()
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -849,11 +945,11 @@ def main() -> None:
     r = sub.add_parser("simso-run")
     r.add_argument("spec", type=Path)
     r.add_argument("--horizon-ns", type=int, default=10_000_000_000)
-    r.add_argument("--scheduler", default="EDF", choices=["EDF", "EDF2", "PD2", "RUN"])
+    r.add_argument("--scheduler", default="EDF", choices=["EDF", "EDF2", "PD2", "RUN", "P_EDF"])
     r.add_argument("--reps", type=int, default=1)
     r.add_argument("--jobs-out", type=Path, help="write task,job,release_ns,finish_ns of every completed job")
     c = sub.add_parser("compare")
-    c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory", "optimal"],
+    c.add_argument("--part", action="append", choices=["headline", "criterion", "scaling", "memory", "optimal", "four"],
                    help="default: headline, criterion, scaling, memory (optimal takes ~10 min more: SimSo's PD2)")
     c.add_argument("--reps", type=int, default=5, help="SimSo in-process repetitions (headline)")
     c.add_argument("--runs", type=int, default=10, help="hyperfine runs per command (headline)")
@@ -861,6 +957,7 @@ def main() -> None:
                    help="cargo bench filter(s), one run each (default: gedf_1000s, scaling, policies)")
     c.add_argument("--optimal-reps", type=int, default=3, help="SimSo in-process repetitions (optimal)")
     c.add_argument("--optimal-runs", type=int, default=3, help="hyperfine runs per command (optimal)")
+    c.add_argument("--four-runs", type=int, default=5, help="schedlab runs per command (four; SimSo runs once)")
     c.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     if a.cmd == "sets":

@@ -145,6 +145,16 @@ class RunResult(SimResult):
         return list(self._info["notes"])
 
     @property
+    def stalls(self) -> list[dict[str, Any]]:
+        """Platform stalls the run measured (``docs/runtime.md``): intervals
+        above 1 ms in which the machine did not run what it should have
+        (timer lateness, or a CPU-time gap: a job "running" without
+        executing), each with ``t`` (ns from the synchronous release),
+        ``kind``, ``job`` (``[task, job]`` or ``None``) and ``ns``. They are
+        not counted as overheads."""
+        return list(self._info["stalls"])
+
+    @property
     def info(self) -> dict[str, Any]:
         """Everything above, plus ``kernel_trace`` and ``calibration``, as one dict (a copy)."""
         d: dict[str, Any] = json.loads(json.dumps(self._info))

@@ -16,7 +16,7 @@ pub const EXIT_BAD_INPUT: i32 = exit::BAD_INPUT;
     name = "schedlab",
     version = env!("CARGO_PKG_VERSION"),
     about = "Multicore real-time scheduling: generate, check, analyse, simulate, run and validate task sets",
-    after_help = "Examples:\n  schedlab gen --seed 7 -o set.yaml      generate a task set\n  schedlab check set.yaml                validate it and print its summary\n  schedlab check set.yaml --json         the same as JSON\n  schedlab analyze set.yaml              is it schedulable, and why\n  schedlab reduce set.yaml               RUN's reduction tree of the set\n  schedlab simulate set.yaml --trace t.jsonl --svg t.svg   simulate, write the trace and a Gantt chart\n  schedlab validate t.jsonl              does the schedule obey its policy?\n  schedlab stats t.jsonl                 per-task statistics of a trace\n  schedlab schema > spec.schema.json     the JSON Schema of the spec\n\nExit codes: 0 success, 2 bad input (nothing written), 1 other failure (validate: a violation)."
+    after_help = "Examples:\n  schedlab gen --seed 7 -o set.yaml      generate a task set\n  schedlab check set.yaml                validate it and print its summary\n  schedlab check set.yaml --json         the same as JSON\n  schedlab analyze set.yaml              is it schedulable, and why\n  schedlab reduce set.yaml               RUN's reduction tree of the set\n  schedlab simulate set.yaml --trace t.jsonl --svg t.svg   simulate, write the trace and a Gantt chart\n  schedlab validate t.jsonl              does the schedule obey its policy?\n  schedlab stats t.jsonl                 per-task statistics of a trace\n  schedlab schema > spec.schema.json     the JSON Schema of the spec\n\nExit codes: 0 success (analyze, partition: proven), 1 a negative outcome (not proven, a violation, a hard deadline missed with --fail-on-miss), 2 bad input (nothing written), 3 missing privileges, 128+N after signal N. docs/cli.md has the table per verb."
 )]
 struct Cli {
     /// Print machine-readable JSON instead of text.
@@ -42,10 +42,20 @@ enum Command {
     Validate(commands::validate::Args),
     Stats(commands::stats::Args),
     Export(commands::export::Args),
+    Import(commands::import::Args),
     Schema(commands::schema::Args),
     Sweep(commands::sweep::Args),
     Plot(commands::plot::Args),
     Report(commands::report::Args),
+    /// Print a shell completion script (bash, zsh, fish).
+    Completions(commands::completions::CompletionsArgs),
+    /// Print the man page.
+    Man(commands::completions::ManArgs),
+}
+
+/// The clap definition of the whole command (for completions and the man page).
+pub fn command() -> clap::Command {
+    <Cli as clap::CommandFactory>::command()
 }
 
 /// Runs the CLI on `args` (including the program name) and returns the exit code.
@@ -93,7 +103,10 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Validate(a) => commands::validate::run(a, cli.json),
         Command::Stats(a) => commands::stats::run(a, cli.json),
         Command::Export(a) => commands::export::run(a, cli.json),
+        Command::Import(a) => commands::import::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
+        Command::Completions(a) => commands::completions::completions(a, command(), cli.json),
+        Command::Man(a) => commands::completions::man(a, command(), cli.json),
         Command::Sweep(a) => commands::sweep::run(a, cli.json),
         Command::Plot(a) => commands::plot::run(a),
         Command::Report(a) => commands::report::run(a),

@@ -37,8 +37,15 @@ pub mod exit {
 /// `{"error": {"file", "line", "column", "path", "message", "hint"}}` on
 /// stdout (absent parts are `null`; `errors` lists every problem when a spec
 /// had several).
+///
+/// Boxed (one pointer), so that `Result<_, CliError>` stays small; the
+/// fields are read through `Deref` (`e.code`, `e.message`).
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct CliError {
+pub struct CliError(Box<ErrorInfo>);
+
+/// What a [`CliError`] holds.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ErrorInfo {
     pub code: i32,
     pub file: Option<String>,
     pub line: Option<usize>,
@@ -52,6 +59,13 @@ pub struct CliError {
     pub more: Vec<CliError>,
 }
 
+impl std::ops::Deref for CliError {
+    type Target = ErrorInfo;
+    fn deref(&self) -> &ErrorInfo {
+        &self.0
+    }
+}
+
 impl CliError {
     /// Bad input (exit 2) with a message only.
     pub fn bad_input(message: impl Into<String>) -> CliError {
@@ -59,7 +73,7 @@ impl CliError {
     }
     /// A failure with this exit code.
     pub fn new(code: i32, message: impl Into<String>) -> CliError {
-        CliError {
+        CliError(Box::new(ErrorInfo {
             code,
             file: None,
             line: None,
@@ -68,7 +82,7 @@ impl CliError {
             message: message.into(),
             hint: None,
             more: Vec::new(),
-        }
+        }))
     }
     /// A bad option value: `path` is the option (`--exec`).
     pub fn option(option: &str, message: impl Into<String>) -> CliError {
@@ -76,29 +90,35 @@ impl CliError {
     }
     /// The file the problem is in.
     pub fn in_file(mut self, file: impl AsRef<Path>) -> CliError {
-        self.file = Some(file.as_ref().display().to_string());
+        self.0.file = Some(file.as_ref().display().to_string());
+        self
+    }
+    /// The line of the file the problem is on (1-based).
+    pub fn on_line(mut self, line: usize) -> CliError {
+        self.0.line = Some(line);
         self
     }
     /// The field path or option.
     pub fn at(mut self, path: impl Into<String>) -> CliError {
         let p = path.into();
-        self.path = (!p.is_empty()).then_some(p);
+        self.0.path = (!p.is_empty()).then_some(p);
         self
     }
     /// What would fix it.
     pub fn hint(mut self, hint: impl Into<String>) -> CliError {
-        self.hint = Some(hint.into());
+        self.0.hint = Some(hint.into());
         self
     }
     /// A spec that cannot be used (exit 2), every diagnostic kept.
     pub fn spec(e: &SpecError) -> CliError {
-        let one = |d: &Diagnostic| CliError {
-            line: d.line,
-            column: d.column,
-            ..CliError::bad_input(d.message.clone()).in_file(&e.file).at(d.path.clone())
+        let one = |d: &Diagnostic| {
+            let mut c = CliError::bad_input(d.message.clone()).in_file(&e.file).at(d.path.clone());
+            c.0.line = d.line;
+            c.0.column = d.column;
+            c
         };
         let mut first = one(e.first());
-        first.more = e.diagnostics.iter().skip(1).map(one).collect();
+        first.0.more = e.diagnostics.iter().skip(1).map(one).collect();
         first
     }
 
@@ -133,7 +153,7 @@ impl CliError {
     pub fn to_json(&self) -> serde_json::Value {
         let mut v = json!({"error": self.body()});
         if !self.more.is_empty() {
-            let all: Vec<_> = std::iter::once(self).chain(&self.more).map(CliError::body).collect();
+            let all: Vec<_> = std::iter::once(self).chain(self.more.iter()).map(CliError::body).collect();
             v["errors"] = json!(all);
         }
         v
@@ -146,7 +166,7 @@ impl CliError {
             print_json(&self.to_json());
         }
         let who = if verb.is_empty() { "schedlab".to_string() } else { format!("schedlab {verb}") };
-        for e in std::iter::once(self).chain(&self.more) {
+        for e in std::iter::once(self).chain(self.more.iter()) {
             eprintln!("{who}: {}", e.render());
         }
         if let Some(h) = &self.hint {

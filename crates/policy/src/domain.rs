@@ -6,8 +6,9 @@
 //!
 //! State, all preallocated at construction (at most one eligible job per
 //! task, so storage is per task):
-//! - a ready queue of waiting jobs, an indexed binary min-heap by the order's
-//!   waiting key (task ids, so removal is O(log n));
+//! - a ready queue of waiting jobs by the order's waiting key
+//!   ([`crate::ready`]): an indexed binary min-heap (task ids, so removal is
+//!   O(log n)), or for fixed priorities the O(1) level bitmap;
 //! - the linked job of each CPU;
 //! - a CPU heap whose top is the CPU to give work to first: idle CPUs
 //!   (lowest index first), then linked CPUs from the lowest-priority job
@@ -40,6 +41,7 @@
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Time, TimerId};
 use crate::order::Order;
+use crate::ready::ReadyQueue;
 
 /// Timer tags: a job timer carries its task index, a domain timer this bit
 /// and the domain index.
@@ -78,7 +80,7 @@ fn consumed<O: Order>(k: &dyn Kernel, id: JobId) -> Time {
 }
 
 /// One scheduling domain: its CPUs and its tasks, by local index.
-pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy> {
+pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     index: u32,
     /// Local CPU → CPU number.
     cpus: Vec<Cpu>,
@@ -87,7 +89,7 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy> {
     slots: Vec<Slot>,
     /// Local CPU → local task linked to it.
     linked: Vec<Option<u32>>,
-    ready: IndexedHeap<K>,
+    ready: Q,
     /// The CPU to give work to first on top: idle CPUs (lowest index first),
     /// then linked CPUs from the lowest-priority linked job up
     /// ([`Order::rank`]; ties by local CPU index).
@@ -99,8 +101,14 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy> {
     timer: Option<(TimerId, Time)>,
 }
 
-impl<K: Ord + Copy, R: Ord + Copy> Domain<K, R> {
-    pub fn new<O: Order<Key = K, Rank = R>>(index: u32, cpus: Vec<Cpu>, tasks: Vec<u32>) -> Domain<K, R> {
+impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
+    pub fn new<O: Order<Key = K, Rank = R, Ready = Q>>(
+        index: u32,
+        cpus: Vec<Cpu>,
+        tasks: Vec<u32>,
+        order: &O,
+    ) -> Domain<K, R, Q> {
+        let ready = order.ready_queue(&tasks);
         let n = tasks.len();
         let k = cpus.len();
         let mut cpu_heap = IndexedHeap::new(k);
@@ -113,7 +121,7 @@ impl<K: Ord + Copy, R: Ord + Copy> Domain<K, R> {
             tasks,
             slots: vec![Slot { job: None, state: State::Absent, timer: None, last_cpu: None }; n],
             linked: vec![None; k],
-            ready: IndexedHeap::new(n),
+            ready,
             cpu_heap,
             cpu_key: vec![O::COMMITTED; k],
             timer: None,

@@ -31,6 +31,10 @@ impl Order for Edf {
     const USES_CONSUMED: bool = false;
     const COMMITTED: u128 = 0;
     type Rank = u128;
+    type Ready = crate::heap::IndexedHeap<Self::Key>;
+    fn ready_queue(&self, tasks: &[u32]) -> Self::Ready {
+        crate::heap::IndexedHeap::new(tasks.len())
+    }
     #[inline]
     fn rank(key: Option<u128>) -> u128 {
         rank_u128(key)

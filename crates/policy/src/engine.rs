@@ -13,7 +13,7 @@ const NONE: (u32, u32) = (u32::MAX, u32::MAX);
 pub(crate) struct Engine<O: Order> {
     info: PolicyInfo,
     order: O,
-    domains: Vec<Domain<O::Key, O::Rank>>,
+    domains: Vec<Domain<O::Key, O::Rank, O::Ready>>,
     /// Task → (domain, local index).
     task_at: Vec<(u32, u32)>,
     /// CPU → (domain, local index).
@@ -39,7 +39,7 @@ impl<O: Order> Engine<O> {
             .iter()
             .zip(members)
             .enumerate()
-            .map(|(d, (cpus, tasks))| Domain::new::<O>(d as u32, cpus.clone(), tasks))
+            .map(|(d, (cpus, tasks))| Domain::new(d as u32, cpus.clone(), tasks, &order))
             .collect();
         let info =
             PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };

@@ -25,6 +25,8 @@
 //! job for two CPUs, nor a job that is not released, completed or blocked.
 //! The driver may call `schedule` for a CPU that was not marked (e.g. after a
 //! real-time dispatcher's spurious wake-up); the policy answers the same.
+//! This protocol is implemented once, in [`crate::driver`], which every
+//! driver (simulator, runtime dispatcher, replay, tests) goes through.
 
 use schedlab_model::Placement;
 

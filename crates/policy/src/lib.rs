@@ -19,6 +19,7 @@ mod llf;
 mod order;
 mod pd2;
 mod placement;
+mod ready;
 mod run;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};

@@ -55,6 +55,10 @@ impl Order for Llf {
     const USES_CONSUMED: bool = true;
     const COMMITTED: Priority = Priority { major: i128::MIN, minor: i128::MIN, tie: 0 };
     type Rank = (bool, std::cmp::Reverse<Priority>);
+    type Ready = crate::heap::IndexedHeap<Self::Key>;
+    fn ready_queue(&self, tasks: &[u32]) -> Self::Ready {
+        crate::heap::IndexedHeap::new(tasks.len())
+    }
     fn rank(key: Option<Priority>) -> Self::Rank {
         (key.is_some(), std::cmp::Reverse(key.unwrap_or(Self::COMMITTED)))
     }

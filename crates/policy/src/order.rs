@@ -3,6 +3,7 @@
 //! ([`crate::domain`]) does the rest.
 
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
+use crate::ready::ReadyQueue;
 
 /// A policy's job order, as the domain scheduler uses it.
 ///
@@ -24,6 +25,10 @@ pub(crate) trait Order: Send {
     /// then linked CPUs from the largest job key to the smallest.
     type Rank: Copy + Ord + Send;
     fn rank(key: Option<Self::Key>) -> Self::Rank;
+    /// The ready queue of a domain with these tasks (by local index: their
+    /// spec indices).
+    type Ready: ReadyQueue<Self::Key>;
+    fn ready_queue(&self, tasks: &[u32]) -> Self::Ready;
     /// The key of a waiting job (smaller is more urgent).
     fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
     /// The key of a linked (running) job; the lowest-priority linked job is

@@ -283,7 +283,7 @@ mod _native {
     #[pyfunction]
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, horizon=None, horizon_cap="10s",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", overheads=true, tick="1ms",
-                        trace=None, keep_events=true))]
+                        trace=None, keep_events=true, policy=None, set=None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate(
         py: Python<'_>,
@@ -302,8 +302,10 @@ mod _native {
         tick: &str,
         trace: Option<PathBuf>,
         keep_events: bool,
+        policy: Option<String>,
+        set: Option<Vec<String>>,
     ) -> PyResult<sim::SimRun> {
-        let (spec, file, dir) = match (&path, spec_json) {
+        let (mut spec, file, dir) = match (&path, spec_json) {
             (Some(p), None) => {
                 let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
                 let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from);
@@ -312,10 +314,12 @@ mod _native {
             (None, Some(j)) => (spec_from_json(j)?, file.to_string(), None),
             _ => return Err(PyValueError::new_err("simulate() takes either a spec path or spec JSON")),
         };
+        let policy_notices = override_policy(&mut spec, policy.as_deref(), set.as_deref().unwrap_or(&[]))?;
         let opts = sim::SimOptions { horizon, horizon_cap, seed, exec, sporadic, jitter, miss, overheads, tick };
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let cfg = sim::config(&opts, dir)?;
-        py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)
+        let run = py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)?;
+        Ok(run.with_notices_first(policy_notices))
     }
 
     /// run(path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s",

@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use schedlab_model::Spec;
 use schedlab_rt::{
-    BackendKind, Execution, JobCtx, JobError, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec,
+    BackendKind, Execution, JobCtx, JobError, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec,
 };
 use serde_json::json;
 use std::path::PathBuf;
@@ -106,7 +106,7 @@ pub(crate) fn config(
     let backend: BackendKind = o.backend.parse().map_err(|e| v("backend", e))?;
     let execution: Execution = o.exec.parse().map_err(|e| v("exec", e))?;
     let sporadic: Sporadic = o.sporadic.parse().map_err(|e| v("sporadic", e))?;
-    let overrun: Overrun = o.miss.parse().map_err(|e| v("miss", e))?;
+    let overrun: MissPolicy = o.miss.parse().map_err(|e| v("miss", e))?;
     let mut cfg = RunConfig {
         duration: dur("duration", o.duration)?,
         backend,
@@ -184,6 +184,7 @@ pub(crate) fn run(
         "overheads_csv": schedlab_rt::overheads::csv(spec.tasks.len(), &o.overheads),
         "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
         "notes": o.notes,
+        "stalls": o.stalls,
     })
     .to_string();
     let run = py.detach(move || sim::from_events(o.header, o.events, trace, keep_events)).map_err(PyErr::from)?;

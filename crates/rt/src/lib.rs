@@ -18,7 +18,6 @@
 #[cfg(not(target_os = "linux"))]
 compile_error!("schedlab-rt runs on Linux only");
 
-pub mod arrivals;
 pub mod assemble;
 pub mod backend;
 pub mod calibrate;
@@ -26,7 +25,6 @@ pub mod clock;
 pub mod config;
 pub mod cpuset;
 pub mod error;
-pub mod execution;
 pub mod ftrace;
 pub mod guard;
 pub mod job;
@@ -49,9 +47,10 @@ pub mod watchdog;
 pub mod worker;
 pub mod workload;
 
-pub use config::{BackendKind, Execution, Overrun, RunConfig, Sporadic};
+pub use config::{BackendKind, RunConfig};
 pub use error::{RunError, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_PRIVILEGE};
 pub use job::{JobCtx, JobError};
 pub use runtime::{prepare, run, RunOutcome};
+pub use schedlab_jobs::{Execution, MissPolicy, Sporadic};
 pub use stop::StopReason;
 pub use workload::{JobBody, WorkloadSpec};

@@ -58,6 +58,9 @@ pub struct Outputs<S, W: Write> {
 pub enum SessionError {
     /// The spec cannot be simulated as it is (`path`, message).
     Spec { path: String, message: String },
+    /// The policy does not admit the task set (a partitioning that fails,
+    /// a set RUN cannot reduce): the policy's own message, naming the field.
+    Admission(String),
     /// The simulator refused (bad configuration, overheads, a policy's bug).
     Sim(SimError),
     /// The trace could not be written.
@@ -68,6 +71,7 @@ impl std::fmt::Display for SessionError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             SessionError::Spec { path, message } => write!(f, "{path}: {message}"),
+            SessionError::Admission(m) => f.write_str(m),
             SessionError::Sim(e) => write!(f, "{e}"),
             SessionError::Trace(e) => write!(f, "{e}"),
         }
@@ -86,8 +90,7 @@ impl Session {
                     .into(),
             });
         }
-        let policy = schedlab_policy::build(&spec, None)
-            .map_err(|e| SessionError::Spec { path: "policy".into(), message: e.to_string() })?;
+        let policy = schedlab_policy::build(&spec, None).map_err(|e| SessionError::Admission(e.to_string()))?;
         let header = crate::header(&spec, policy.info(), &config);
         let notices = notices(&spec, &config);
         Ok(Session { spec, config, policy, header, notices })

@@ -25,11 +25,16 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     };
     let summary = Summary::of(&loaded.spec);
     if as_json {
-        print_json(&json!({"file": loaded.file, "valid": true, "warnings": loaded.warnings, "summary": summary}));
+        let priorities = schedlab_model::overrides::priority_source(&loaded.spec);
+        print_json(&json!({
+            "file": loaded.file, "valid": true, "warnings": loaded.warnings, "summary": summary,
+            "priorities": priorities,
+        }));
         return 0;
     }
     if !a.quiet {
-        print!("{}", render(&loaded.file, &summary, &loaded.warnings));
+        let priorities = schedlab_model::overrides::priority_source(&loaded.spec);
+        print!("{}", render(&loaded.file, &summary, priorities, &loaded.warnings));
     } else {
         for w in &loaded.warnings {
             eprintln!("warning: {}", w.render(&loaded.file));
@@ -39,7 +44,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
 }
 
 /// The text report.
-fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
+fn render(file: &str, s: &Summary, priorities: Option<&str>, warnings: &[Diagnostic]) -> String {
     let mut out = format!("{file}: valid spec\n");
     out += &format!(
         "  {} tasks on {} CPUs{}, {} deadlines\n",
@@ -52,6 +57,9 @@ fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
         "  utilisation {:.4} (exact {}), density {:.4}, max task utilisation {:.4}\n",
         s.utilization, s.utilization_exact, s.density, s.max_utilization
     );
+    if let Some(p) = priorities {
+        out += &format!("  priorities {p}\n");
+    }
     out += &format!(
         "  hyperperiod {}\n\n",
         s.hyperperiod.map(|h| h.to_string()).unwrap_or_else(|| "beyond 2^64 ns (periods are nearly coprime)".into())

@@ -2,8 +2,10 @@
 
 pub mod analyze;
 pub mod check;
+pub mod completions;
 pub mod export;
 pub mod gen;
+pub mod import;
 pub mod overheads;
 pub mod partition;
 pub mod plot;

@@ -1,9 +1,10 @@
 //! `schedlab reduce SPEC`: RUN's offline reduction of a spec, as a tree.
 
 use crate::output::{print_json, CliError};
+use crate::policy_args::PolicyArgs;
 use schedlab_admission::reduction::{reduce_spec, slack_name, Children, Tree};
 use schedlab_model::exact::Ratio;
-use schedlab_model::{load_path, Duration};
+use schedlab_model::Duration;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -21,12 +22,14 @@ use std::path::PathBuf;
 pub struct Args {
     /// The spec file (.yaml, .yml or .json).
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let loaded = match load_path(&a.spec) {
+    let loaded = match a.policy.load(&a.spec) {
         Ok(l) => l,
-        Err(e) => return CliError::spec(&e).report("reduce", as_json),
+        Err(e) => return e.report("reduce", as_json),
     };
     let tree = match reduce_spec(&loaded.spec) {
         Ok(t) => t,

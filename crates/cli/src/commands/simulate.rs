@@ -76,9 +76,9 @@ pub struct Args {
 }
 
 fn config(a: &Args) -> Result<SimConfig, CliError> {
-    let execution: Execution = a.exec.parse().map_err(|e| CliError::option("--exec", format!("{e}")))?;
-    let sporadic: Sporadic = a.sporadic.parse().map_err(|e| CliError::option("--sporadic", format!("{e}")))?;
-    let miss: MissPolicy = a.miss.parse().map_err(|e| CliError::option("--miss", format!("{e}")))?;
+    let execution = a.exec.parse::<Execution>().map_err(|e| CliError::option("--exec", e.to_string()))?;
+    let sporadic = a.sporadic.parse::<Sporadic>().map_err(|e| CliError::option("--sporadic", e.to_string()))?;
+    let miss = a.miss.parse::<MissPolicy>().map_err(|e| CliError::option("--miss", e.to_string()))?;
     Ok(SimConfig {
         horizon: a.horizon.map(|d| d.0),
         horizon_cap: a.horizon_cap.0,
@@ -108,6 +108,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let cfg = config(&a)?;
     let session_error = |e: SessionError| match e {
         SessionError::Spec { path, message } => CliError::bad_input(message).in_file(&a.spec).at(path),
+        SessionError::Admission(m) => CliError::bad_input(m).in_file(&a.spec),
         SessionError::Sim(schedlab_sim::SimError::Overheads(e)) => CliError::spec(&e),
         SessionError::Sim(e @ schedlab_sim::SimError::Policy { .. }) => {
             CliError::new(exit::NEGATIVE, e.to_string()).in_file(&a.spec)

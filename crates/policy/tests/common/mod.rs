@@ -194,9 +194,9 @@ pub fn try_run(
                 next = next.min(k.now + (wcet(j.task) - k.consumed_now(j)));
             }
         }
-        for t in 0..n {
-            if k.active[t].is_none() {
-                next = next.min(next_rel[t]);
+        for (a, &r) in k.active.iter().zip(&next_rel) {
+            if a.is_none() {
+                next = next.min(r);
             }
         }
         if let Some(at) = drv.next_timer() {

@@ -39,7 +39,6 @@ mod worker;
 
 use super::{Backend, Executed, Services};
 use crate::clock;
-use crate::config::Overrun;
 use crate::error::RunError;
 use crate::plan::Plan;
 use crate::privilege::Needs;
@@ -47,6 +46,7 @@ use crate::sched::{self, Class, CpuSet};
 use crate::stop::StopReason;
 use crate::worker::StartGate;
 use dispatcher::Dispatcher;
+use schedlab_jobs::MissPolicy;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use sync::Shared;
@@ -101,7 +101,7 @@ impl Backend for DispatchBackend {
         let shared: Vec<Arc<Shared>> = (0..n).map(|_| Arc::new(Shared::default())).collect();
         let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
         let mut workers = Vec::new();
-        for i in 0..n {
+        for (i, sh) in shared.iter().enumerate() {
             let body = plan.bodies[i].take().ok_or_else(|| RunError::System("job body already taken".into()))?;
             let jobs = plan.expected_jobs(i) as usize;
             let name = format!("sl-{i}-{}", plan.tasks[i].name);
@@ -115,8 +115,8 @@ impl Backend for DispatchBackend {
                 hb: hb.clone(),
                 stop: sv.stop.clone(),
                 calibration: plan.calibration.clone(),
-                abort: plan.config.overrun == Overrun::Abort,
-                shared: shared[i].clone(),
+                abort: plan.config.overrun == MissPolicy::Abort,
+                shared: sh.clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,
             };
