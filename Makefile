@@ -36,7 +36,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedlab needs Python >= 3.11; $(PYTHON) is " + sys.version.split()[0] + " (set PYTHON=...)")'
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"] + p["project"]["optional-dependencies"]["plot"]))' > $(VENV)/requirements-dev.txt
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"] + p["project"]["optional-dependencies"]["plot"] + p["project"]["optional-dependencies"]["ray"]))' > $(VENV)/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
