@@ -4,10 +4,9 @@
 //! highest). Ties to the lower task index.
 
 use crate::build::AdmissionError;
-use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
 use crate::order::{rank_u128, Order};
-use crate::ready::{LevelQueue, ReadyQueue};
+use crate::ready::LevelQueue;
 use schedlab_model::{Priorities, Spec};
 
 /// The FP order: each task's rank (smaller is more urgent).

@@ -100,7 +100,7 @@ impl<K: Copy + Ord> LevelQueue<K> {
 impl<K: Copy + Ord + Send> ReadyQueue<K> for LevelQueue<K> {
     #[inline]
     fn set(&mut self, id: u32, key: K) {
-        let l = self.level[id as usize] as u32;
+        let l = self.level[id as usize];
         debug_assert!(self.at[l as usize].1 == key, "a fixed-priority key changed");
         let _ = key;
         let w = (l / 64) as usize;
@@ -112,7 +112,7 @@ impl<K: Copy + Ord + Send> ReadyQueue<K> for LevelQueue<K> {
     }
     #[inline]
     fn remove(&mut self, id: u32) {
-        let l = self.level[id as usize] as u32;
+        let l = self.level[id as usize];
         if self.words[(l / 64) as usize] & (1 << (l % 64)) != 0 {
             self.clear(l);
         }
