@@ -10,6 +10,7 @@
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
 #   make bench-rt  Linux runtime latency against cyclictest and rt-app (root; installs rt-tests, rt-app)
+#   make share     regenerate the shell completions and man page shipped in the wheel
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -25,7 +26,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python demo bench bench-rt clean
+.PHONY: venv develop test test-rust test-python demo bench bench-rt share clean
 
 venv: $(STAMP)
 
@@ -38,12 +39,14 @@ $(STAMP): pyproject.toml
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
-develop: venv
+# The completions and man page are regenerated first, so the wheel ships the
+# current command's.
+develop: venv share
 	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
 
 test: test-rust test-python
 
-test-rust:
+test-rust: share
 	$(CARGO) test --workspace --exclude schedlab-py
 
 test-python: develop
@@ -59,6 +62,14 @@ demo: develop
 	$(VENV)/bin/schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json --csv out/demo-jobs.csv
 	$(VENV)/bin/schedlab validate out/demo.jsonl
 	@echo "demo: wrote out/demo.svg (Gantt chart), out/demo.perfetto.json (open at ui.perfetto.dev), out/demo.jsonl, out/demo-jobs.csv, out/demo-pinned.yaml"
+
+# What `pip install` puts under share/ (python/schedlab.data, see docs/cli.md).
+SHARE := python/schedlab.data/data/share
+share:
+	$(CARGO) run -q -p schedlab-cli -- completions bash -o $(SHARE)/bash-completion/completions/schedlab
+	$(CARGO) run -q -p schedlab-cli -- completions zsh -o $(SHARE)/zsh/site-functions/_schedlab
+	$(CARGO) run -q -p schedlab-cli -- completions fish -o $(SHARE)/fish/vendor_completions.d/schedlab.fish
+	$(CARGO) run -q -p schedlab-cli -- man -o $(SHARE)/man/man1/schedlab.1
 
 # Release builds only; about 2.5 minutes on a 2-core machine. Results go to
 # bench/results/ and the tables to docs/performance.md (by hand).

@@ -165,18 +165,55 @@ def _gen_value(name: str, v: object) -> object:
     raise ValueError(f"{name}: expected a number, a bool or a string, got {type(v).__name__}")
 
 
-def generate(**options: Any) -> TaskSet:
+def generate(
+    *,
+    seed: int | None = None,
+    cpus: int | None = None,
+    cluster_size: int | None = None,
+    policy: str | None = None,
+    utils: str | None = None,
+    tasks: int | None = None,
+    util: float | None = None,
+    slack: float | None = None,
+    umin: float | None = None,
+    umax: float | None = None,
+    periods: str | None = None,
+    period_granularity: int | str | None = None,
+    harmonic: bool | None = None,
+    deadlines: str | None = None,
+    wcet_granularity: int | str | None = None,
+    wss: str | None = None,
+    cache: str | None = None,
+    colors_per_task: int | None = None,
+) -> TaskSet:
     """Generate a random task set, exactly as ``schedlab gen`` does.
 
     Every keyword is optional and is the ``schedlab gen`` option of the same
-    name with ``_`` for ``-`` (``generator_options()`` lists them), e.g.
-    ``seed``, ``cpus``, ``cluster_size``, ``policy``, ``utils``
-    (``"uunifast-discard"``, ``"randfixedsum"``, ``"drs"``, a named
-    distribution...), ``tasks``, ``util``, ``periods`` (``"moderate"``,
-    ``"log-uniform:10ms-1s"``, ``"list:10ms,20ms"``...), ``deadlines``,
-    ``harmonic``, ``wss``, ``cache`` (``"8MiB/16/64B"``), ``colors_per_task``.
-    Text options take the CLI's syntax; ``period_granularity`` and
-    ``wcet_granularity`` also take an int of nanoseconds. None means the default.
+    name with ``_`` for ``-`` (``generator_options()`` lists them); None
+    means the command's default.
+
+    Args:
+        seed: Seed of the random generator (recorded in ``meta.seed``).
+        cpus: Number of CPUs (default 4).
+        cluster_size: Split the CPUs into clusters of this size.
+        policy: Policy written into the spec (default ``"gedf"``).
+        utils: Utilisation method or distribution: ``"uunifast-discard"``
+            (default), ``"uunifast"``, ``"randfixedsum"``, ``"drs"``, or a named
+            distribution such as ``"bimo-heavy"``, ``"uniform(0.1,0.4)"``.
+        tasks: Number of tasks (methods that draw a fixed count; default 10).
+        util: Total utilisation, or the cap for named distributions (default cpus / 2).
+        slack: Named distributions: the set's utilisation lands in [util − slack, util].
+        umin: Lower bound of each task's utilisation (randfixedsum, drs).
+        umax: Upper bound of each task's utilisation (randfixedsum, drs).
+        periods: ``"short"``, ``"moderate"`` (default), ``"long"``,
+            ``"uniform:LO-HI"``, ``"log-uniform:LO-HI"``, ``"list:10ms,20ms"``.
+        period_granularity: Periods are multiples of this (int ns or ``"1ms"``).
+        harmonic: Make every period divide the longer ones.
+        deadlines: ``"implicit"`` (D = T) or ``"constrained"`` (D uniform in [C, T]).
+        wcet_granularity: WCETs are u·T rounded up to a multiple of this (int ns or text).
+        wss: Working-set sizes: ``"uniform:LO-HI"`` or ``"list:S1,S2,..."``.
+        cache: Shared cache geometry ``"SIZE/WAYS/LINE"``, e.g. ``"8MiB/16/64B"``.
+        colors_per_task: Distinct random cache colours per task (needs ``cache``).
 
     The same options and seed always give the same task set.
 
@@ -185,18 +222,30 @@ def generate(**options: Any) -> TaskSet:
         to reproduce it.
 
     Raises:
-        TypeError: for an unknown keyword (the message names it).
+        TypeError: for an unknown keyword (Python names it).
         ValueError: for a bad value (the message starts with the option's name)
             or options that cannot be met.
     """
-    for name in options:
-        if name not in _GEN_OPTIONS:
-            close = difflib.get_close_matches(name, _GEN_OPTIONS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
-            raise TypeError(
-                f"generate() got an unexpected keyword argument {name!r}{hint} "
-                f"(options: {', '.join(_GEN_OPTIONS)})"
-            )
+    options = {
+        "seed": seed,
+        "cpus": cpus,
+        "cluster_size": cluster_size,
+        "policy": policy,
+        "utils": utils,
+        "tasks": tasks,
+        "util": util,
+        "slack": slack,
+        "umin": umin,
+        "umax": umax,
+        "periods": periods,
+        "period_granularity": period_granularity,
+        "harmonic": harmonic,
+        "deadlines": deadlines,
+        "wcet_granularity": wcet_granularity,
+        "wss": wss,
+        "cache": cache,
+        "colors_per_task": colors_per_task,
+    }
     clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}
     return TaskSet._from_doc(_native.generate(json.dumps(clean)))
 

@@ -5,16 +5,18 @@ on many task sets in one call and returns their verdicts."""
 
 from __future__ import annotations
 
+import html
 import itertools
 import json
 import os
-from dataclasses import dataclass
+import warnings
+from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from . import _native
-from ._sim import _choice, _duration, _flag, _path
+from ._sim import _choice, _duration, _flag, _path, _policy_options
 from ._types import TaskSet
 
 if TYPE_CHECKING:
@@ -44,6 +46,10 @@ class Outcome:
         bound: The bound it was compared with, exactly (or None).
         slack: ``bound - value`` (or None).
         details: Supporting lines.
+        soft: True for a soft real-time test (its verdict is about bounded
+            tardiness, not deadlines).
+        decides: True when the test is about the spec's policy (only those
+            decide :attr:`Analysis.proven`).
     """
 
     test: str
@@ -57,10 +63,12 @@ class Outcome:
     bound: Fraction | None
     slack: Fraction | None
     details: tuple[str, ...]
+    soft: bool = False
+    decides: bool = True
 
     @property
     def schedulable(self) -> bool:
-        """The test proves every deadline is met."""
+        """The test's verdict is ``"schedulable"`` (for a soft test: tardiness is bounded)."""
         return self.verdict == "schedulable"
 
 
@@ -68,18 +76,55 @@ class Outcome:
 class Analysis:
     """The result of :func:`analyze`.
 
+    The answer is :attr:`proven` (docs/analysis.md, "What the verdict
+    means"): a hard real-time test about the spec's policy shows that every
+    ``hrt`` task meets every deadline. Soft real-time results (tardiness
+    bounds) are in :attr:`soft` and decide only when no task is ``hrt``.
+
     Attributes:
         policy: The spec's policy name, or None.
-        schedulable: Some test proves the set schedulable.
+        schedulable: The same as :attr:`proven` (kept for existing code).
         outcomes: One :class:`Outcome` per test run, in order.
         overheads: The overhead accounting (model file, method, costs, and
             per task the WCET before and after), or None without overheads.
+        decision: ``"proven"``, ``"unschedulable"`` or ``"inconclusive"``.
+        decided_by: The ID of the test that decided, or None.
+        why: One sentence: the decision and why.
+        soft: The soft real-time result of the policy's tardiness test
+            (``{"test", "bounded", "tardiness": [{"task", "bound_ns", ...}]}``), or None.
+        text: The report as ``schedlab analyze`` prints it.
     """
 
     policy: str | None
     schedulable: bool
     outcomes: tuple[Outcome, ...]
     overheads: dict[str, Any] | None
+    decision: str = "inconclusive"
+    decided_by: str | None = None
+    why: str = ""
+    soft: dict[str, Any] | None = None
+    text: str = field(default="", repr=False)
+
+    @property
+    def proven(self) -> bool:
+        """Every ``hrt`` task is shown to meet every deadline under the spec's policy."""
+        return self.decision == "proven"
+
+    def __str__(self) -> str:
+        return self.text
+
+    def _repr_html_(self) -> str:
+        """One row per test, then the decision (shown by Jupyter)."""
+        e = html.escape
+        rows = "".join(
+            f"<tr><td><code>{e(o.test)}</code></td><td>{e(o.verdict)}</td>"
+            f"<td>{'' if o.decides else 'other policy'}</td><td>{e(o.reason)}</td></tr>"
+            for o in self.outcomes
+        )
+        return (
+            f"<table><thead><tr><th>test</th><th>verdict</th><th></th><th>reason</th></tr></thead>"
+            f"<tbody>{rows}</tbody></table><p><b>{e(self.decision)}</b>: {e(self.why)}</p>"
+        )
 
     def __getitem__(self, test: str) -> Outcome:
         """The outcome of a test by ID."""
@@ -99,6 +144,8 @@ def analyze(
     accounting: str = "epos",
     tick: int | str = "1ms",
     lookup: str = "step",
+    policy: str | None = None,
+    set: dict[str, Any] | None = None,
 ) -> Analysis:
     """Run schedulability tests on a spec, as ``schedlab analyze`` does.
 
@@ -112,6 +159,9 @@ def analyze(
         accounting: ``"epos"`` (Eq. 2/3) or ``"per-task-release"``.
         tick: Tick period of the accounting (int ns or text such as ``"1ms"``; 0: none).
         lookup: Overheads by task count: ``"step"``, ``"linear"`` or ``"floor"``.
+        policy: Analyse under this policy instead of the spec's (``--policy``);
+            parameters it does not take are dropped with a warning.
+        set: Policy parameters for this call (``--set``), e.g. ``{"quantum": "500us"}``.
 
     Returns:
         The :class:`Analysis`.
@@ -134,6 +184,7 @@ def analyze(
         "accounting": _choice("accounting", accounting),
         "tick": _duration("tick", tick),
         "lookup": _choice("lookup", lookup),
+        **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):
         file = spec.file
@@ -157,10 +208,24 @@ def analyze(
             bound=_fraction(o["bound"]),
             slack=_fraction(o["slack"]),
             details=tuple(o["details"]),
+            soft=o["soft"],
+            decides=o["decides"],
         )
         for o in doc["outcomes"]
     )
-    return Analysis(policy=doc["policy"], schedulable=doc["schedulable"], outcomes=outcomes, overheads=doc["overheads"])
+    for n in doc.get("notices", []):
+        warnings.warn(n, stacklevel=2)
+    return Analysis(
+        policy=doc["policy"],
+        schedulable=doc["proven"],
+        outcomes=outcomes,
+        overheads=doc["overheads"],
+        decision=doc["decision"],
+        decided_by=doc["decided_by"],
+        why=doc["why"],
+        soft=doc["soft"],
+        text=doc.get("text", ""),
+    )
 
 
 def _all_str(xs: Any) -> bool:

@@ -52,6 +52,14 @@ class SimRun:
     def has_events(self) -> bool:
         """Whether the events were kept in memory."""
 
+    @property
+    def notices(self) -> list[str]:
+        """What the simulation told (a horizon cut short, an option without effect, parameters dropped)."""
+
+    @property
+    def hrt_misses(self) -> int:
+        """Deadline misses of ``hrt`` tasks."""
+
     def header_json(self) -> str:
         """The trace header as JSON."""
 
@@ -100,6 +108,8 @@ def simulate(
     tick: str = "1ms",
     trace: str | os.PathLike[str] | None = None,
     keep_events: bool = True,
+    policy: str | None = None,
+    set: list[str] | None = None,
 ) -> SimRun:
     """Simulate the spec file ``path`` or the spec JSON ``spec_json`` as ``schedlab simulate`` does."""
 
@@ -127,6 +137,7 @@ def run(
     recalibrate: bool = False,
     trace: str | os.PathLike[str] | None = None,
     keep_events: bool = True,
+    wait: bool = False,
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable
@@ -145,6 +156,8 @@ def analyze(
     accounting: str = "epos",
     tick: str = "1ms",
     lookup: str = "step",
+    policy: str | None = None,
+    set: list[str] | None = None,
 ) -> str:
     """Run schedulability tests as ``schedlab analyze --json`` does; returns its JSON."""
 

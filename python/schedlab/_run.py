@@ -183,13 +183,17 @@ def run(
     trace: str | os.PathLike[str] | None = None,
     keep_events: bool = True,
     jitter: bool = True,
+    wait: bool = False,
 ) -> RunResult:
     """Run a spec on real threads of this Linux kernel, as ``schedlab run`` does.
 
     Needs root (or CAP_SYS_NICE, and write access to the cpusets and tracefs
     for the policies and tracing that use them). Priorities, affinities,
     cpusets and tracing are restored afterwards, also on an exception or
-    Ctrl-C. Runs are serialised machine-wide (a run waits for another).
+    Ctrl-C, and what a killed run left behind is restored before a run
+    starts (``schedlab restore``). Runs are serialised machine-wide: while
+    another run holds the run lock, ``RunError`` names its PID at once
+    (``wait=True`` waits for it instead).
 
     Args:
         spec: A spec file, or a :class:`TaskSet`.
@@ -219,6 +223,7 @@ def run(
         trace: Also write the trace to this file (``.sltrace`` or ``.jsonl``).
         keep_events: Keep the events in memory (for ``events`` and the exports).
         jitter: Apply the tasks' release jitter.
+        wait: Wait for another schedlab run holding the run lock to end.
 
     Returns:
         The :class:`RunResult`.
@@ -254,6 +259,7 @@ def run(
         "recalibrate": _flag("recalibrate", recalibrate),
         "trace": trace_path,
         "keep_events": _flag("keep_events", keep_events),
+        "wait": _flag("wait", wait),
     }
     if isinstance(spec, TaskSet):
         file = spec.file

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import operator
 import os
+import warnings
 from collections.abc import Iterator, Mapping
 from functools import cached_property
 from pathlib import Path
@@ -479,6 +480,35 @@ class SimResult:
         _write(path, text)
         return text
 
+    @property
+    def notices(self) -> tuple[str, ...]:
+        """What the simulation told (also issued as warnings): a horizon cut
+        short by ``horizon_cap``, an option without effect, parameters dropped
+        by ``policy=``."""
+        return tuple(self._run.notices)
+
+    @property
+    def hrt_misses(self) -> int:
+        """Deadline misses of ``hrt`` tasks (``--fail-on-miss`` fails on them)."""
+        return int(self._run.hrt_misses)
+
+    def _repr_html_(self) -> str:
+        """Per-task statistics and the totals as HTML tables (shown by Jupyter)."""
+        import html
+
+        e = html.escape
+        cols = ("name", "jobs", "misses", "max_response", "max_tardiness", "preemptions", "migrations")
+        head = "".join(f"<th>{c}</th>" for c in cols)
+        rows = "".join(
+            "<tr>" + "".join(f"<td>{e(str(t.get(c, '')))}</td>" for c in cols) + "</tr>" for t in self.stats["tasks"]
+        )
+        s = self.summary
+        policy = (self.header["spec"].get("policy") or {}).get("name", "?")
+        return (
+            f"<p>simulated {e(str(policy))} over {s['horizon']} ns: {s['jobs']} jobs, {s['misses']} misses</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{rows}</tbody></table>"
+        )
+
     def __repr__(self) -> str:
         s = self.summary
         policy = (self.header["spec"].get("policy") or {}).get("name", "?")
@@ -502,6 +532,8 @@ def simulate(
     keep_events: bool = True,
     horizon_cap: Duration = "10s",
     jitter: bool = True,
+    policy: str | None = None,
+    set: dict[str, Any] | None = None,
 ) -> SimResult:
     """Simulate a spec under its policy, as ``schedlab simulate`` does.
 
@@ -515,8 +547,9 @@ def simulate(
             largest offset, capped at ``horizon_cap``.
         seed: Seed of every random choice (sporadic arrivals, execution
             times, jitter): the same seed gives the same schedule.
-        exec: Execution time of each job: ``"wcet"``, or ``"uniform"`` in
-            [bcet, wcet] (a task's ``executions`` list always wins).
+        exec: Execution time of each job: ``"wcet"``, ``"uniform"`` in
+            [bcet, wcet], or ``"fraction:F"`` of the WCET (a task's
+            ``executions`` list always wins; ``docs/jobs.md``).
         sporadic: Extra inter-arrival beyond the period: ``"none"``,
             ``"uniform:MAX"`` or ``"exponential:MEAN"`` (e.g. ``"uniform:5ms"``).
         miss: A job that misses its deadline: ``"continue"``, ``"abort"`` at
@@ -528,6 +561,12 @@ def simulate(
             and the exports (without them, the exports read ``trace`` back).
         horizon_cap: Cap on the computed horizon (``--horizon-cap``).
         jitter: Apply the tasks' release jitter (False: ``--no-jitter``).
+        policy: Simulate under this policy instead of the spec's
+            (``--policy``); parameters it does not take are dropped with a warning.
+        set: Policy parameters for this call (``--set``), e.g. ``{"quantum": "500us"}``.
+
+    Notices (a horizon cut short by ``horizon_cap``, ``exec="uniform"``
+    without any ``bcet``) are issued as :class:`UserWarning`.
 
     Returns:
         The :class:`SimResult`.
@@ -555,6 +594,7 @@ def simulate(
         "tick": _duration("tick", tick),
         "trace": trace_path,
         "keep_events": _flag("keep_events", keep_events),
+        **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):
         file = spec.file
@@ -564,4 +604,25 @@ def simulate(
         run = _native.simulate(os.fspath(spec), **options)
     else:
         raise TypeError(f"simulate() takes a spec file (str or os.PathLike) or a TaskSet, not {type(spec).__name__}")
+    for n in run.notices:
+        warnings.warn(n, stacklevel=2)
     return SimResult(run, trace_path)
+
+
+def _policy_options(policy: str | None, set: dict[str, Any] | None) -> dict[str, Any]:
+    """``policy=`` and ``set=`` as the core takes them (``--policy``, ``--set KEY=VALUE``)."""
+    if policy is not None and not isinstance(policy, str):
+        raise ValueError(f"policy: expected a policy name such as 'pedf', got {policy!r}")
+    if set is None:
+        return {"policy": policy, "set": None}
+    if not isinstance(set, dict) or not all(isinstance(k, str) for k in set):
+        raise ValueError(f"set: expected a dict of policy parameters, e.g. {{'quantum': '500us'}}, got {set!r}")
+    pairs = []
+    for k, v in set.items():
+        if isinstance(v, bool):
+            v = "true" if v else "false"
+        elif isinstance(v, int):
+            v = f"{v}ns" if k == "quantum" else str(v)
+        pairs.append(f"{k}={v}")
+    return {"policy": policy, "set": pairs}
+

@@ -415,6 +415,34 @@ class TaskSet:
         result: dict[str, Any] = json.loads(_native.summary(self._json_for_core()))
         return result
 
+    def _repr_html_(self) -> str:
+        """The task table as ``schedlab check`` prints it (shown by Jupyter)."""
+        import html
+
+        e = html.escape
+        policy = self.policy.name if self.policy is not None else "no policy"
+        head = "".join(f"<th>{h}</th>" for h in ("task", "wcet", "period", "deadline", "util", "pin", "prio", "class"))
+        rows = []
+        for t in self.tasks:
+            deadline = t.deadline if t.deadline is not None else t.period
+            pin = f"cpu {t.cpu}" if t.cpu is not None else (f"cluster {t.cluster}" if t.cluster is not None else "-")
+            cells = (
+                t.name,
+                _fmt_ns(t.wcet),
+                _fmt_ns(t.period),
+                _fmt_ns(deadline),
+                f"{t.wcet / t.period:.4f}" if t.period else "-",
+                pin,
+                "-" if t.priority is None else str(t.priority),
+                str(t.class_),
+            )
+            rows.append("<tr>" + "".join(f"<td>{e(c)}</td>" for c in cells) + "</tr>")
+        return (
+            f"<p>{len(self.tasks)} tasks on {self.platform.cpus} CPUs, {e(policy)}, "
+            f"utilisation {self.utilization:.4f}</p>"
+            f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+        )
+
     def to_json(self) -> str:
         """The spec as pretty JSON text, with units (``"2ms"``), deterministic.
 
@@ -440,3 +468,15 @@ class TaskSet:
         """
         result: dict[str, Any] = json.loads(self.to_json())
         return result
+
+
+def _fmt_ns(ns: int) -> str:
+    """A duration in ns as the spec writes it (``2.5ms``)."""
+    for unit, scale in (("s", 10**9), ("ms", 10**6), ("us", 10**3)):
+        if ns >= scale:
+            whole, frac = divmod(ns, scale)
+            if frac == 0:
+                return f"{whole}{unit}"
+            digits = str(frac).rjust(len(str(scale)) - 1, "0").rstrip("0")
+            return f"{whole}.{digits}{unit}"
+    return f"{ns}ns"

@@ -1,14 +1,21 @@
 //! An analysis run as the CLI (`schedlab analyze`) and the Python API
 //! (`schedlab.analyze`) present it: which tests, optional overhead
-//! accounting, the outcomes, as text and as JSON — one implementation for
-//! both.
+//! accounting, the outcomes, the decision, as text and as JSON — one
+//! implementation for both.
+//!
+//! The decision (docs/analysis.md, "What the verdict means") is *proven*
+//! when a sound hard real-time test about the spec's policy shows that every
+//! task meets every deadline. Tests of other policies (under `--all`) are
+//! listed but never decide. Soft real-time tests (tardiness bounds, IDs
+//! `soft.*`) are reported in their own field and decide only when no task is
+//! `hrt` (then a bounded tardiness is the promise the `srt` tasks asked for).
 
 use crate::accounting::{inflate, Accounting, AccountingError, Inflated, Method};
 use crate::schedulability::{find, registry, Exactness, Input, Outcome, Test, Verdict};
 use schedlab_model::exact::Ratio;
 use schedlab_model::overheads::{line_size, Lookup, Overheads};
 use schedlab_model::spec::Domains;
-use schedlab_model::{Duration, PolicyName, Spec};
+use schedlab_model::{Class, Duration, PolicyName, Spec};
 use serde_json::{json, Value};
 use std::fmt::Write as _;
 use std::path::Path;
@@ -31,6 +38,8 @@ pub struct Request {
     pub selection: Selection,
     /// Overhead accounting: the model and the method.
     pub overheads: Option<(Overheads, Accounting)>,
+    /// Each task's class (`hrt`, `srt`, `be`); empty means every task is `hrt`.
+    pub classes: Vec<Class>,
 }
 
 /// Why an analysis could not run.
@@ -99,12 +108,127 @@ pub struct Report {
     pub outcomes: Vec<Outcome>,
     /// The accounting, when overheads were charged.
     pub inflated: Option<(Inflated, Accounting, String)>,
+    /// Each task's class (every task `hrt` when the request gave none).
+    pub classes: Vec<Class>,
+}
+
+/// The top-level answer of an analysis.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Decision {
+    /// A sound test about the spec's policy shows every deadline is met
+    /// (for `srt`-only sets: that tardiness is bounded).
+    Proven,
+    /// An exact test (or a necessary condition) about the spec's policy
+    /// shows a deadline can be missed.
+    Unschedulable,
+    /// No test about the spec's policy could show either.
+    Inconclusive,
+}
+
+impl Decision {
+    pub fn name(self) -> &'static str {
+        match self {
+            Decision::Proven => "proven",
+            Decision::Unschedulable => "unschedulable",
+            Decision::Inconclusive => "inconclusive",
+        }
+    }
+}
+
+/// Is `id` a soft real-time test (its verdict is about bounded tardiness)?
+pub fn is_soft(id: &str) -> bool {
+    id.starts_with("soft.")
 }
 
 impl Report {
-    /// Did some test prove the set schedulable?
+    /// Is the set proven schedulable (see [`Report::decision`])?
     pub fn schedulable(&self) -> bool {
-        self.outcomes.iter().any(|o| o.verdict == Verdict::Schedulable)
+        self.decision().0 == Decision::Proven
+    }
+
+    /// Does this outcome speak about the spec's policy (every test does when
+    /// the spec names no policy)?
+    pub fn decides(&self, o: &Outcome) -> bool {
+        match self.policy {
+            None => true,
+            Some(p) => find(o.test).is_some_and(|t| t.info.policies.contains(&p)),
+        }
+    }
+
+    fn class(&self, i: usize) -> Class {
+        self.classes.get(i).copied().unwrap_or(Class::Hrt)
+    }
+
+    /// The decision and the test that made it (`None` when no test did).
+    pub fn decision(&self) -> (Decision, Option<&'static str>) {
+        let n = self.input.tasks.len();
+        let any_hrt = (0..n).any(|i| self.class(i) == Class::Hrt);
+        let any_srt = (0..n).any(|i| self.class(i) == Class::Srt);
+        let deciding = || self.outcomes.iter().filter(|o| self.decides(o));
+        if let Some(o) = deciding().find(|o| !is_soft(o.test) && o.verdict == Verdict::Schedulable) {
+            return (Decision::Proven, Some(o.test));
+        }
+        if !any_hrt {
+            if !any_srt {
+                return (Decision::Proven, None);
+            }
+            if let Some(o) = deciding().find(|o| is_soft(o.test) && o.verdict == Verdict::Schedulable) {
+                return (Decision::Proven, Some(o.test));
+            }
+        }
+        // Unbounded tardiness also means missed deadlines; a missed deadline
+        // does not mean unbounded tardiness.
+        let hard_no = deciding().find(|o| o.verdict == Verdict::Unschedulable && (any_hrt || is_soft(o.test)));
+        match hard_no {
+            Some(o) => (Decision::Unschedulable, Some(o.test)),
+            None => (Decision::Inconclusive, None),
+        }
+    }
+
+    /// One sentence: the decision and why.
+    pub fn decision_text(&self) -> String {
+        let (d, by) = self.decision();
+        let policy = self.policy.map(|p| format!("under {}", p.name())).unwrap_or_else(|| "under some policy".into());
+        let hrt = (0..self.input.tasks.len()).filter(|&i| self.class(i) == Class::Hrt).count();
+        match (d, by) {
+            (Decision::Proven, Some(t)) if is_soft(t) => {
+                format!("proven (soft real-time): no task is hrt, and `{t}` shows tardiness is bounded {policy}")
+            }
+            (Decision::Proven, Some(t)) => format!("proven: `{t}` shows every deadline is met {policy}"),
+            (Decision::Proven, None) => "proven: no task is hrt or srt (best effort only), nothing to prove".into(),
+            (Decision::Unschedulable, Some(t)) => {
+                format!("not proven (unschedulable): `{t}` shows a deadline can be missed {policy}")
+            }
+            _ => {
+                let soft = self
+                    .outcomes
+                    .iter()
+                    .any(|o| self.decides(o) && is_soft(o.test) && o.verdict == Verdict::Schedulable);
+                let mut s = format!(
+                    "not proven (inconclusive): no hard real-time test about the policy shows that the {hrt} hrt task(s) meet every deadline {policy}"
+                );
+                if soft {
+                    s += "; tardiness is bounded (soft real-time), which decides only for srt tasks";
+                }
+                s
+            }
+        }
+    }
+
+    /// The soft real-time result of the spec's policy, if a soft test ran:
+    /// (test, bounded, per-task bounds in ns).
+    pub fn soft(&self) -> Option<(&'static str, bool, Option<&Vec<Ratio>>)> {
+        self.outcomes
+            .iter()
+            .filter(|o| is_soft(o.test) && self.decides(o))
+            .map(|o| {
+                let bounds = match &o.data {
+                    Some(crate::schedulability::Data::Tardiness(b)) => Some(b),
+                    _ => None,
+                };
+                (o.test, o.verdict == Verdict::Schedulable, bounds)
+            })
+            .next()
     }
 }
 
@@ -144,7 +268,7 @@ pub fn analyze(input: &Input, req: &Request) -> Result<Report, AnalyzeError> {
     if req.selection == Selection::Policy && outcomes.iter().any(|o| o.verdict != Verdict::NotApplicable) {
         outcomes.retain(|o| o.verdict != Verdict::NotApplicable);
     }
-    Ok(Report { policy, input: analysed, outcomes, inflated })
+    Ok(Report { policy, input: analysed, outcomes, inflated, classes: req.classes.clone() })
 }
 
 fn ratio_json(r: &Option<Ratio>) -> Value {
@@ -154,22 +278,125 @@ fn ratio_json(r: &Option<Ratio>) -> Value {
     }
 }
 
-/// One outcome as JSON.
+/// One outcome as JSON (exact fractions as strings beside the decimals).
 pub fn outcome_json(o: &Outcome, input: &Input) -> Value {
     let info = find(o.test).map(|t| t.info);
     json!({
         "test": o.test,
         "title": info.map(|i| i.title),
         "exact": info.map(|i| i.exactness == Exactness::Exact),
+        "soft": is_soft(o.test),
         "verdict": o.verdict.name(),
-        "reason": o.reason,
+        "reason": readable(&o.reason),
         "task": o.task,
         "task_name": o.task.and_then(|i| input.names.get(i)),
         "value": ratio_json(&o.value),
         "bound": ratio_json(&o.bound),
         "slack": ratio_json(&o.slack()),
-        "details": o.details,
+        "details": o.details.iter().map(|d| readable(d)).collect::<Vec<_>>(),
     })
+}
+
+/// How the text report is written.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Style {
+    /// Every test's compared value, bound and supporting lines (`--explain`).
+    pub explain: bool,
+    /// Exact fractions as the tests computed them (`--exact`) instead of
+    /// durations and decimals.
+    pub exact: bool,
+}
+
+/// A compared quantity for people: a duration when it is one (response
+/// times, intervals: a bound of 10 µs or more), else a decimal.
+fn quantity(r: &Ratio, ns: bool, exact: bool) -> String {
+    if exact {
+        return r.to_fraction();
+    }
+    let v = r.to_f64();
+    if ns {
+        Duration(v.max(0.0).round() as u64).to_string()
+    } else {
+        decimal(v)
+    }
+}
+
+/// At most 4 decimals, trailing zeros dropped.
+fn decimal(v: f64) -> String {
+    let s = format!("{v:.4}");
+    let s = s.trim_end_matches('0').trim_end_matches('.');
+    if s == "-0" {
+        "0".into()
+    } else {
+        s.to_string()
+    }
+}
+
+/// Rewrites a test's sentence for people: `N/D ns (X)` and `N ns` become
+/// durations (`65.249495ms`), other fractions `N/D` decimals. With `--exact`
+/// the sentence is kept as the test wrote it.
+pub fn readable(text: &str) -> String {
+    let b = text.as_bytes();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    let digit = |k: usize| k < b.len() && b[k].is_ascii_digit();
+    while i < b.len() {
+        let boundary = i == 0 || !(b[i - 1].is_ascii_alphanumeric() || b[i - 1] == b'.' || b[i - 1] == b'_');
+        if !(digit(i) && boundary) {
+            let c = text[i..].chars().next().expect("in range");
+            out.push(c);
+            i += c.len_utf8();
+            continue;
+        }
+        let start = i;
+        while digit(i) {
+            i += 1;
+        }
+        if i + 1 < b.len() && b[i] == b'.' && digit(i + 1) {
+            i += 1;
+            while digit(i) {
+                i += 1;
+            }
+        }
+        let mut den: Option<f64> = None;
+        let mut end = i;
+        if !text[start..i].contains('.') && i + 1 < b.len() && b[i] == b'/' && digit(i + 1) {
+            let mut k = i + 1;
+            while digit(k) {
+                k += 1;
+            }
+            den = text[i + 1..k].parse().ok();
+            end = k;
+        }
+        let num: f64 = text[start..i].parse().unwrap_or(0.0);
+        let value = match den {
+            Some(d) if d != 0.0 => num / d,
+            _ => num,
+        };
+        let after = &text[end..];
+        if let Some(rest) = after.strip_prefix(" ns").filter(|r| !r.starts_with(|c: char| c.is_alphanumeric())) {
+            out += &Duration(value.max(0.0).round() as u64).to_string();
+            let mut k = end + 3;
+            // A decimal in parentheses right after repeats the value.
+            if let Some(p) = rest.strip_prefix(" (") {
+                if let Some(close) = p.find(')') {
+                    if p[..close].chars().all(|c| c.is_ascii_digit() || c == '.') {
+                        k += 2 + close + 1;
+                    }
+                }
+            }
+            i = k;
+            continue;
+        }
+        if den.is_some() && !after.starts_with(|c: char| c.is_alphanumeric()) {
+            out += &decimal(value);
+            i = end;
+            continue;
+        }
+        out += &text[start..end];
+        i = end;
+    }
+    out
 }
 
 impl Report {
@@ -183,6 +410,7 @@ impl Report {
                     "release": inf.costs.release, "schedule": inf.costs.schedule, "cxs": inf.costs.context_switch,
                     "ipi": inf.costs.ipi, "tick": inf.costs.tick, "release_latency": inf.costs.release_latency,
                 },
+                "tick_measured": inf.costs.tick > 0 || acc.tick == 0,
                 "capacity": inf.capacity,
                 "tasks": inf.charges.iter().map(|c| json!({
                     "wcet_ns": c.wcet, "inflated_wcet_ns": c.inflated_wcet, "cpmd_ns": c.cpmd,
@@ -190,70 +418,130 @@ impl Report {
                 })).collect::<Vec<_>>(),
             })
         });
+        let (decision, by) = self.decision();
+        let soft = self.soft().map(|(test, bounded, bounds)| {
+            json!({
+                "test": test,
+                "bounded": bounded,
+                "tardiness": bounds.map(|b| b.iter().enumerate().map(|(i, r)| json!({
+                    "task": self.input.task_label(i),
+                    "bound_ns": r.to_f64().ceil() as u64,
+                    "exact_ns": r.to_fraction(),
+                })).collect::<Vec<_>>()),
+            })
+        });
         json!({
             "policy": self.policy.map(|p| p.name()),
-            "schedulable": self.schedulable(),
+            "decision": decision.name(),
+            "proven": decision == Decision::Proven,
+            "schedulable": decision == Decision::Proven,
+            "decided_by": by,
+            "why": self.decision_text(),
+            "soft": soft,
             "overheads": overheads,
-            "outcomes": self.outcomes.iter().map(|o| outcome_json(o, &self.input)).collect::<Vec<_>>(),
+            "outcomes": self.outcomes.iter().map(|o| {
+                let mut v = outcome_json(o, &self.input);
+                v["decides"] = json!(self.decides(o));
+                v
+            }).collect::<Vec<_>>(),
         })
     }
 
-    /// The text report: one block per test.
+    /// The text report: the overhead accounting when charged, one line per
+    /// test (with `explain`, its compared values and supporting lines), the
+    /// soft real-time result, and the decision.
     pub fn render(&self) -> String {
+        self.render_with(Style::default())
+    }
+
+    /// [`Report::render`] in a given style.
+    pub fn render_with(&self, style: Style) -> String {
+        let text = |t: &str| if style.exact { t.to_string() } else { readable(t) };
         let mut s = String::new();
         if let Some((inf, acc, file)) = &self.inflated {
             let c = &inf.costs;
             let _ = writeln!(
                 s,
-                "overheads from {file} ({} accounting, tick {}): release {}, schedule {}, cxs {}, ipi {}, tick {}, release latency {}; CPU capacity left {:.6}",
+                "overheads from {file} ({} accounting, tick {}): release {}, schedule {}, cxs {}, ipi {}, tick {}, release latency {}; CPU capacity left {}",
                 acc.method.name(),
                 if acc.tick == 0 { "none".to_string() } else { Duration(acc.tick).to_string() },
                 Duration(c.release),
                 Duration(c.schedule),
                 Duration(c.context_switch),
                 Duration(c.ipi),
-                Duration(c.tick),
+                if c.tick == 0 && acc.tick > 0 { "not measured (the tick term is missing)".to_string() } else { Duration(c.tick).to_string() },
                 Duration(c.release_latency),
-                inf.capacity
+                decimal(inf.capacity)
             );
-            for (i, ch) in inf.charges.iter().enumerate() {
-                let _ = writeln!(
-                    s,
-                    "  {}: wcet {} -> {} (cpmd {})",
-                    self.input.task_label(i),
-                    Duration(ch.wcet),
-                    Duration(ch.inflated_wcet),
-                    Duration(ch.cpmd)
-                );
+            if style.explain {
+                for (i, ch) in inf.charges.iter().enumerate() {
+                    let _ = writeln!(
+                        s,
+                        "  {}: wcet {} -> {} (cpmd {})",
+                        self.input.task_label(i),
+                        Duration(ch.wcet),
+                        Duration(ch.inflated_wcet),
+                        Duration(ch.cpmd)
+                    );
+                }
             }
             s.push('\n');
         }
+        let width = self.outcomes.iter().map(|o| o.test.len()).max().unwrap_or(0).max(12);
         for o in &self.outcomes {
             let exact = find(o.test).is_some_and(|t| t.info.exactness == Exactness::Exact);
-            let _ = writeln!(s, "{:<24} {:<15} {}", o.test, o.verdict.name(), o.reason);
+            let mark = if self.decides(o) { "" } else { " [other policy]" };
+            let _ = writeln!(s, "{:<width$}  {:<14} {}{mark}", o.test, o.verdict.name(), text(&o.reason));
+            if !style.explain {
+                continue;
+            }
             if let (Some(v), Some(b)) = (&o.value, &o.bound) {
-                let slack = o.slack().map(|x| x.to_f64()).unwrap_or(f64::NAN);
+                let ns = b.to_f64().abs() >= 10_000.0;
+                let slack = o.slack().expect("value and bound");
                 let _ = writeln!(
                     s,
-                    "{:<24} value {:.6} ({}), bound {:.6} ({}), slack {slack:.6}",
+                    "{:<width$}  value {}, bound {}, slack {}",
                     "",
-                    v.to_f64(),
-                    v.to_fraction(),
-                    b.to_f64(),
-                    b.to_fraction()
+                    quantity(v, ns, style.exact),
+                    quantity(b, ns, style.exact),
+                    quantity(&slack, ns, style.exact)
                 );
             }
             for d in &o.details {
-                let _ = writeln!(s, "{:<24} {d}", "");
+                let _ = writeln!(s, "{:<width$}  {}", "", text(d));
             }
             if o.verdict == Verdict::Inconclusive && !exact {
-                let _ =
-                    writeln!(s, "{:<24} (a sufficient test: failing it does not mean a deadline will be missed)", "");
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  (a sufficient test: failing it does not mean a deadline will be missed)",
+                    ""
+                );
             }
         }
         if self.outcomes.is_empty() {
             s.push_str("no test applies to this policy; `schedlab tests` lists them, `--all` runs every test\n");
         }
+        if let Some((test, bounded, bounds)) = self.soft() {
+            if bounded {
+                if let Some(b) = bounds {
+                    let (i, worst) = b
+                        .iter()
+                        .enumerate()
+                        .max_by(|x, y| x.1.to_f64().total_cmp(&y.1.to_f64()))
+                        .map(|(i, r)| (i, r.clone()))
+                        .unwrap_or((0, Ratio::zero()));
+                    let _ = writeln!(
+                        s,
+                        "\nsoft real-time ({test}): tardiness bounded, at most {} ({})",
+                        quantity(&worst, true, style.exact),
+                        self.input.task_label(i)
+                    );
+                }
+            } else {
+                let _ = writeln!(s, "\nsoft real-time ({test}): tardiness can grow without bound");
+            }
+        }
+        let _ = writeln!(s, "\n{}", self.decision_text());
         s
     }
 }
@@ -278,8 +566,11 @@ mod tests {
         assert!(r.outcomes.iter().all(|o| find(o.test).unwrap().info.policies.contains(&PolicyName::Run)));
         assert!(r.outcomes.iter().any(|o| o.test == "run.feasibility"));
         assert!(r.schedulable());
-        let e = analyze(&input, &Request { selection: Selection::Ids(vec!["run.feasibilty".into()]), overheads: None })
-            .unwrap_err();
+        let e = analyze(
+            &input,
+            &Request { selection: Selection::Ids(vec!["run.feasibilty".into()]), ..Request::default() },
+        )
+        .unwrap_err();
         assert_eq!(
             e.to_string(),
             "unknown test `run.feasibilty` (did you mean `run.feasibility`?); `schedlab tests` lists them"
@@ -296,10 +587,12 @@ mod tests {
         let req = Request {
             selection: Selection::Ids(vec!["run.feasibility".into()]),
             overheads: Some((oh, Accounting::new(Default::default(), 0, Domains::Global))),
+            classes: Vec::new(),
         };
         let r = analyze(&input, &req).unwrap();
         assert_eq!(r.outcomes[0].verdict, Verdict::Unschedulable, "{}", r.render());
         assert_eq!(r.input.tasks[0].wcet, 2_002_000);
-        assert!(r.render().contains("wcet 2ms -> 2.002ms"), "{}", r.render());
+        let text = r.render_with(Style { explain: true, exact: false });
+        assert!(text.contains("wcet 2ms -> 2.002ms"), "{text}");
     }
 }

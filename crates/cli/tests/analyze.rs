@@ -34,10 +34,11 @@ fn tests_lists_the_registry() {
 #[test]
 fn analyze_explains_the_verdict_and_exit_code_follows_it() {
     let spec = write("full.yaml", FULL);
-    let o = schedlab(&["analyze", spec.to_str().unwrap()]);
+    let o = schedlab(&["analyze", spec.to_str().unwrap(), "--explain"]);
     assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
     let out = text(&o.stdout);
-    assert!(out.contains("run.feasibility") && out.contains("schedulable") && out.contains("slack 0.000000"), "{out}");
+    assert!(out.contains("run.feasibility") && out.contains("schedulable") && out.contains("slack 0"), "{out}");
+    assert!(out.trim_end().ends_with("proven: `run.feasibility` shows every deadline is met under run"), "{out}");
     let v: serde_json::Value =
         serde_json::from_slice(&schedlab(&["analyze", spec.to_str().unwrap(), "--json"]).stdout).unwrap();
     assert_eq!(v["schedulable"], true);
@@ -48,7 +49,15 @@ fn analyze_explains_the_verdict_and_exit_code_follows_it() {
 fn overheads_are_charged_before_the_tests() {
     let spec = write("full-oh.yaml", FULL);
     let csv = write("oh.csv", "TASK-COUNT,SCHEDULE\n1,1\n");
-    let o = schedlab(&["analyze", spec.to_str().unwrap(), "--overheads", csv.to_str().unwrap(), "--tick", "0"]);
+    let o = schedlab(&[
+        "analyze",
+        spec.to_str().unwrap(),
+        "--overheads",
+        csv.to_str().unwrap(),
+        "--tick",
+        "0",
+        "--explain",
+    ]);
     assert_eq!(o.status.code(), Some(1), "no test proves it schedulable: {}", text(&o.stdout));
     let out = text(&o.stdout);
     assert!(out.contains("wcet 2ms -> 2.002ms") && out.contains("unschedulable"), "{out}");

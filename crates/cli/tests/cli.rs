@@ -130,9 +130,9 @@ fn a_bad_spec_exits_2_with_the_position() {
     let j = schedlab(&["check", "--json", f.to_str().unwrap()]);
     assert_eq!(j.status.code(), Some(2));
     let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
-    assert_eq!(v["valid"], false);
-    assert_eq!(v["errors"][0]["path"], "tasks[0].perod");
-    assert_eq!(v["errors"][0]["line"], 3);
+    assert_eq!(v["error"]["path"], "tasks[0].perod");
+    assert_eq!(v["error"]["line"], 3);
+    assert_eq!(v["error"]["column"], 26);
 
     for (content, want) in [
         (&b"\xff\xfe\x00binary"[..], "not UTF-8"),

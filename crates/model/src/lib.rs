@@ -9,6 +9,7 @@ pub mod error;
 pub mod exact;
 pub mod load;
 pub mod overheads;
+pub mod overrides;
 pub mod rng;
 pub mod schema;
 pub mod source;

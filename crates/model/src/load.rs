@@ -54,10 +54,11 @@ pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded
             },
         ));
     }
-    let spec: Spec = source::deserialize(&tree).map_err(|(path, e)| {
+    let mut spec: Spec = source::deserialize(&tree).map_err(|(path, e)| {
         let mark = e.mark.unwrap_or_else(|| tree.locate(&path));
         SpecError::one(file, Diagnostic { path, line: Some(mark.line), column: Some(mark.col), message: e.message })
     })?;
+    crate::overrides::resolve_priorities(&mut spec);
     let issues = validate(&spec);
     let (errors, warnings): (Vec<_>, Vec<_>) = issues.into_iter().partition(|i| i.severity == Severity::Error);
     if !errors.is_empty() {

@@ -343,7 +343,8 @@ fn lookup_value(keys: &[u64], vals: &[u64], x: u64, lookup: Lookup, scale_beyond
 
 /// One row of a measured kernel-overhead table: a task count and, per
 /// overhead in the order of [`Overhead::ALL`], the value in ns, or `None`
-/// when it was not measured (written as `0`).
+/// when it was not measured (a column measured in no row is left out, so
+/// that a reader does not take "not measured" for "costs nothing").
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MeasuredRow {
     pub tasks: u64,
@@ -353,9 +354,12 @@ pub struct MeasuredRow {
 /// Writes a kernel-overhead CSV that [`Overheads::parse`] reads back: each
 /// comment line prefixed with `# `, the header `TASK-COUNT,RELEASE,...` (the
 /// columns of [`Overhead::ALL`]), then one line per row with the values in
-/// µs to three decimals, which is exactly the ns measured. The rows are
-/// written as given; the reader makes each column non-decreasing.
+/// µs to three decimals, which is exactly the ns measured. A column that no
+/// row measured is left out. The rows are written as given; the reader makes
+/// each column non-decreasing.
 pub fn write_csv(comments: &[String], rows: &[MeasuredRow]) -> String {
+    let present: Vec<bool> =
+        (0..Overhead::ALL.len()).map(|i| rows.is_empty() || rows.iter().any(|r| r.ns[i].is_some())).collect();
     let mut csv = String::new();
     for c in comments {
         for l in c.lines() {
@@ -365,14 +369,14 @@ pub fn write_csv(comments: &[String], rows: &[MeasuredRow]) -> String {
         }
     }
     csv.push_str("TASK-COUNT");
-    for o in Overhead::ALL {
+    for (o, _) in Overhead::ALL.iter().zip(&present).filter(|(_, p)| **p) {
         csv.push(',');
         csv.push_str(o.column());
     }
     csv.push('\n');
     for r in rows {
         csv.push_str(&r.tasks.to_string());
-        for v in &r.ns {
+        for (v, _) in r.ns.iter().zip(&present).filter(|(_, p)| **p) {
             csv.push(',');
             match v {
                 None => csv.push('0'),

@@ -260,6 +260,50 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 format!("`{name}` is clustered and needs `platform.clusters`, e.g. `clusters: [[0, 1], [2, 3]]`"),
             );
         }
+        let with: Vec<&str> = spec.tasks.iter().filter(|t| t.priority.is_some()).map(|t| t.name.as_str()).collect();
+        let without: Vec<&str> = spec.tasks.iter().filter(|t| t.priority.is_none()).map(|t| t.name.as_str()).collect();
+        if !with.is_empty() {
+            if !pol.name.is_fixed_priority() {
+                f.warn(
+                    "tasks",
+                    format!(
+                        "`{name}` does not use fixed priorities: the `priority` of {} is ignored (use gfp, pfp, cfp or fpds, or remove it)",
+                        with.join(", ")
+                    ),
+                );
+            } else if pol.priorities.is_none() && !without.is_empty() {
+                f.error(
+                    "tasks",
+                    format!(
+                        "some tasks have a `priority` and {} do not ({}); give every task a priority (explicit priorities) or none (rate monotonic), or set `policy.priorities: rm` or `dm` to ignore them",
+                        without.len(),
+                        without.join(", ")
+                    ),
+                );
+            } else if matches!(pol.priorities, Some(Priorities::Rm | Priorities::Dm)) {
+                f.warn(
+                    "policy.priorities",
+                    "the tasks' `priority` values are ignored: the priorities are derived (rm or dm); remove the key to use them",
+                );
+            }
+        }
+        if domains == Domains::PerCluster {
+            if let Some(cl) = &p.clusters {
+                for (i, t) in spec.tasks.iter().enumerate() {
+                    if let (Some(c), None) = (t.cpu, t.cluster) {
+                        if let Some(k) = cl.iter().position(|x| x.contains(&c)) {
+                            f.warn(
+                                format!("tasks[{i}].cpu"),
+                                format!(
+                                    "under `{name}` a task pinned to CPU {c} runs anywhere in the cluster holding it (cluster {k}, CPUs {:?}); write `cluster: {k}` to say so",
+                                    cl[k]
+                                ),
+                            );
+                        }
+                    }
+                }
+            }
+        }
         if pol.priorities == Some(Priorities::Explicit) {
             for (i, t) in spec.tasks.iter().enumerate() {
                 if t.priority.is_none() {

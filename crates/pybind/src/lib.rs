@@ -279,7 +279,7 @@ mod _native {
     #[pyfunction]
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, horizon=None, horizon_cap="10s",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", overheads=true, tick="1ms",
-                        trace=None, keep_events=true))]
+                        trace=None, keep_events=true, policy=None, set=None))]
     #[allow(clippy::too_many_arguments)]
     fn simulate(
         py: Python<'_>,
@@ -298,8 +298,10 @@ mod _native {
         tick: &str,
         trace: Option<PathBuf>,
         keep_events: bool,
+        policy: Option<String>,
+        set: Option<Vec<String>>,
     ) -> PyResult<sim::SimRun> {
-        let (spec, file, dir) = match (&path, spec_json) {
+        let (mut spec, file, dir) = match (&path, spec_json) {
             (Some(p), None) => {
                 let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
                 let dir = p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from);
@@ -308,10 +310,12 @@ mod _native {
             (None, Some(j)) => (spec_from_json(j)?, file.to_string(), None),
             _ => return Err(PyValueError::new_err("simulate() takes either a spec path or spec JSON")),
         };
+        let policy_notices = override_policy(&mut spec, policy.as_deref(), set.as_deref().unwrap_or(&[]))?;
         let opts = sim::SimOptions { horizon, horizon_cap, seed, exec, sporadic, jitter, miss, overheads, tick };
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let cfg = sim::config(&opts, dir)?;
-        py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)
+        let run = py.detach(move || sim::run(&spec, &file, cfg, trace, keep_events)).map_err(PyErr::from)?;
+        Ok(run.with_notices_first(policy_notices))
     }
 
     /// run(path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s",
@@ -335,7 +339,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -361,6 +365,7 @@ mod _native {
         recalibrate: bool,
         trace: Option<PathBuf>,
         keep_events: bool,
+        wait: bool,
     ) -> PyResult<(sim::SimRun, String)> {
         let (spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -386,6 +391,7 @@ mod _native {
             dl_slack_ratio,
             start_margin,
             recalibrate,
+            wait,
         };
         let default = match workload {
             Some(w) => w,
@@ -425,6 +431,22 @@ mod _native {
         py.detach(move || sim::read_file(&path)).map_err(PyErr::from)
     }
 
+    /// Applies `policy=` and `set=` (as `--policy` / `--set`); the notices
+    /// (parameters dropped) are returned for Python to warn with.
+    fn override_policy(spec: &mut schedlab_model::Spec, policy: Option<&str>, set: &[String]) -> PyResult<Vec<String>> {
+        if policy.is_none() && set.is_empty() {
+            return Ok(Vec::new());
+        }
+        schedlab_model::overrides::apply(spec, policy, set).map_err(|d| {
+            let what = match d.path.as_str() {
+                "--policy" => "policy".to_string(),
+                "--set" => "set".to_string(),
+                p => p.to_string(),
+            };
+            PyValueError::new_err(format!("{what}: {}", d.message))
+        })
+    }
+
     /// analyze(path=None, spec_json=None, spec_dir=None, *, tests=None, all=False,
     ///         overheads=None, use_overheads=True, accounting="epos", tick="1ms", lookup="step") -> str
     ///
@@ -433,7 +455,8 @@ mod _native {
     /// for a bad option, an unknown test ID, or overheads that cannot be charged.
     #[pyfunction]
     #[pyo3(signature = (path=None, spec_json=None, spec_dir=None, *, tests=None, all=false,
-                        overheads=None, use_overheads=true, accounting="epos", tick="1ms", lookup="step"))]
+                        overheads=None, use_overheads=true, accounting="epos", tick="1ms", lookup="step",
+                        policy=None, set=None))]
     #[allow(clippy::too_many_arguments)]
     fn analyze(
         py: Python<'_>,
@@ -447,6 +470,8 @@ mod _native {
         accounting: &str,
         tick: &str,
         lookup: &str,
+        policy: Option<String>,
+        set: Option<Vec<String>>,
     ) -> PyResult<String> {
         let tick_ns =
             tick.parse::<schedlab_model::Duration>().map_err(|e| PyValueError::new_err(format!("tick: {e}")))?.0;
@@ -459,6 +484,8 @@ mod _native {
             (None, Some(j)) => (spec_from_json(j)?, None),
             _ => return Err(PyValueError::new_err("analyze() takes either a spec path or spec JSON")),
         };
+        let mut spec = spec;
+        let notices = override_policy(&mut spec, policy.as_deref(), set.as_deref().unwrap_or(&[]))?;
         let dir = spec_dir.or(dir).unwrap_or_else(|| PathBuf::from("."));
         let (accounting, lookup) = (accounting.to_owned(), lookup.to_owned());
         py.detach(move || {
@@ -471,9 +498,13 @@ mod _native {
                 (false, None) => Selection::Policy,
             };
             let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
-            let report = analyze(&input, &Request { selection, overheads: oh })
+            let classes = spec.tasks.iter().map(|t| t.class).collect();
+            let report = analyze(&input, &Request { selection, overheads: oh, classes })
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Ok(report.to_json().to_string())
+            let mut v = report.to_json();
+            v["notices"] = serde_json::json!(notices);
+            v["text"] = serde_json::json!(report.render());
+            Ok(v.to_string())
         })
     }
 

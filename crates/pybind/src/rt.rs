@@ -15,7 +15,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyString;
 use schedlab_model::Spec;
 use schedlab_rt::{
-    BackendKind, Execution, JobCtx, JobError, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec,
+    BackendKind, Execution, JobCtx, JobError, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec,
 };
 use serde_json::json;
 use std::path::PathBuf;
@@ -48,6 +48,7 @@ pub(crate) struct RunOptions<'a> {
     pub dl_slack_ratio: f64,
     pub start_margin: &'a str,
     pub recalibrate: bool,
+    pub wait: bool,
 }
 
 fn dur(name: &str, text: &str) -> PyResult<u64> {
@@ -105,7 +106,7 @@ pub(crate) fn config(
     let backend: BackendKind = o.backend.parse().map_err(|e| v("backend", e))?;
     let execution: Execution = o.exec.parse().map_err(|e| v("exec", e))?;
     let sporadic: Sporadic = o.sporadic.parse().map_err(|e| v("sporadic", e))?;
-    let overrun: Overrun = o.miss.parse().map_err(|e| v("miss", e))?;
+    let overrun: MissPolicy = o.miss.parse().map_err(|e| v("miss", e))?;
     let mut cfg = RunConfig {
         duration: dur("duration", o.duration)?,
         backend,
@@ -130,6 +131,7 @@ pub(crate) fn config(
         recalibrate: o.recalibrate,
         spec_dir,
         exit_on_signal_timeout: false,
+        wait: o.wait,
         workload: workload("workload", default)?,
         ..RunConfig::default()
     };

@@ -124,9 +124,15 @@ pub struct SimRun {
     events: Option<Vec<Event>>,
     /// The trace file written, if any.
     trace: Option<PathBuf>,
+    /// What the user should know (a horizon cut short, an option without effect).
+    notices: Vec<String>,
+    /// Deadline misses of `hrt` tasks.
+    hrt_misses: u64,
 }
 
-/// Runs the simulation (without the GIL: everything here is plain Rust data).
+/// Runs the simulation (without the GIL: everything here is plain Rust
+/// data) through `schedlab_sim::Session`, the pipeline `schedlab simulate`
+/// uses too. The session's notices go into the run for Python to warn with.
 pub(crate) fn run(
     spec: &Spec,
     file: &str,
@@ -134,50 +140,72 @@ pub(crate) fn run(
     trace: Option<PathBuf>,
     keep_events: bool,
 ) -> Result<SimRun, Fail> {
-    if spec.policy.is_none() {
-        return Err(Fail::Spec(schedlab_model::SpecError::one(
-            file,
-            Diagnostic::new("policy", "the spec has no `policy` to simulate; add e.g. `policy: {name: gedf}`"),
-        )));
-    }
-    let mut policy = schedlab_policy::build(spec, None).map_err(|e| Fail::Value(format!("{file}: {e}")))?;
-    let header = schedlab_sim::header(spec, policy.info(), &cfg);
-    let mut writer = match &trace {
-        None => None,
-        Some(p) => Some(schedlab_trace::create(p, &header).map_err(|e| match e {
-            TraceError::Format(m) => Fail::Value(format!("trace: {m}")),
-            e => trace_fail(p, e),
-        })?),
+    use schedlab_sim::{Outputs, Session, SessionError};
+    let fail = |e: SessionError| match e {
+        SessionError::Spec { path, message } => {
+            Fail::Spec(schedlab_model::SpecError::one(file, Diagnostic::new(path, message)))
+        }
+        SessionError::Admission(m) => Fail::Value(format!("{file}: {m}")),
+        SessionError::Sim(SimError::Overheads(e)) => Fail::Spec(e),
+        SessionError::Sim(SimError::Config(m)) => Fail::Value(format!("{file}: {m}")),
+        SessionError::Sim(e @ SimError::Policy { .. }) => Fail::Runtime(format!("{file}: {e}")),
+        SessionError::Trace(e) => match &trace {
+            Some(p) => trace_fail(p, e),
+            None => Fail::Os(e.to_string()),
+        },
     };
-    let mut events: Vec<Event> = Vec::new();
-    let mut metrics = Metrics::from_header(&header).with_sink(Vec::<JobRecord>::new());
-    let mut failure: Option<TraceError> = None;
-    let result = schedlab_sim::simulate(spec, policy.as_mut(), &cfg, &mut |e: &Event| {
-        metrics.push(e);
-        if let Some(w) = writer.as_mut() {
-            if let Err(err) = w.write_event(e) {
-                failure.get_or_insert(err);
-            }
-        }
-        if keep_events {
-            events.push(e.clone());
-        }
+    let session = Session::new(spec.clone(), cfg).map_err(fail)?;
+    let notices = session.notices().to_vec();
+    let header = session.header().clone();
+    // The trace goes to a temporary file beside it (folders created), renamed
+    // into place once complete: a failed simulation leaves no partial file.
+    let tmp = trace.as_ref().map(|p| {
+        let name = p.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        p.with_file_name(format!(".{name}.{}.tmp", std::process::id()))
     });
-    match result {
-        Ok(_) => {}
-        Err(SimError::Overheads(e)) => return Err(Fail::Spec(e)),
-        Err(SimError::Config(m)) => return Err(Fail::Value(format!("{file}: {m}"))),
-        Err(e @ SimError::Policy { .. }) => return Err(Fail::Runtime(format!("{file}: {e}"))),
-    }
-    if let (Some(err), Some(p)) = (failure, &trace) {
-        return Err(trace_fail(p, err));
-    }
-    if let (Some(w), Some(p)) = (writer, &trace) {
-        w.finish().map_err(|e| trace_fail(p, e))?;
-    }
-    let (report, mut jobs) = metrics.finish();
+    let writer = match (&trace, &tmp) {
+        (Some(p), Some(t)) => {
+            schedlab_trace::Encoding::from_path(p).map_err(|e| Fail::Value(format!("trace: {e}")))?;
+            if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(d).map_err(|e| Fail::Os(format!("{}: {e}", d.display())))?;
+            }
+            let encoding = schedlab_trace::Encoding::from_path(p).expect("checked above");
+            let file = std::fs::File::create(t).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            Some(
+                schedlab_trace::TraceWriter::new(std::io::BufWriter::with_capacity(1 << 16, file), encoding, &header)
+                    .map_err(|e| trace_fail(p, e))?,
+            )
+        }
+        _ => None,
+    };
+    let outcome = session.run(Outputs { sink: Vec::<JobRecord>::new(), trace: writer, keep_events }, &mut |_| {});
+    let outcome = match (outcome, &trace, &tmp) {
+        (Ok(mut o), Some(p), Some(t)) => {
+            if let Some(w) = o.trace.as_mut() {
+                std::io::Write::flush(w).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            }
+            std::fs::rename(t, p).map_err(|e| Fail::Os(format!("{}: {e}", p.display())))?;
+            o
+        }
+        (Ok(o), _, _) => o,
+        (Err(e), _, t) => {
+            if let Some(t) = t {
+                let _ = std::fs::remove_file(t);
+            }
+            return Err(fail(e));
+        }
+    };
+    let mut jobs = outcome.sink;
     jobs.sort_unstable_by_key(|j| (j.task, j.job));
-    Ok(SimRun { header, report, jobs, events: keep_events.then_some(events), trace })
+    Ok(SimRun {
+        header,
+        report: outcome.report,
+        jobs,
+        events: outcome.events,
+        trace,
+        notices,
+        hrt_misses: outcome.hrt_misses,
+    })
 }
 
 /// A [`SimRun`] over a schedule recorded elsewhere (the Linux runtime's
@@ -201,7 +229,15 @@ pub(crate) fn from_events(
     }
     let (report, mut jobs) = metrics.finish();
     jobs.sort_unstable_by_key(|j| (j.task, j.job));
-    Ok(SimRun { header, report, jobs, events: keep_events.then_some(events), trace })
+    let hrt_misses = header
+        .spec
+        .tasks
+        .iter()
+        .zip(&report.tasks)
+        .filter(|(t, _)| t.class == schedlab_model::Class::Hrt)
+        .map(|(_, s)| s.misses)
+        .sum();
+    Ok(SimRun { header, report, jobs, events: keep_events.then_some(events), trace, notices: Vec::new(), hrt_misses })
 }
 
 /// The job table as columns of native-endian bytes (see `SimRun::job_columns`).
@@ -278,6 +314,13 @@ impl JobColumns {
 }
 
 impl SimRun {
+    /// Puts `notices` (from `policy=` / `set=`) before the simulation's own.
+    pub(crate) fn with_notices_first(mut self, mut notices: Vec<String>) -> SimRun {
+        notices.append(&mut self.notices);
+        self.notices = notices;
+        self
+    }
+
     /// The events: those kept, or those of the trace file read back.
     fn events(&self) -> Result<Cow<'_, [Event]>, Fail> {
         if let Some(ev) = &self.events {
@@ -321,6 +364,18 @@ impl SimRun {
     /// The metrics report as JSON (what `schedlab simulate --json` prints).
     fn report_json(&self) -> String {
         stats_json(&self.report)
+    }
+
+    /// The notices of the simulation (Python warns with each).
+    #[getter]
+    fn notices(&self) -> Vec<String> {
+        self.notices.clone()
+    }
+
+    /// Deadline misses of `hrt` tasks.
+    #[getter]
+    fn hrt_misses(&self) -> u64 {
+        self.hrt_misses
     }
 
     /// Number of jobs in the job table.

@@ -16,6 +16,7 @@
 use crate::ftrace::KernelEvents;
 use crate::overheads::Samples;
 use crate::record::{Kind, Record};
+use crate::stall::{Stall, THRESHOLD_NS};
 use crate::tracebuf::Collected;
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use serde::Serialize;
@@ -28,6 +29,15 @@ pub struct Integrity {
     pub kernel_lost: Option<u64>,
     /// Kernel trace lines that could not be parsed.
     pub kernel_unparsed: u64,
+    /// Jobs whose kernel running intervals did not hold their first
+    /// instruction and completion (drawn as one segment on the CPU they
+    /// started on, so a preemption of theirs would be missing): with a
+    /// kernel trace, the trace is incomplete unless this is 0.
+    pub kernel_unmatched_jobs: Vec<(u32, u64)>,
+    /// Switches to a run thread missing from the kernel's trace while the
+    /// switch away from it is there: the running interval starts at the
+    /// thread's wake-up on that CPU instead (see `runs_of`).
+    pub kernel_switches_repaired: u64,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -44,7 +54,10 @@ pub struct ThreadIntegrity {
 impl Integrity {
     /// Nothing was lost anywhere.
     pub fn complete(&self) -> bool {
-        self.threads.iter().all(|t| t.contiguous) && self.kernel_lost.unwrap_or(0) == 0
+        self.threads.iter().all(|t| t.contiguous)
+            && self.kernel_lost.unwrap_or(0) == 0
+            && self.kernel_unparsed == 0
+            && self.kernel_unmatched_jobs.is_empty()
     }
 }
 
@@ -67,14 +80,33 @@ struct Run {
     runnable: bool,
 }
 
-fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> Vec<Run> {
+fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> (Vec<Run>, u64) {
     let mut out = Vec::new();
     let mut open: Option<(u64, u32)> = None;
+    let mut last_close = 0u64;
+    let mut repaired = 0u64;
     for s in &k.switches {
         if s.prev == tid {
-            if let Some((from, cpu)) = open.take() {
-                out.push(Run { from, to: s.t, cpu, runnable: s.prev_runnable });
+            match open.take() {
+                Some((from, cpu)) => out.push(Run { from, to: s.t, cpu, runnable: s.prev_runnable }),
+                None => {
+                    // The kernel's trace lacks the switch *to* the thread
+                    // (seen on this VM when the CPU's previous thread belonged
+                    // to the VM's init process, `entries-written` equal to
+                    // `entries-in-buffer`: not a buffer loss). It ran from
+                    // its wake-up on this CPU at the earliest.
+                    let woke = k
+                        .wakeups
+                        .iter()
+                        .rev()
+                        .find(|w| w.pid == tid && w.target == s.cpu && w.t >= last_close && w.t <= s.t);
+                    if let Some(w) = woke {
+                        out.push(Run { from: w.t, to: s.t, cpu: s.cpu, runnable: s.prev_runnable });
+                        repaired += 1;
+                    }
+                }
             }
+            last_close = s.t;
         }
         if s.next == tid {
             open = Some((s.t, s.cpu));
@@ -83,7 +115,7 @@ fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> Vec<Run> {
     if let Some((from, cpu)) = open {
         out.push(Run { from, to: end, cpu, runnable: true });
     }
-    out
+    (out, repaired)
 }
 
 /// What assembling produced.
@@ -93,6 +125,66 @@ pub struct Assembled {
     pub integrity: Integrity,
     /// End of the observed schedule (ns from the synchronous release).
     pub horizon: u64,
+    /// Platform stalls (intervals that are not overheads; see [`crate::stall`]).
+    pub stalls: Vec<Stall>,
+}
+
+/// Everything measured about one interval of a release: an overhead
+/// sample and event, or a stall when it is longer than the threshold.
+struct Measured {
+    events: Vec<(u64, u8, Event)>,
+    samples: Samples,
+    stalls: Vec<Stall>,
+}
+
+impl Measured {
+    fn interval(&mut self, t: u64, cpu: u32, kind: OverheadKind, dur: u64, task: u32, job: u64) {
+        if dur > THRESHOLD_NS {
+            self.stall(t, format!("timer-lateness ({})", kind.name()), task, job, dur);
+        } else {
+            self.samples.push(kind, dur);
+            self.events.push((t, 5, Event::Overhead { t, cpu, kind, dur }));
+        }
+    }
+    fn stall(&mut self, t: u64, kind: String, task: u32, job: u64, ns: u64) {
+        self.events.push((
+            t,
+            6,
+            Event::Policy {
+                t,
+                cpu: None,
+                name: "platform-stall".into(),
+                data: serde_json::json!({"kind": kind, "task": task, "job": job, "ns": ns}),
+            },
+        ));
+        self.stalls.push(Stall { t, kind, task, job, ns });
+    }
+}
+
+/// Overhead intervals of one CPU made disjoint (a later one starts where
+/// the earlier ends), so the totals per CPU never exceed the time the
+/// clock allows; the samples keep each interval whole.
+fn disjoint(events: &mut Vec<(u64, u8, Event)>) {
+    events.sort_by_key(|(t, rank, _)| (*t, *rank));
+    let mut until: Vec<u64> = Vec::new();
+    events.retain_mut(|(at, _, e)| {
+        let Event::Overhead { t, cpu, dur, .. } = e else { return true };
+        let c = *cpu as usize;
+        if until.len() <= c {
+            until.resize(c + 1, 0);
+        }
+        let end = *t + *dur;
+        if end <= until[c] {
+            return false;
+        }
+        let from = (*t).max(until[c]);
+        *dur = end - from;
+        *t = from;
+        *at = from;
+        until[c] = end;
+        true
+    });
+    events.sort_by_key(|(t, rank, _)| (*t, *rank));
 }
 
 const HALF_US: u64 = 500;
@@ -107,12 +199,14 @@ pub fn assemble(
     end_abs: u64,
 ) -> Assembled {
     let rel = |t: u64| t.saturating_sub(t0);
-    let mut events: Vec<(u64, u8, Event)> = vec![(0, 0, Event::SysRelease { t: 0 })];
-    let mut samples = Samples::default();
+    let mut m =
+        Measured { events: vec![(0, 0, Event::SysRelease { t: 0 })], samples: Samples::default(), stalls: Vec::new() };
     // Every job's running segments (absolute), for the per-CPU occupancy check.
     let mut busy: Vec<(u32, u64, u64)> = Vec::new();
     struct Pending {
         tid: i32,
+        task: u32,
+        job: u64,
         release: u64,
         start: (u64, u32),
     }
@@ -142,9 +236,9 @@ pub fn assemble(
                 Kind::Start => jobs.entry(job).or_default().start = Some((t, cpu, a == 1)),
                 Kind::Complete => jobs.entry(job).or_default().complete = Some((t, cpu, a, b == 1)),
                 Kind::Miss => jobs.entry(job).or_default().miss = true,
-                Kind::Budget => events.push((rel(t), 3, Event::BudgetExhausted { t: rel(t), task, job })),
-                Kind::Skip => events.push((rel(t), 6, Event::Policy { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
-                Kind::Exception => events.push((
+                Kind::Budget => m.events.push((rel(t), 3, Event::BudgetExhausted { t: rel(t), task, job })),
+                Kind::Skip => m.events.push((rel(t), 6, Event::Policy { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
+                Kind::Exception => m.events.push((
                     rel(t),
                     6,
                     Event::Policy {
@@ -156,19 +250,20 @@ pub fn assemble(
                 )),
             }
         }
-        let runs = kernel.map(|k| runs_of(k, tid, end_abs)).unwrap_or_default();
+        let (runs, repaired) = kernel.map(|k| runs_of(k, tid, end_abs)).unwrap_or_default();
+        integrity.kernel_switches_repaired += repaired;
         let mut prev_done = 0u64;
         for (&job, j) in &jobs {
             if j.deadline == 0 {
                 continue; // no release record (cannot happen with contiguous records)
             }
-            events.push((
+            m.events.push((
                 rel(j.release),
                 2,
                 Event::Release { t: rel(j.release), task, job, deadline: rel(j.deadline) },
             ));
             if j.miss {
-                events.push((rel(j.deadline), 1, Event::DeadlineMiss { t: rel(j.deadline), task, job }));
+                m.events.push((rel(j.deadline), 1, Event::DeadlineMiss { t: rel(j.deadline), task, job }));
             }
             let Some((start, start_cpu, slept)) = j.start else { continue };
             let window_from = j.release.max(prev_done);
@@ -195,49 +290,47 @@ pub fn assemble(
                 }
             }
             let exact = !segs.is_empty();
+            if !exact && kernel.is_some() {
+                integrity.kernel_unmatched_jobs.push((task, job));
+            }
             if !exact {
                 segs.push((start.max(window_from), window_to, start_cpu, true));
             }
             let mut exec = 0u64;
             let n = segs.len();
             for (i, &(from, to, cpu, runnable)) in segs.iter().enumerate() {
-                events.push((rel(from), 4, Event::SwitchTo { t: rel(from), cpu, task, job }));
+                m.events.push((rel(from), 4, Event::SwitchTo { t: rel(from), cpu, task, job }));
                 busy.push((cpu, from, to));
                 exec += to - from;
                 let last = i + 1 == n;
                 match (last, j.complete) {
                     (true, Some((ct, _, _, forced))) => {
                         let reason = if forced { SwitchReason::Abort } else { SwitchReason::Complete };
-                        events.push((rel(ct), 1, Event::SwitchAway { t: rel(ct), cpu, task, job, reason, exec }));
-                        events.push((rel(ct), 1, Event::Completion { t: rel(ct), cpu, task, job, exec, forced }));
+                        m.events.push((rel(ct), 1, Event::SwitchAway { t: rel(ct), cpu, task, job, reason, exec }));
+                        m.events.push((rel(ct), 1, Event::Completion { t: rel(ct), cpu, task, job, exec, forced }));
                     }
                     (true, None) => {}
                     (false, _) => {
                         let reason = if runnable { SwitchReason::Preempt } else { SwitchReason::Block };
-                        events.push((rel(to), 0, Event::SwitchAway { t: rel(to), cpu, task, job, reason, exec }));
+                        m.events.push((rel(to), 0, Event::SwitchAway { t: rel(to), cpu, task, job, reason, exec }));
                         if !runnable {
-                            events.push((rel(to), 0, Event::Block { t: rel(to), task, job }));
+                            m.events.push((rel(to), 0, Event::Block { t: rel(to), task, job }));
                             let next = segs[i + 1].0;
-                            events.push((rel(next), 3, Event::Resume { t: rel(next), task, job }));
+                            m.events.push((rel(next), 3, Event::Resume { t: rel(next), task, job }));
                         }
                     }
                 }
             }
+            if let (true, Some((ct, _, used, _))) = (exact, j.complete) {
+                if exec > used + THRESHOLD_NS {
+                    m.stall(rel(ct), "cpu-time-gap".into(), task, job, exec - used);
+                }
+            }
             if slept && start >= j.release {
                 if exact {
-                    pending.push(Pending { tid, release: j.release, start: (start, start_cpu) });
+                    pending.push(Pending { tid, task, job, release: j.release, start: (start, start_cpu) });
                 } else {
-                    samples.push(OverheadKind::ReleaseLatency, start - j.release);
-                    events.push((
-                        rel(j.release),
-                        5,
-                        Event::Overhead {
-                            t: rel(j.release),
-                            cpu: start_cpu,
-                            kind: OverheadKind::ReleaseLatency,
-                            dur: start - j.release,
-                        },
-                    ));
+                    m.interval(rel(j.release), start_cpu, OverheadKind::ReleaseLatency, start - j.release, task, job);
                 }
             }
             prev_done = window_to;
@@ -263,40 +356,26 @@ pub fn assemble(
             // the CPU meanwhile (waiting behind a higher-priority job is
             // interference, not latency).
             if free(sw.cpu, p.release, sw.t.saturating_sub(HALF_US)) {
-                samples.push(OverheadKind::ReleaseLatency, p.start.0 - p.release);
-                events.push((
+                m.interval(
                     rel(p.release),
-                    5,
-                    Event::Overhead {
-                        t: rel(p.release),
-                        cpu: p.start.1,
-                        kind: OverheadKind::ReleaseLatency,
-                        dur: p.start.0 - p.release,
-                    },
-                ));
+                    p.start.1,
+                    OverheadKind::ReleaseLatency,
+                    p.start.0 - p.release,
+                    p.task,
+                    p.job,
+                );
             }
             let wt = w.t.max(p.release);
             if free(w.cpu, p.release, wt) {
-                samples.push(OverheadKind::Release, wt - p.release);
-                events.push((
-                    rel(p.release),
-                    5,
-                    Event::Overhead { t: rel(p.release), cpu: w.cpu, kind: OverheadKind::Release, dur: wt - p.release },
-                ));
+                m.interval(rel(p.release), w.cpu, OverheadKind::Release, wt - p.release, p.task, p.job);
             }
             let st = sw.t.max(wt);
             let kind = if w.cpu != sw.cpu { OverheadKind::Ipi } else { OverheadKind::Schedule };
             if free(sw.cpu, wt, st) {
-                samples.push(kind, st - wt);
-                events.push((rel(wt), 5, Event::Overhead { t: rel(wt), cpu: sw.cpu, kind, dur: st - wt }));
+                m.interval(rel(wt), sw.cpu, kind, st - wt, p.task, p.job);
             }
             let first = p.start.0.max(st);
-            samples.push(OverheadKind::ContextSwitch, first - st);
-            events.push((
-                rel(st),
-                5,
-                Event::Overhead { t: rel(st), cpu: sw.cpu, kind: OverheadKind::ContextSwitch, dur: first - st },
-            ));
+            m.interval(rel(st), sw.cpu, OverheadKind::ContextSwitch, first - st, p.task, p.job);
         }
         integrity.kernel_lost = Some(k.lost);
         integrity.kernel_unparsed = k.unparsed;
@@ -304,8 +383,9 @@ pub fn assemble(
 
     // Same-instant order: switch-aways and completions, misses, releases,
     // resumes, switch-tos, overheads, policy events.
-    events.sort_by_key(|(t, rank, _)| (*t, *rank));
-    let horizon = events.last().map_or(0, |e| e.0);
+    disjoint(&mut m.events);
+    let horizon = m.events.last().map_or(0, |e| e.0);
+    let Measured { events, samples, stalls } = m;
     let mut out: Vec<Event> = events.into_iter().map(|(_, _, e)| e).collect();
     out.push(Event::Policy {
         t: horizon,
@@ -313,5 +393,5 @@ pub fn assemble(
         name: "rt-integrity".into(),
         data: serde_json::to_value(&integrity).unwrap_or_default(),
     });
-    Assembled { events: out, overheads: samples, integrity, horizon }
+    Assembled { events: out, overheads: samples, integrity, horizon, stalls }
 }

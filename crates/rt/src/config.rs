@@ -1,7 +1,9 @@
-//! How a run is configured besides the spec: duration, backend, seed,
-//! arrival and execution models, overrun policy, workloads, tracing.
+//! How a run is configured besides the spec: duration, backend, the job
+//! model (seed, arrivals, execution, from `schedlab-jobs`, as the simulator's),
+//! miss handling, workloads, tracing.
 
 use crate::workload::WorkloadSpec;
+use schedlab_jobs::{Arrivals, Execution, JobModel, MissPolicy, Sporadic};
 use std::path::PathBuf;
 
 /// Which backend runs the spec.
@@ -34,84 +36,6 @@ impl BackendKind {
     }
 }
 
-/// Extra inter-arrival time beyond the period (the simulator's `--sporadic`).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Sporadic {
-    #[default]
-    None,
-    /// Seeded uniform extra delay in [0, max] ns.
-    Uniform { max: u64 },
-    /// Seeded exponential extra delay with this mean (ns).
-    Exponential { mean: u64 },
-}
-
-impl std::str::FromStr for Sporadic {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Sporadic, String> {
-        let dur = |v: &str| v.parse::<schedlab_model::Duration>().map(|d| d.0).map_err(|e| format!("`{v}`: {e}"));
-        match s.split_once(':') {
-            None if s == "none" => Ok(Sporadic::None),
-            Some(("uniform", v)) => Ok(Sporadic::Uniform { max: dur(v)? }),
-            Some(("exponential", v)) => Ok(Sporadic::Exponential { mean: dur(v)? }),
-            _ => Err(format!("`{s}`: expected none, uniform:MAX or exponential:MEAN")),
-        }
-    }
-}
-
-/// How much execution time each job consumes (a task's `executions` list
-/// always wins, cyclically).
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Execution {
-    /// The WCET.
-    #[default]
-    Wcet,
-    /// Seeded uniform in [BCET, WCET].
-    Uniform,
-    /// This fraction of the WCET (0 < f ≤ 10; above 1 overruns on purpose).
-    Fraction(f64),
-}
-
-impl std::str::FromStr for Execution {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Execution, String> {
-        match s.split_once(':') {
-            None if s == "wcet" => Ok(Execution::Wcet),
-            None if s == "uniform" => Ok(Execution::Uniform),
-            Some(("fraction", v)) => match v.parse::<f64>() {
-                Ok(f) if f > 0.0 && f <= 10.0 => Ok(Execution::Fraction(f)),
-                _ => Err(format!("fraction `{v}`: expected a number in (0, 10]")),
-            },
-            _ => Err(format!("`{s}`: expected wcet, uniform or fraction:F")),
-        }
-    }
-}
-
-/// What happens to a job still running at its deadline (a deadline miss is
-/// recorded in every case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Overrun {
-    /// It runs to completion; the next job starts after it (EPOS semantics).
-    #[default]
-    Continue,
-    /// It runs to completion; releases that fall while it runs are skipped.
-    Skip,
-    /// It is ended at its deadline (its body sees `JobError::Aborted` at
-    /// its next check).
-    Abort,
-}
-
-impl std::str::FromStr for Overrun {
-    type Err = String;
-    fn from_str(s: &str) -> Result<Overrun, String> {
-        match s {
-            "continue" => Ok(Overrun::Continue),
-            "skip" => Ok(Overrun::Skip),
-            "abort" => Ok(Overrun::Abort),
-            _ => Err(format!("`{s}`: expected continue, skip or abort")),
-        }
-    }
-}
-
 /// A run's configuration.
 #[derive(Debug, Clone)]
 pub struct RunConfig {
@@ -124,7 +48,9 @@ pub struct RunConfig {
     /// Ignore the tasks' release jitter.
     pub ignore_jitter: bool,
     pub execution: Execution,
-    pub overrun: Overrun,
+    /// What happens to a job still running at its deadline (`abort`: its
+    /// body sees `JobError::Aborted` at its next check).
+    pub overrun: MissPolicy,
     /// The default workload and per-task overrides (by task index).
     pub workload: WorkloadSpec,
     pub workloads: Vec<(usize, WorkloadSpec)>,
@@ -158,6 +84,9 @@ pub struct RunConfig {
     pub spec_dir: PathBuf,
     /// Exit the process when a signal's grace period passes (CLI only).
     pub exit_on_signal_timeout: bool,
+    /// Wait for another run holding the run lock to end, instead of failing
+    /// at once with its PID (`--wait`).
+    pub wait: bool,
 }
 
 impl Default for RunConfig {
@@ -169,7 +98,7 @@ impl Default for RunConfig {
             sporadic: Sporadic::None,
             ignore_jitter: false,
             execution: Execution::Wcet,
-            overrun: Overrun::Continue,
+            overrun: MissPolicy::Continue,
             workload: WorkloadSpec::Spin,
             workloads: Vec::new(),
             allow_command: false,
@@ -183,11 +112,21 @@ impl Default for RunConfig {
             recalibrate: false,
             spec_dir: PathBuf::from("."),
             exit_on_signal_timeout: false,
+            wait: false,
         }
     }
 }
 
 impl RunConfig {
+    /// The job model of this run: the same jobs `schedlab simulate` releases
+    /// for the same seed, arrival and execution options.
+    pub fn job_model(&self) -> JobModel {
+        JobModel {
+            seed: self.seed,
+            arrivals: Arrivals { sporadic: self.sporadic, ignore_jitter: self.ignore_jitter },
+            execution: self.execution,
+        }
+    }
     /// The SCHED_DEADLINE runtime of a task: WCET + `dl_slack` + ⌈`dl_slack_ratio` × WCET⌉, at most `deadline`.
     pub fn dl_runtime(&self, wcet: u64, deadline: u64) -> u64 {
         let ratio = if self.dl_slack_ratio.is_finite() && self.dl_slack_ratio > 0.0 {

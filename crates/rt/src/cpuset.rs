@@ -123,7 +123,9 @@ pub fn create(fs: &CpusetFs, guard: &Guard, domains: &[Vec<u32>]) -> Result<Part
             let ctl = root.join("cgroup.subtree_control");
             let cur = std::fs::read_to_string(&ctl).unwrap_or_default();
             if !cur.split_whitespace().any(|c| c == "cpuset") {
-                guard.record(crate::guard::Undo::File { path: ctl.clone(), original: "-cpuset".into() });
+                guard
+                    .record(crate::guard::Undo::File { path: ctl.clone(), original: "-cpuset".into() })
+                    .map_err(|e| io("journal", &ctl, e))?;
                 write(&ctl, "+cpuset")?;
             }
             guard

@@ -82,12 +82,14 @@ impl KernelTrace {
                 let p = PathBuf::from("/sys/kernel/tracing");
                 let c = std::ffi::CString::new("/sys/kernel/tracing").expect("no NUL");
                 let (src, fs) = (c"nodev", c"tracefs");
+                guard
+                    .record(Undo::Mount { path: p.clone() })
+                    .map_err(|e| sys("journal the mount of tracefs on", &p, e))?;
                 // SAFETY: valid NUL-terminated strings; no mount data.
                 let r = unsafe { libc::mount(src.as_ptr(), c.as_ptr(), fs.as_ptr(), 0, std::ptr::null()) };
                 if r != 0 {
                     return Err(sys("mount tracefs on", &p, std::io::Error::last_os_error()));
                 }
-                guard.record(Undo::Mount { path: p.clone() });
                 p
             }
         };

@@ -8,7 +8,13 @@
 //! (cpuset flags, `/proc/sys` settings, tracefs settings), directories
 //! created (cpusets, tracefs instances; tasks still inside a cpuset are
 //! moved to a fallback cpuset first), and file systems mounted.
+//!
+//! A run's guard is journalled ([`Guard::journalled`]): each change is also
+//! appended to the crash journal ([`crate::journal`]) and on disk before it
+//! is made, so a run killed before it could restore is restored by the next
+//! run or `schedlab restore`. The journal is removed once all is undone.
 
+use crate::journal::{Entry, Journal};
 use crate::sched::{self, CpuSet, SchedAttr};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -33,25 +39,57 @@ pub enum Undo {
 #[derive(Debug, Default)]
 pub struct Guard {
     undo: Mutex<Vec<Undo>>,
+    journal: Mutex<Option<Journal>>,
     restored: AtomicBool,
 }
 
+impl Undo {
+    fn entry(&self) -> Entry {
+        match self {
+            Undo::Thread { tid, .. } => Entry::Thread { tid: *tid },
+            Undo::File { path, original } => Entry::File { path: path.clone(), original: original.clone() },
+            Undo::Dir { path, tasks_file, evacuate } => {
+                Entry::Dir { path: path.clone(), tasks_file: tasks_file.clone(), evacuate: evacuate.clone() }
+            }
+            Undo::Mount { path } => Entry::Mount { path: path.clone() },
+        }
+    }
+}
+
 impl Guard {
+    /// A guard in memory only (undone by this process, not after a crash).
     pub fn new() -> Guard {
         Guard::default()
     }
 
-    /// Records a change before it is made.
-    pub fn record(&self, u: Undo) {
+    /// A guard that also journals every change to disk before it is made
+    /// (`/run/schedlab/PID.journal`).
+    pub fn journalled() -> std::io::Result<Guard> {
+        let g = Guard::default();
+        *g.journal.lock().unwrap_or_else(|p| p.into_inner()) = Some(Journal::create()?);
+        Ok(g)
+    }
+
+    /// The journal file, when journalled.
+    pub fn journal_path(&self) -> Option<PathBuf> {
+        self.journal.lock().unwrap_or_else(|p| p.into_inner()).as_ref().map(|j| j.path().to_path_buf())
+    }
+
+    /// Records a change before it is made (journalled first, when the guard
+    /// has a journal: a change that cannot be journalled must not be made).
+    pub fn record(&self, u: Undo) -> std::io::Result<()> {
+        if let Some(j) = self.journal.lock().unwrap_or_else(|p| p.into_inner()).as_mut() {
+            j.append(&u.entry())?;
+        }
         self.undo.lock().unwrap_or_else(|p| p.into_inner()).push(u);
+        Ok(())
     }
 
     /// Records thread `tid`'s current class and affinity (call before changing them).
     pub fn record_thread(&self, tid: i32) -> std::io::Result<()> {
         let attr = sched::get_attr(tid)?;
         let affinity = sched::get_affinity(tid)?;
-        self.record(Undo::Thread { tid, attr, affinity });
-        Ok(())
+        self.record(Undo::Thread { tid, attr, affinity })
     }
 
     /// Writes `value` to `path`, recording the old content first. A write
@@ -62,7 +100,7 @@ impl Guard {
         if original == value {
             return Ok(());
         }
-        self.record(Undo::File { path: path.to_path_buf(), original });
+        self.record(Undo::File { path: path.to_path_buf(), original })?;
         std::fs::write(path, value)
     }
 
@@ -74,9 +112,12 @@ impl Guard {
         evacuate: Option<PathBuf>,
     ) -> std::io::Result<()> {
         let path = path.as_ref();
-        std::fs::create_dir(path)?;
-        self.record(Undo::Dir { path: path.to_path_buf(), tasks_file: tasks_file.map(String::from), evacuate });
-        Ok(())
+        if path.exists() {
+            // Not ours: never recorded, so never removed.
+            return Err(std::io::Error::from(std::io::ErrorKind::AlreadyExists));
+        }
+        self.record(Undo::Dir { path: path.to_path_buf(), tasks_file: tasks_file.map(String::from), evacuate })?;
+        std::fs::create_dir(path)
     }
 
     /// Has the guard already restored everything?
@@ -98,6 +139,11 @@ impl Guard {
         for u in list.into_iter().rev() {
             if let Err(e) = undo(&u) {
                 errors.push(e);
+            }
+        }
+        if errors.is_empty() {
+            if let Some(j) = self.journal.lock().unwrap_or_else(|p| p.into_inner()).take() {
+                j.remove();
             }
         }
         self.restored.store(true, Ordering::SeqCst);
@@ -154,41 +200,59 @@ fn undo(u: &Undo) -> Result<(), String> {
             if !path.exists() {
                 return Ok(());
             }
-            if let (Some(f), Some(to)) = (tasks_file, evacuate) {
-                // Move whatever is still inside (a hung or panicked worker) out first.
-                for _ in 0..3 {
-                    let Ok(list) = std::fs::read_to_string(path.join(f)) else { break };
-                    let ids: Vec<&str> = list.split_whitespace().collect();
-                    if ids.is_empty() {
-                        break;
-                    }
-                    for id in ids {
-                        let _ = std::fs::write(to, id);
-                    }
-                }
-            }
-            let mut last = None;
-            for _ in 0..50 {
-                match std::fs::remove_dir(path) {
-                    Ok(()) => return Ok(()),
-                    Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-                    // A cgroup with exiting tasks is briefly busy.
-                    Err(e) => last = Some(e),
-                }
-                std::thread::sleep(std::time::Duration::from_millis(10));
-            }
-            Err(format!("{}: {}", path.display(), last.map(|e| e.to_string()).unwrap_or_default()))
+            remove_dir(path, tasks_file.as_deref(), evacuate.as_deref())
         }
-        Undo::Mount { path } => {
-            let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
-            // SAFETY: valid NUL-terminated path.
-            let r = unsafe { libc::umount(c.as_ptr()) };
-            if r == 0 {
-                Ok(())
-            } else {
-                Err(format!("unmount {}: {}", path.display(), std::io::Error::last_os_error()))
+        Undo::Mount { path } => unmount(path),
+    }
+}
+
+/// Removes a directory the run created; for a cgroup, moves the tasks
+/// still inside (a hung or panicked worker) to `evacuate` first.
+pub(crate) fn remove_dir(path: &Path, tasks_file: Option<&str>, evacuate: Option<&Path>) -> Result<(), String> {
+    if let (Some(f), Some(to)) = (tasks_file, evacuate) {
+        for _ in 0..3 {
+            let Ok(list) = std::fs::read_to_string(path.join(f)) else { break };
+            let ids: Vec<&str> = list.split_whitespace().collect();
+            if ids.is_empty() {
+                break;
+            }
+            for id in ids {
+                let _ = std::fs::write(to, id);
             }
         }
+    }
+    let mut last = None;
+    for _ in 0..50 {
+        match std::fs::remove_dir(path) {
+            Ok(()) => return Ok(()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            // A cgroup with exiting tasks is briefly busy.
+            Err(e) => last = Some(e),
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    Err(format!("{}: {}", path.display(), last.map(|e| e.to_string()).unwrap_or_default()))
+}
+
+/// Is a file system mounted on `path`?
+pub(crate) fn mounted(path: &Path) -> bool {
+    std::fs::read_to_string("/proc/mounts")
+        .map(|m| m.lines().any(|l| l.split_whitespace().nth(1).is_some_and(|p| Path::new(p) == path)))
+        .unwrap_or(false)
+}
+
+/// Unmounts a file system the run mounted (nothing to do when it is not mounted).
+pub(crate) fn unmount(path: &Path) -> Result<(), String> {
+    if !mounted(path) {
+        return Ok(());
+    }
+    let c = std::ffi::CString::new(path.as_os_str().as_encoded_bytes()).map_err(|e| e.to_string())?;
+    // SAFETY: valid NUL-terminated path.
+    let r = unsafe { libc::umount(c.as_ptr()) };
+    if r == 0 {
+        Ok(())
+    } else {
+        Err(format!("unmount {}: {}", path.display(), std::io::Error::last_os_error()))
     }
 }
 

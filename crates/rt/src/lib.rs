@@ -5,19 +5,19 @@
 //!   restore → trace); see `docs/runtime.md`.
 //! - [`backend`]: the backends (`kernel` here; the seam for `dispatch`).
 //! - Foundation: [`privilege`], [`guard`] (restore), [`signals`],
-//!   [`watchdog`], [`lock`], [`state`] (machine snapshot).
+//!   [`journal`] (crash journal), [`watchdog`], [`lock`], [`state`]
+//!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
-//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings),
+//! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
 //! - [`probe`]: the timer wake-up latency probe.
 
 #[cfg(not(target_os = "linux"))]
 compile_error!("schedlab-rt runs on Linux only");
 
-pub mod arrivals;
 pub mod assemble;
 pub mod backend;
 pub mod calibrate;
@@ -25,10 +25,10 @@ pub mod clock;
 pub mod config;
 pub mod cpuset;
 pub mod error;
-pub mod execution;
 pub mod ftrace;
 pub mod guard;
 pub mod job;
+pub mod journal;
 pub mod lock;
 pub mod overheads;
 pub mod plan;
@@ -38,6 +38,7 @@ pub mod record;
 pub mod runtime;
 pub mod sched;
 pub mod signals;
+pub mod stall;
 pub mod state;
 pub mod stop;
 pub mod timing;
@@ -46,9 +47,10 @@ pub mod watchdog;
 pub mod worker;
 pub mod workload;
 
-pub use config::{BackendKind, Execution, Overrun, RunConfig, Sporadic};
+pub use config::{BackendKind, RunConfig};
 pub use error::{RunError, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_PRIVILEGE};
 pub use job::{JobCtx, JobError};
 pub use runtime::{prepare, run, RunOutcome};
+pub use schedlab_jobs::{Execution, MissPolicy, Sporadic};
 pub use stop::StopReason;
 pub use workload::{JobBody, WorkloadSpec};

@@ -1,6 +1,7 @@
 //! One run, start to end: calibrate, plan (bad input → exit 2), select and
 //! check the backend, check privileges (exit 3) — all before anything is
-//! touched — then take the run lock, install the restore guard, the signal
+//! touched — then take the run lock, restore what a killed run left behind
+//! (its crash journal), install the journalled restore guard, the signal
 //! thread, the watchdog and the trace collector, let the backend execute,
 //! restore the machine, and assemble the trace.
 
@@ -36,6 +37,8 @@ pub struct RunOutcome {
     pub kernel_trace: bool,
     /// Remarks (restore problems, abandoned threads, ...).
     pub notes: Vec<String>,
+    /// Platform stalls the run measured (not counted as overheads; see [`crate::stall`]).
+    pub stalls: Vec<crate::stall::Stall>,
 }
 
 /// Checks everything that can be checked without touching the machine:
@@ -52,9 +55,23 @@ pub fn prepare(spec: &Spec, config: &RunConfig) -> Result<(Plan, Box<dyn backend
 pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let (mut plan, mut backend) = prepare(spec, config)?;
     crate::privilege::check(&backend.needs(&plan))?;
-    let _lock = crate::lock::RunLock::acquire(std::time::Duration::from_secs(300))?;
-
-    let guard = Arc::new(Guard::new());
+    let _lock = crate::lock::RunLock::acquire(config.wait)?;
+    // What a killed run left behind is put back before this run records
+    // anything as "original".
+    let mut notes = Vec::new();
+    for r in crate::journal::restore_dead() {
+        eprintln!("schedlab: {}", r.render());
+        if !r.errors.is_empty() {
+            return Err(RunError::System(format!(
+                "{}; nothing of this run was started (put the rest back by hand, then `schedlab restore`)",
+                r.render()
+            )));
+        }
+        notes.push(r.render());
+    }
+    let guard = Arc::new(Guard::journalled().map_err(|e| {
+        RunError::system(format!("creating the crash journal in {}", crate::journal::dir().display()), e)
+    })?);
     let stop = Arc::new(Stop::new());
     let signals = SignalScope::install(stop.clone(), guard.clone(), config.exit_on_signal_timeout);
     let watchdog = Watchdog::start(stop.clone(), guard.clone(), true);
@@ -63,7 +80,6 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| backend.execute(&mut plan, &sv)));
     let Services { watchdog, collector, .. } = sv;
     drop(watchdog);
-    let mut notes = Vec::new();
     for e in guard.restore() {
         notes.push(format!("could not restore: {e}"));
     }
@@ -90,6 +106,9 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     if let Some(k) = &ex.kernel {
         a.integrity.kernel_lost = Some(k.lost);
     }
+    if let Some(e) = crate::stall::evidence(&a.stalls) {
+        notes.push(e);
+    }
     for (kind, v) in &ex.overheads.by_kind {
         for &d in v {
             a.overheads.push(*kind, d);
@@ -108,5 +127,6 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         backend: backend.name(),
         kernel_trace: ex.kernel.is_some(),
         notes,
+        stalls: a.stalls,
     })
 }

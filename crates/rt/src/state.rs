@@ -1,7 +1,8 @@
 //! A snapshot of the machine state a run may touch, to check that a run
 //! left the machine as it found it: real-time threads of this process,
 //! schedlab cpusets, tracefs mount and schedlab instances, the root
-//! cpuset's load balancing, and the RT throttling settings.
+//! cpuset's load balancing, and the RT throttling settings; and for the
+//! crash tests every cpuset with its CPUs and flags and the crash journals left in `/run/schedlab`.
 
 use crate::sched;
 
@@ -15,6 +16,39 @@ pub struct MachineState {
     pub root_load_balance: Option<String>,
     pub rt_runtime_us: Option<String>,
     pub rt_period_us: Option<String>,
+    /// Every cpuset (two levels below the root): `path cpus=.. cpu_exclusive=.. sched_load_balance=..`.
+    pub cpuset_tree: Vec<String>,
+    /// Crash journals in the journal directory.
+    pub journals: Vec<String>,
+}
+
+fn cpuset_tree() -> Vec<String> {
+    let Some(fs) = crate::cpuset::detect() else { return Vec::new() };
+    let root = fs.root().to_path_buf();
+    let mut out = Vec::new();
+    let mut todo = vec![(root.clone(), 0)];
+    while let Some((d, depth)) = todo.pop() {
+        let f = |name: &str| read(&d.join(name).to_string_lossy()).unwrap_or_default();
+        out.push(format!(
+            "{} cpus={} cpu_exclusive={} sched_load_balance={} partition={}",
+            d.strip_prefix(&root).map(|p| p.display().to_string()).unwrap_or_default(),
+            f("cpuset.cpus"),
+            f("cpuset.cpu_exclusive"),
+            f("cpuset.sched_load_balance"),
+            f("cpuset.cpus.partition"),
+        ));
+        if depth < 2 {
+            if let Ok(rd) = std::fs::read_dir(&d) {
+                for e in rd.flatten() {
+                    if e.file_type().is_ok_and(|t| t.is_dir()) {
+                        todo.push((e.path(), depth + 1));
+                    }
+                }
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 fn read(p: &str) -> Option<String> {
@@ -63,6 +97,14 @@ impl MachineState {
             root_load_balance: lb,
             rt_runtime_us: read("/proc/sys/kernel/sched_rt_runtime_us"),
             rt_period_us: read("/proc/sys/kernel/sched_rt_period_us"),
+            cpuset_tree: cpuset_tree(),
+            journals: {
+                let mut v: Vec<String> = std::fs::read_dir(crate::journal::dir())
+                    .map(|rd| rd.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect())
+                    .unwrap_or_default();
+                v.sort();
+                v
+            },
         }
     }
 }

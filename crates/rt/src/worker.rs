@@ -6,11 +6,9 @@
 //! for every step. [`run_job`] (one job: context, body, outcome) is the
 //! piece a dispatcher-driven backend reuses.
 
-use crate::arrivals::{Arrival, Releases};
 use crate::calibrate::Calibration;
 use crate::clock;
-use crate::config::{Overrun, RunConfig};
-use crate::execution::ExecModel;
+use crate::config::RunConfig;
 use crate::job::{JobCtx, JobError};
 use crate::record::Kind;
 use crate::stop::{Stop, StopReason};
@@ -18,6 +16,7 @@ use crate::timing::Limit;
 use crate::tracebuf::Producer;
 use crate::watchdog::Heartbeat;
 use crate::workload::JobBody;
+use schedlab_jobs::{Arrival, Demands, MissPolicy, Releases};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// How one job ended.
@@ -117,13 +116,13 @@ pub struct Worker {
     pub task: u32,
     pub wcet: u64,
     pub releases: Releases,
-    pub exec: ExecModel,
+    pub exec: Demands,
     pub body: Box<dyn JobBody>,
     pub out: Producer,
     pub heartbeat: Arc<Heartbeat>,
     pub stop: Arc<Stop>,
     pub calibration: Calibration,
-    pub overrun: Overrun,
+    pub overrun: MissPolicy,
     pub duration: u64,
 }
 
@@ -141,8 +140,8 @@ impl Worker {
         Worker {
             task: task as u32,
             wcet: t.wcet.0,
-            releases: Releases::new(t, task, c.seed, c.sporadic, c.ignore_jitter),
-            exec: ExecModel::new(t, task, c.seed, c.execution),
+            releases: c.job_model().releases(t, task),
+            exec: c.job_model().demands(t, task),
             body,
             out,
             heartbeat,
@@ -162,7 +161,7 @@ impl Worker {
                 break;
             }
             let (rel, dl) = (t0 + release, t0 + deadline);
-            if self.overrun == Overrun::Skip && busy_until > rel {
+            if self.overrun == MissPolicy::Skip && busy_until > rel {
                 self.out.push(Kind::Skip, rel, clock::current_cpu(), job, 0, 0);
                 continue;
             }
@@ -178,8 +177,8 @@ impl Worker {
             self.out.push(Kind::Release, rel, cpu, job, dl, 0);
             self.out.push(Kind::Start, start, cpu, job, slept as u64, 0);
             self.heartbeat.busy(start);
-            let exec = self.exec.amount(job);
-            let abort_at = (self.overrun == Overrun::Abort).then_some(dl);
+            let exec = self.exec.draw();
+            let abort_at = (self.overrun == MissPolicy::Abort).then_some(dl);
             let o = run_job(
                 self.body.as_mut(),
                 &mut self.out,

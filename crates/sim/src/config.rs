@@ -1,6 +1,7 @@
-//! The simulator's options: arrival and execution models, deadline-miss
-//! handling, overheads, tick, horizon.
+//! The simulator's options: the job model (arrivals, execution, seed, from
+//! `schedlab-jobs`), deadline-miss handling, overheads, tick, horizon.
 
+use schedlab_jobs::{Arrivals, Execution, JobModel, MissPolicy};
 use schedlab_model::overheads::Overheads;
 use schedlab_policy::Time;
 use std::path::PathBuf;
@@ -9,55 +10,6 @@ use std::path::PathBuf;
 pub const DEFAULT_HORIZON_CAP: Time = 10_000_000_000;
 /// Default tick period: 1 ms (LITMUS^RT's and Linux's common HZ=1000).
 pub const DEFAULT_TICK: Time = 1_000_000;
-
-/// Extra inter-arrival time beyond the period, for sporadic tasks.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub enum Sporadic {
-    /// Strictly periodic: releases exactly one period apart.
-    #[default]
-    None,
-    /// A seeded uniform extra delay in `[0, max]` ns (integer, inclusive).
-    Uniform { max: Time },
-    /// A seeded exponential extra delay with this mean (ns), rounded up to ns.
-    Exponential { mean: Time },
-}
-
-/// How jobs arrive.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Arrivals {
-    /// Extra inter-arrival beyond the period (sporadic model).
-    pub sporadic: Sporadic,
-    /// Ignore the tasks' release jitter (release every job at its arrival).
-    /// By default each release is delayed by a seeded uniform integer in
-    /// `[0, jitter]`; the arrival grid is unaffected.
-    pub ignore_jitter: bool,
-}
-
-/// How long each job actually executes (a task's `executions` list, when
-/// present, always takes precedence, cyclically).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum Execution {
-    /// Every job runs for its WCET.
-    #[default]
-    Wcet,
-    /// A seeded uniform integer in `[BCET, WCET]`.
-    Uniform,
-}
-
-/// What happens to a job that misses its deadline (a `DeadlineMiss` event is
-/// recorded at the deadline in every case).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum MissPolicy {
-    /// The job continues until it completes; later jobs of its task wait
-    /// (EPOS semantics).
-    #[default]
-    Continue,
-    /// The job is stopped at its deadline (a forced `Completion`).
-    Abort,
-    /// The job continues, and releases that fall while its task still has an
-    /// incomplete job are skipped (not released at all).
-    Skip,
-}
 
 /// Which CPU handles (and pays the overhead of) a job release.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -121,5 +73,13 @@ impl Default for SimConfig {
             release_cpu: ReleaseCpu::Scheduled,
             policy_events: true,
         }
+    }
+}
+
+impl SimConfig {
+    /// The job model of this simulation (the same one `schedlab run` uses
+    /// for the same seed, arrival and execution options).
+    pub fn job_model(&self) -> JobModel {
+        JobModel { seed: self.seed, arrivals: self.arrivals, execution: self.execution }
     }
 }

@@ -18,15 +18,14 @@
 //! A pass may leave new entries at the same `t` (a job with nothing left to
 //! execute completes at once); they are handled by a further pass at `t`.
 
-use crate::arrivals::ArrivalGen;
-use crate::config::{MissPolicy, ReleaseCpu, SimConfig};
+use crate::config::{ReleaseCpu, SimConfig};
 use crate::error::SimError;
-use crate::execution::ExecGen;
 use crate::horizon::horizon;
 use crate::kernel::State;
 use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_TICK};
 use crate::state::TaskState;
 use crate::summary::SimSummary;
+use schedlab_jobs::MissPolicy;
 use schedlab_model::overheads::{Costs, Overheads};
 use schedlab_model::Spec;
 use schedlab_policy::{Driver, Job, JobId, Policy, Time};
@@ -106,14 +105,15 @@ fn prepare<'a>(
         return Err(SimError::Config("the platform has no CPU".into()));
     }
     let placement = info.placement.clone();
+    let jobs = config.job_model();
     let mut tasks = Vec::with_capacity(n);
     for (i, t) in spec.tasks.iter().enumerate() {
         let home = (0..m as u32).find(|&c| placement[i].allows(c)).ok_or_else(|| {
             SimError::Config(format!("the policy places task {i} (`{}`) on no CPU of the platform", t.name))
         })?;
         tasks.push(TaskState {
-            arrivals: ArrivalGen::new(t, i as u32, config.seed, &config.arrivals),
-            exec: ExecGen::new(t, i as u32, config.seed, config.execution),
+            arrivals: jobs.releases(t, i),
+            exec: jobs.demands(t, i),
             rel_deadline: t.deadline().0,
             wss: t.wss.map_or(0, |w| w.0),
             home,
@@ -173,9 +173,8 @@ impl Engine {
         st.emit(&Event::SysRelease { t: 0 });
         for i in 0..st.tasks.len() as u32 {
             let ts = &mut st.tasks[i as usize];
-            let a = ts.arrivals.next_arrival;
-            let due = a.saturating_add(ts.arrivals.draw_jitter());
-            self.queue_release(st, i, a, due);
+            let first = ts.arrivals.next().expect("releases are endless");
+            self.queue_release(st, i, first.arrival, first.release);
         }
         st.queue.push(horizon, ord(CLASS_HORIZON, 0), Kind::Horizon, 0, 0);
         if self.tick > 0 && st.costs.tick > 0 {
@@ -314,8 +313,8 @@ impl Engine {
         let held = self.drv.held_len(task);
         let ts = &mut st.tasks[task as usize];
         let a = ts.pending_arrival;
-        let next_a = ts.arrivals.advance();
-        let next_due = next_a.saturating_add(ts.arrivals.draw_jitter()).max(now);
+        let next = ts.arrivals.next().expect("releases are endless");
+        let (next_a, next_due) = (next.arrival, next.release.max(now));
         if self.miss == MissPolicy::Skip && (ts.active.is_some() || held > 0) {
             ts.sum.skipped += 1;
             self.queue_release(st, task, next_a, next_due);

@@ -1,9 +1,10 @@
 //! schedlab's discrete-event simulator: drives a policy written against
-//! `schedlab_policy::interface` in virtual time (integer ns), with arrival
-//! (periodic, sporadic, offsets, jitter), execution (WCET, uniform, per-job
-//! lists) and overhead models (release, schedule, context switch, IPI, tick,
-//! CPMD), and passes the schedule's trace events to a sink. Semantics are
-//! documented in `docs/simulator.md`.
+//! `schedlab_policy::interface` in virtual time (integer ns), releasing the
+//! jobs of the job model (`schedlab-jobs`: arrivals, execution demand,
+//! seeding — the same jobs the runtime releases), with overhead models
+//! (release, schedule, context switch, IPI, tick, CPMD), and passes the
+//! schedule's trace events to a sink. Semantics are documented in
+//! `docs/simulator.md`.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -19,28 +20,27 @@
 //! # Ok(()) }
 //! ```
 
-mod arrivals;
 pub mod config;
 mod engine;
 pub mod error;
-mod execution;
 pub mod header;
 pub mod horizon;
 mod kernel;
-mod parse;
 mod queue;
+pub mod session;
 mod state;
-mod streams;
 pub mod summary;
 
-pub use config::{Arrivals, Execution, MissPolicy, ReleaseCpu, SimConfig, Sporadic, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
+pub use config::{ReleaseCpu, SimConfig, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]
 pub use engine::capacities_after;
 pub use engine::simulate;
 pub use error::SimError;
 pub use header::header;
 pub use horizon::horizon;
+pub use schedlab_jobs::{Arrivals, Execution, MissPolicy, Sporadic};
 pub use schedlab_model::overheads::{Costs, Overheads};
+pub use session::{Outcome, Outputs, Session, SessionError};
 pub use summary::{CpuSummary, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;

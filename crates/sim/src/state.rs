@@ -1,8 +1,7 @@
 //! Per-task and per-CPU simulation state, allocated once per run.
 
-use crate::arrivals::ArrivalGen;
-use crate::execution::ExecGen;
 use crate::summary::{CpuSummary, TaskSummary};
+use schedlab_jobs::{Demands, Releases};
 use schedlab_model::overheads::Resume;
 use schedlab_policy::Time;
 
@@ -25,8 +24,8 @@ pub(crate) struct Active {
 
 #[derive(Debug)]
 pub(crate) struct TaskState {
-    pub arrivals: ArrivalGen,
-    pub exec: ExecGen,
+    pub arrivals: Releases,
+    pub exec: Demands,
     /// Relative deadline.
     pub rel_deadline: Time,
     /// Working-set size (bytes), for CPMD.

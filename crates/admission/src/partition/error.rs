@@ -36,8 +36,22 @@ impl PackError {
     /// The loads as `load/capacity` text, e.g. `[2/3 of 1, 1/1 of 1]`.
     pub fn loads_text(&self) -> String {
         let parts: Vec<String> =
-            self.loads.iter().zip(&self.capacities).map(|(l, c)| format!("{} of {c}", l.to_fraction())).collect();
+            self.loads.iter().zip(&self.capacities).map(|(l, c)| format!("{} of {c}", shown(l))).collect();
         format!("[{}]", parts.join(", "))
+    }
+}
+
+/// A size or load for people: the exact fraction when it is a short one
+/// (`2/3`), else a decimal — utilisations are packed in 2^-62 units, and
+/// `2997595911977802137/4611686018427387904` says nothing to a reader.
+pub(crate) fn shown(r: &Ratio) -> String {
+    let f = r.to_fraction();
+    match f.split_once('/') {
+        Some((_, d)) if d.len() > 9 => {
+            let s = format!("{:.6}", r.to_f64());
+            s.trim_end_matches('0').trim_end_matches('.').to_string()
+        }
+        _ => f,
     }
 }
 

@@ -109,7 +109,7 @@ fn run<Q: Quantity>(
         loads: loads.iter().map(&to_ratio).collect(),
         capacities: problem.capacities.clone(),
     };
-    let frac = |t: usize| to_ratio(&sizes[t]).to_fraction();
+    let frac = |t: usize| super::error::shown(&to_ratio(&sizes[t]));
     let task = |t: usize| problem.task_label(t);
     let bin = |b: usize| problem.bin_label(b);
 

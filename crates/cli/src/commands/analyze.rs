@@ -1,11 +1,11 @@
 //! `schedlab analyze SPEC`: run schedulability tests on a spec, optionally
 //! charging kernel overheads, and explain every verdict.
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
-use schedlab_analysis::report::{analyze, overheads_for, Request, Selection};
+use crate::output::{exit, print_json, CliError};
+use crate::policy_args::PolicyArgs;
+use schedlab_analysis::report::{analyze, overheads_for, AnalyzeError, Request, Selection, Style};
 use schedlab_analysis::schedulability::Input;
-use schedlab_model::{load_path, Duration};
+use schedlab_model::Duration;
 use std::path::PathBuf;
 
 /// Run schedulability tests on a spec and explain each verdict: the deciding
@@ -13,17 +13,28 @@ use std::path::PathBuf;
 /// about the spec's policy run; `--test` picks tests by ID (`schedlab tests`
 /// lists them), `--all` runs every test. With an overhead model (the spec's
 /// `overheads`, or `--overheads`), WCETs are first inflated by the kernel
-/// overheads (docs/overheads.md). Exit code 0 when some test proves the set
-/// schedulable, 1 when none does, 2 for bad input.
+/// overheads (docs/overheads.md). The answer is *proven* when a hard
+/// real-time test about the spec's policy shows that every deadline is met
+/// (docs/analysis.md, "What the verdict means"). Exit code 0 proven, 1 not
+/// proven (inconclusive or unschedulable; the last line says which), 2 bad input.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   schedlab analyze examples/demo.yaml
   schedlab analyze set.yaml --test gedf.gfb --test gedf.rta --json
   schedlab analyze set.yaml --overheads measured.csv --accounting per-task-release --tick 1ms
-  schedlab analyze set.yaml --all")]
+  schedlab analyze set.yaml --all --explain
+  schedlab analyze set.yaml --policy pedf              another policy, the spec unchanged")]
 pub struct Args {
     /// The spec file.
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
+    /// Every test's compared value, bound and supporting lines.
+    #[arg(long)]
+    explain: bool,
+    /// Exact fractions instead of durations and decimals.
+    #[arg(long)]
+    exact: bool,
     /// Run this test (repeatable), by registry ID.
     #[arg(long = "test", value_name = "ID")]
     tests: Vec<String>,
@@ -48,30 +59,34 @@ pub struct Args {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let bad = |msg: String| {
-        if as_json {
-            print_json(&serde_json::json!({"error": msg}));
-        }
-        eprintln!("schedlab analyze: {msg}");
-        EXIT_BAD_INPUT
-    };
-    let loaded = match load_path(&a.spec) {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&serde_json::json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("analyze", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
+    let loaded = a.policy.load(&a.spec)?;
     let spec = loaded.spec;
     let dir = a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from("."));
     let overheads =
-        match overheads_for(&spec, &dir, a.overheads.as_deref(), a.no_overheads, &a.accounting, a.tick.0, &a.lookup) {
-            Ok(o) => o,
-            Err(e) => return bad(e),
-        };
+        overheads_for(&spec, &dir, a.overheads.as_deref(), a.no_overheads, &a.accounting, a.tick.0, &a.lookup)
+            .map_err(|e| {
+                let opt = e.split(':').next().unwrap_or("").to_string();
+                let mut err = CliError::bad_input(e.clone());
+                if opt == "accounting" || opt == "lookup" {
+                    err = err.at(format!("--{opt}"));
+                }
+                err
+            })?;
+    if let Some((o, acc)) = &overheads {
+        if acc.tick > 0 && o.costs(spec.tasks.len() as u64).tick == 0 {
+            eprintln!(
+                "note: {}: the TICK column is not measured: the tick term is missing from the accounting (give TICK values, or --tick 0 to say there is no periodic tick)",
+                o.file
+            );
+        }
+    }
     let selection = if a.all {
         Selection::All
     } else if a.tests.is_empty() {
@@ -79,10 +94,23 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     } else {
         Selection::Ids(a.tests.clone())
     };
-    let report = match analyze(&Input::from_spec(&spec), &Request { selection, overheads }) {
-        Ok(r) => r,
-        Err(e) => return bad(e.to_string()),
-    };
+    let classes = spec.tasks.iter().map(|t| t.class).collect();
+    let report = analyze(&Input::from_spec(&spec), &Request { selection, overheads, classes }).map_err(|e| {
+        let hint = match &e {
+            AnalyzeError::Accounting(_) => {
+                Some("docs/overheads.md explains the overhead model; --no-overheads analyses without it")
+            }
+            _ => None,
+        };
+        let err = CliError::bad_input(e.to_string()).at(match &e {
+            AnalyzeError::UnknownTest { .. } => "--test",
+            AnalyzeError::Accounting(_) => "overheads",
+        });
+        match hint {
+            Some(h) => err.hint(h),
+            None => err,
+        }
+    })?;
     if as_json {
         let mut v = report.to_json();
         v["file"] = serde_json::json!(loaded.file);
@@ -94,11 +122,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             None => println!("{} tasks on {} CPUs, no policy (every test)", spec.tasks.len(), spec.platform.cpus),
         }
         println!();
-        print!("{}", report.render());
+        print!("{}", report.render_with(Style { explain: a.explain, exact: a.exact }));
     }
-    if report.schedulable() {
-        0
-    } else {
-        1
-    }
+    Ok(if report.schedulable() { exit::OK } else { exit::NEGATIVE })
 }

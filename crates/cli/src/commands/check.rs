@@ -1,7 +1,6 @@
 //! `schedlab check`: parse and validate a spec, print its summary.
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, CliError};
 use schedlab_model::{load_path, Diagnostic, Summary};
 use serde_json::json;
 use std::path::PathBuf;
@@ -22,21 +21,20 @@ pub struct Args {
 pub fn run(a: Args, as_json: bool) -> i32 {
     let loaded = match load_path(&a.spec) {
         Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return CliError::spec(&e).report("check", as_json),
     };
     let summary = Summary::of(&loaded.spec);
     if as_json {
-        print_json(&json!({"file": loaded.file, "valid": true, "warnings": loaded.warnings, "summary": summary}));
+        let priorities = schedlab_model::overrides::priority_source(&loaded.spec);
+        print_json(&json!({
+            "file": loaded.file, "valid": true, "warnings": loaded.warnings, "summary": summary,
+            "priorities": priorities,
+        }));
         return 0;
     }
     if !a.quiet {
-        print!("{}", render(&loaded.file, &summary, &loaded.warnings));
+        let priorities = schedlab_model::overrides::priority_source(&loaded.spec);
+        print!("{}", render(&loaded.file, &summary, priorities, &loaded.warnings));
     } else {
         for w in &loaded.warnings {
             eprintln!("warning: {}", w.render(&loaded.file));
@@ -46,7 +44,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
 }
 
 /// The text report.
-fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
+fn render(file: &str, s: &Summary, priorities: Option<&str>, warnings: &[Diagnostic]) -> String {
     let mut out = format!("{file}: valid spec\n");
     out += &format!(
         "  {} tasks on {} CPUs{}, {} deadlines\n",
@@ -59,6 +57,9 @@ fn render(file: &str, s: &Summary, warnings: &[Diagnostic]) -> String {
         "  utilisation {:.4} (exact {}), density {:.4}, max task utilisation {:.4}\n",
         s.utilization, s.utilization_exact, s.density, s.max_utilization
     );
+    if let Some(p) = priorities {
+        out += &format!("  priorities {p}\n");
+    }
     out += &format!(
         "  hyperperiod {}\n\n",
         s.hyperperiod.map(|h| h.to_string()).unwrap_or_else(|| "beyond 2^64 ns (periods are nearly coprime)".into())

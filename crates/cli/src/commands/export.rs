@@ -1,8 +1,7 @@
 //! `schedlab export TRACE`: convert a trace to Perfetto JSON, an SVG Gantt
 //! chart, a CSV job table, or the other trace encoding.
 
-use crate::output::write_out;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, write_file, write_file_with, CliError};
 use schedlab_model::Duration;
 use schedlab_trace::export::{csv::jobs_csv, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Event, Header};
@@ -40,22 +39,34 @@ pub struct Args {
     width: u32,
 }
 
-fn load(path: &PathBuf) -> Result<(Header, Vec<Event>), String> {
-    schedlab_trace::read_all(path).map_err(|e| format!("{}: {e}", path.display()))
+fn load(path: &PathBuf) -> Result<(Header, Vec<Event>), CliError> {
+    schedlab_trace::read_all(path).map_err(|e| CliError::bad_input(e.to_string()).in_file(path))
 }
 
-pub fn run(a: Args, _json: bool) -> i32 {
-    if a.perfetto.is_none() && a.svg.is_none() && a.csv.is_none() && a.reencode.is_none() {
-        eprintln!("schedlab export: nothing to do; give --perfetto, --svg, --csv or --trace with an output file");
-        return EXIT_BAD_INPUT;
-    }
-    let (header, events) = match load(&a.trace) {
-        Ok(x) => x,
-        Err(e) => {
-            eprintln!("schedlab export: {e}");
-            return EXIT_BAD_INPUT;
+pub fn run(a: Args, as_json: bool) -> i32 {
+    match body(a) {
+        Ok(written) => {
+            if as_json {
+                print_json(&serde_json::json!({ "written": written }));
+            }
+            0
         }
-    };
+        Err(e) => e.report("export", as_json),
+    }
+}
+
+/// Every output is computed before the first is written.
+fn body(a: Args) -> Result<Vec<PathBuf>, CliError> {
+    if a.perfetto.is_none() && a.svg.is_none() && a.csv.is_none() && a.reencode.is_none() {
+        return Err(
+            CliError::bad_input("nothing to do").hint("give --perfetto, --svg, --csv or --trace with an output file")
+        );
+    }
+    if let Some(p) = &a.reencode {
+        schedlab_trace::Encoding::from_path(p)
+            .map_err(|e| CliError::option("--trace", e.to_string()).hint("use a .jsonl or .sltrace file name"))?;
+    }
+    let (header, events) = load(&a.trace)?;
     let mut outputs: Vec<(PathBuf, String)> = Vec::new();
     if let Some(p) = a.perfetto {
         outputs.push((p, perfetto_json(&header, &events)));
@@ -72,17 +83,22 @@ pub fn run(a: Args, _json: bool) -> i32 {
     if let Some(p) = a.csv {
         outputs.push((p, jobs_csv(&header, &events)));
     }
+    let mut written = Vec::new();
     if let Some(p) = a.reencode {
-        if let Err(e) = schedlab_trace::write_all(&p, &header, &events) {
-            eprintln!("schedlab export: {}: {e}", p.display());
-            return EXIT_BAD_INPUT;
-        }
+        let encoding = schedlab_trace::Encoding::from_path(&p).expect("checked above");
+        write_file_with(&p, |w| {
+            let mut tw = schedlab_trace::TraceWriter::new(w, encoding, &header).map_err(std::io::Error::other)?;
+            for e in &events {
+                tw.write_event(e).map_err(std::io::Error::other)?;
+            }
+            tw.finish().map_err(std::io::Error::other)?;
+            Ok(())
+        })?;
+        written.push(p);
     }
     for (p, text) in outputs {
-        if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab export: cannot write {}: {e}", p.display());
-            return 1;
-        }
+        write_file(&p, text.as_bytes())?;
+        written.push(p);
     }
-    0
+    Ok(written)
 }

@@ -1,7 +1,6 @@
 //! `schedlab gen`: generate a random task set as a spec.
 
-use crate::output::{print_json, write_out};
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, write_out, CliError};
 use schedlab_gen::{generate, GenOptions};
 use schedlab_model::{emit, Format, PolicyName};
 use serde_json::json;
@@ -84,7 +83,7 @@ pub struct Args {
     /// Output format: yaml or json [default: from the -o extension, else yaml].
     #[arg(long)]
     format: Option<String>,
-    /// Write to this file instead of stdout.
+    /// Write to this file instead of stdout (with --json, stdout gets `{"file", "spec"}` as well).
     #[arg(short, long)]
     output: Option<PathBuf>,
 }
@@ -97,18 +96,20 @@ fn parse_policy(s: &str) -> Result<PolicyName, String> {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let fail = |msg: String| {
-        if as_json {
-            print_json(&json!({"error": msg}));
-        }
-        eprintln!("schedlab gen: {msg}");
-        EXIT_BAD_INPUT
-    };
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("gen", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let format = match a.format.as_deref() {
         None => a.output.as_deref().map(Format::from_path).unwrap_or(Format::Yaml),
         Some("yaml") => Format::Yaml,
         Some("json") => Format::Json,
-        Some(other) => return fail(format!("--format must be yaml or json, got `{other}`")),
+        Some(other) => {
+            return Err(CliError::option("--format", format!("must be yaml or json, got `{other}`")));
+        }
     };
     let options = GenOptions {
         seed: Some(a.seed),
@@ -130,20 +131,23 @@ pub fn run(a: Args, as_json: bool) -> i32 {
         cache: a.cache,
         colors_per_task: a.colors_per_task,
     };
-    let params = match options.into_params() {
-        Ok(p) => p,
-        Err(e) => return fail(format!("--{}", e.replacen('_', "-", 1))),
-    };
-    let spec = match generate(&params) {
-        Ok(s) => s,
-        Err(e) => return fail(e.to_string()),
-    };
+    let params = options.into_params().map_err(|e| match e.split_once(": ") {
+        Some((name, msg)) => CliError::option(&format!("--{}", name.replace('_', "-")), msg),
+        None => CliError::bad_input(e),
+    })?;
+    let spec = generate(&params).map_err(|e| CliError::bad_input(e.to_string()))?;
     let text = match format {
         Format::Yaml => emit::to_yaml(&spec),
         Format::Json => emit::to_json(&spec),
     };
-    if let Err(e) = write_out(a.output.as_deref(), &text) {
-        return fail(format!("cannot write {}: {e}", a.output.map(|p| p.display().to_string()).unwrap_or_default()));
+    if as_json {
+        if let Some(p) = &a.output {
+            write_out(Some(p), &text)?;
+        }
+        let spec: serde_json::Value = serde_json::from_str(&emit::to_json(&spec)).expect("emitted JSON parses");
+        print_json(&json!({"file": a.output, "spec": spec}));
+    } else {
+        write_out(a.output.as_deref(), &text)?;
     }
-    0
+    Ok(0)
 }

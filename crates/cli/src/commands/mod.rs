@@ -2,12 +2,14 @@
 
 pub mod analyze;
 pub mod check;
+pub mod completions;
 pub mod export;
 pub mod gen;
 pub mod overheads;
 pub mod partition;
 pub mod probe;
 pub mod reduce;
+pub mod restore;
 pub mod run;
 pub mod schema;
 pub mod simulate;

@@ -30,7 +30,8 @@ enum What {
 Each size runs a light synthetic set (total utilisation --utilization on all
 CPUs, periods cycling through 2, 3, 5, 7, 10 and 20 ms, spin-cpu jobs) under
 --policy for --duration. The CSV holds, per size, the worst case observed of
-each overhead (or --percentile). TICK is not measured (written as 0).
+each overhead (or --percentile). TICK is not measured: the column is left
+out, and `analyze` then says that the tick term is missing.
 Exit codes: 0 ok, 1 a run failed, 2 bad input, 3 missing privileges.")]
     Measure(MeasureArgs),
 }
@@ -178,13 +179,7 @@ pub fn run(a: Args, as_json: bool) -> i32 {
 }
 
 fn measure(m: MeasureArgs, as_json: bool) -> i32 {
-    let fail = |msg: String, code: i32| {
-        if as_json {
-            print_json(&serde_json::json!({"error": msg, "exit": code}));
-        }
-        eprintln!("schedlab overheads measure: {msg}");
-        code
-    };
+    let fail = |msg: String, code: i32| crate::output::CliError::new(code, msg).report("overheads measure", as_json);
     let bad = schedlab_rt::EXIT_BAD_INPUT;
     let backend: BackendKind = match m.backend.parse() {
         Ok(b) => b,
@@ -205,11 +200,6 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
         Ok(w) => w,
         Err(e) => return fail(format!("--workload {e}"), bad),
     };
-    if let Some(d) = m.output.as_ref().and_then(|p| p.parent()).filter(|d| !d.as_os_str().is_empty()) {
-        if !d.is_dir() {
-            return fail(format!("-o: directory {} does not exist", d.display()), bad);
-        }
-    }
     let cpus = m.cpus.unwrap_or_else(online_cpus);
     if m.utilization > cpus as f64 {
         return fail(format!("--utilization {} exceeds the {cpus} CPU(s)", m.utilization), bad);
@@ -278,7 +268,7 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
             today()
         ),
         format!(
-            "Backend {}, policy {}, U = {} on {cpus} CPU(s), {} per size, workload {}; {statistic} per size, µs; TICK not measured.",
+            "Backend {}, policy {}, U = {} on {cpus} CPU(s), {} per size, workload {}; {statistic} per size, µs; TICK not measured (no column).",
             backend.name(),
             m.policy,
             m.utilization,
@@ -297,8 +287,8 @@ fn measure(m: MeasureArgs, as_json: bool) -> i32 {
         .collect();
     let csv = write_csv(&comments, &table);
     if let Some(p) = &m.output {
-        if let Err(e) = std::fs::write(p, &csv) {
-            return fail(format!("cannot write {}: {e}", p.display()), 1);
+        if let Err(e) = crate::output::write_file(p, csv.as_bytes()) {
+            return e.report("overheads measure", as_json);
         }
     }
     if as_json {

@@ -3,13 +3,13 @@
 //! print the partition with each bin's verdict, and optionally write the
 //! spec back with the tasks pinned.
 
-use crate::output::{print_json, write_out};
-use crate::EXIT_BAD_INPUT;
+use crate::output::{exit, print_json, write_out, CliError};
+use crate::policy_args::PolicyArgs;
 use schedlab_admission::partition::Heuristic;
-use schedlab_analysis::report::{outcome_json, suggest};
+use schedlab_analysis::report::{outcome_json, readable, suggest};
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::spec::Domains;
-use schedlab_model::{load_path, Format, PolicyName};
+use schedlab_model::{Format, PolicyName};
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -17,16 +17,22 @@ use std::path::PathBuf;
 /// (clustered policies): each task goes where the heuristic puts it among
 /// the bins that stay schedulable under the test (test-driven packing). Prints
 /// the partition and every bin's verdict; with -o, writes the spec with every
-/// task pinned (`cpu` or `cluster`), ready for `simulate` or `run`. Exit code
-/// 0 when every task was placed and every bin passes, 1 otherwise, 2 for bad input.
+/// task pinned (`cpu` or `cluster`), the policy used and the heuristic that
+/// succeeded recorded, ready for `simulate`, `run` and `analyze` as it is.
+/// A global spec is partitioned with `--policy pedf` (or another partitioned
+/// or clustered policy). Exit code 0 when every task was placed and every bin
+/// passes, 1 otherwise, 2 for bad input.
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   schedlab partition set.yaml                         the policy's default test, its heuristic (default wfd)
   schedlab partition set.yaml --heuristic ffd --test pedf.qpa -o pinned.yaml
-  schedlab partition examples/demo.yaml --json")]
+  schedlab partition examples/demo.yaml --json
+  schedlab partition set.yaml --policy pedf -o pinned.yaml   a global spec, partitioned")]
 pub struct Args {
     /// The spec file.
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// Packing heuristic (repeatable: tried in turn, the first that succeeds wins): ff, bf, wf, nf, ffd, bfd, wfd, nfd [default: the spec's `partitioning`, else wfd].
     #[arg(long = "heuristic", value_name = "H")]
     heuristics: Vec<String>,
@@ -55,70 +61,76 @@ fn default_test(p: PolicyName) -> Option<&'static str> {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let bad = |msg: String| {
-        if as_json {
-            print_json(&json!({"error": msg}));
-        }
-        eprintln!("schedlab partition: {msg}");
-        EXIT_BAD_INPUT
-    };
-    let loaded = match load_path(&a.spec) {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("partition", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
+    let loaded = a.policy.load(&a.spec)?;
     let mut spec = loaded.spec;
     let Some(policy) = spec.policy.as_ref().map(|p| p.name) else {
-        return bad(format!(
-            "{}: the spec has no `policy`; add a partitioned or clustered one, e.g. `policy: {{name: pedf}}`",
-            a.spec.display()
-        ));
+        return Err(CliError::bad_input("the spec has no `policy`")
+            .in_file(&a.spec)
+            .at("policy")
+            .hint("add a partitioned or clustered one, e.g. `policy: {name: pedf}`, or give --policy pedf"));
     };
     let id = match (&a.test, default_test(policy)) {
         (Some(t), _) => t.clone(),
         (None, Some(t)) => t.to_string(),
         (None, None) => {
-            return bad(format!(
-                "{}: policy.name: `{}` does not partition; use a partitioned (pedf, pfp, pllf, fpds) or clustered (cedf, cfp) policy, or --test",
-                a.spec.display(),
-                policy.name()
-            ))
+            let counterpart = match policy {
+                PolicyName::Gfp => "pfp",
+                PolicyName::Llf => "pllf",
+                _ => "pedf",
+            };
+            return Err(CliError::bad_input(format!("`{}` does not partition", policy.name()))
+                .in_file(&a.spec)
+                .at("policy.name")
+                .hint(format!(
+                    "give --policy {counterpart} (or another partitioned or clustered policy: pedf, pfp, pllf, fpds, cedf, cfp)"
+                )));
         }
     };
     let Some(test) = find(&id) else {
-        let hint = suggest(&id).map(|s| format!(" (did you mean `{s}`?)")).unwrap_or_default();
-        return bad(format!("--test: unknown test `{id}`{hint}; `schedlab tests` lists them"));
+        let hint = suggest(&id).map(|s| format!("did you mean `{s}`? ")).unwrap_or_default();
+        return Err(CliError::option("--test", format!("unknown test `{id}`"))
+            .hint(format!("{hint}`schedlab tests` lists them")));
     };
     let mut input = Input::from_spec(&spec);
     for h in &a.heuristics {
-        match h.parse::<Heuristic>() {
-            Ok(h) => input.options.heuristics.push(h),
-            Err(e) => return bad(format!("--heuristic: {e}")),
-        }
+        let h = h.parse::<Heuristic>().map_err(|e| CliError::option("--heuristic", e.to_string()))?;
+        input.options.heuristics.push(h);
     }
     if let Some(adm) = &a.admission {
         if find(adm).is_none() {
-            return bad(format!("--admission: unknown test `{adm}`; `schedlab tests` lists them"));
+            return Err(
+                CliError::option("--admission", format!("unknown test `{adm}`")).hint("`schedlab tests` lists them")
+            );
         }
         input.options.admission = Some(adm.clone());
     }
     let outcome = (test.run)(&input);
     let Some(Data::Partition(part)) = outcome.data.clone() else {
         if outcome.verdict == Verdict::NotApplicable || outcome.verdict == Verdict::Inconclusive {
-            // No partition was found: report why.
+            // No partition was found: report why, in the shape of a success.
             if as_json {
-                print_json(&json!({"file": loaded.file, "placed": false, "outcome": outcome_json(&outcome, &input)}));
+                print_json(&json!({
+                    "file": loaded.file, "policy": policy.name(), "test": outcome.test, "heuristic": null,
+                    "schedulable": false, "placed": false, "bins": [], "outcome": outcome_json(&outcome, &input),
+                    "written": null,
+                }));
             } else {
-                println!("{}: {} {}: {}", loaded.file, outcome.test, outcome.verdict, outcome.reason);
+                println!("{}: {} {}: {}", loaded.file, outcome.test, outcome.verdict, readable(&outcome.reason));
+                println!("\nnot placed: the partition was not found");
             }
-            return 1;
+            return Ok(exit::NEGATIVE);
         }
-        return bad(format!("--test: `{id}` is not a partitioned or clustered test (it returns no partition)"));
+        return Err(CliError::option(
+            "--test",
+            format!("`{id}` is not a partitioned or clustered test (it returns no partition)"),
+        ));
     };
     let clustered = policy.domains() == Domains::PerCluster;
     let members = part.members();
@@ -132,14 +144,18 @@ pub fn run(a: Args, as_json: bool) -> i32 {
                 spec.tasks[t].cpu = part.cpus[b].first().copied();
             }
         }
+        // The heuristic that succeeded is recorded, so that the spec says how
+        // the pins came about (and a re-partition repeats them).
+        if let Some(pol) = spec.policy.as_mut() {
+            if let Ok(h) = serde_json::from_value(json!(part.heuristic)) {
+                pol.partitioning = Some(h);
+            }
+        }
         let text = match Format::from_path(out) {
             Format::Json => schedlab_model::emit::to_json(&spec),
             Format::Yaml => schedlab_model::emit::to_yaml(&spec),
         };
-        if let Err(e) = write_out(Some(out), &text) {
-            eprintln!("schedlab partition: cannot write {}: {e}", out.display());
-            return 1;
-        }
+        write_out(Some(out), &text)?;
     }
     if as_json {
         let bins: Vec<_> = members
@@ -154,11 +170,19 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             })
             .collect();
         print_json(&json!({
-            "file": loaded.file, "test": outcome.test, "heuristic": part.heuristic, "schedulable": pass,
-            "bins": bins, "outcome": outcome_json(&outcome, &input), "written": a.output,
+            "file": loaded.file, "policy": policy.name(), "test": outcome.test, "heuristic": part.heuristic,
+            "schedulable": pass, "placed": true, "bins": bins, "outcome": outcome_json(&outcome, &input),
+            "written": a.output,
         }));
     } else {
-        println!("{}: {} by {} ({}): {}", loaded.file, outcome.test, part.heuristic, outcome.verdict, outcome.reason);
+        println!(
+            "{}: {} by {} ({}): {}",
+            loaded.file,
+            outcome.test,
+            part.heuristic,
+            outcome.verdict,
+            readable(&outcome.reason)
+        );
         for (b, ts) in members.iter().enumerate() {
             let names: Vec<String> =
                 ts.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect();
@@ -167,19 +191,13 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             } else {
                 format!("CPU {}", part.cpus[b].first().copied().unwrap_or(b as u32))
             };
-            let verdict = part.outcomes.get(b).map(|o| format!("{}: {}", o.verdict, o.reason)).unwrap_or_default();
+            let verdict =
+                part.outcomes.get(b).map(|o| format!("{}: {}", o.verdict, readable(&o.reason))).unwrap_or_default();
             println!("  {what}: {}", if names.is_empty() { "-".to_string() } else { names.join(", ") });
             if !verdict.is_empty() {
                 println!("    {verdict}");
             }
         }
-        if let Some(out) = &a.output {
-            println!("wrote {} with every task pinned", out.display());
-        }
     }
-    if pass {
-        0
-    } else {
-        1
-    }
+    Ok(if pass { exit::OK } else { exit::NEGATIVE })
 }

@@ -46,12 +46,6 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             }
             0
         }
-        Err(e) => {
-            if as_json {
-                print_json(&serde_json::json!({"error": e.to_string(), "exit": e.exit_code()}));
-            }
-            eprintln!("schedlab probe: {e}");
-            e.exit_code()
-        }
+        Err(e) => crate::output::CliError::new(e.exit_code(), e.to_string()).report("probe", as_json),
     }
 }

@@ -1,10 +1,10 @@
 //! `schedlab reduce SPEC`: RUN's offline reduction of a spec, as a tree.
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, CliError};
+use crate::policy_args::PolicyArgs;
 use schedlab_admission::reduction::{reduce_spec, slack_name, Children, Tree};
 use schedlab_model::exact::Ratio;
-use schedlab_model::{load_path, Duration};
+use schedlab_model::Duration;
 use serde_json::json;
 use std::path::PathBuf;
 
@@ -22,27 +22,22 @@ use std::path::PathBuf;
 pub struct Args {
     /// The spec file (.yaml, .yml or .json).
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let loaded = match load_path(&a.spec) {
+    let loaded = match a.policy.load(&a.spec) {
         Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
+        Err(e) => return e.report("reduce", as_json),
     };
     let tree = match reduce_spec(&loaded.spec) {
         Ok(t) => t,
         Err(e) => {
-            if as_json {
-                print_json(&json!({"file": loaded.file, "error": {"path": e.path, "message": e.message}}));
-            }
-            eprintln!("{}: {e}", loaded.file);
-            return EXIT_BAD_INPUT;
+            return CliError::bad_input(e.message.clone())
+                .in_file(&loaded.file)
+                .at(e.path.clone())
+                .report("reduce", as_json)
         }
     };
     if as_json {

@@ -2,9 +2,10 @@
 //! Linux kernel (crate `rt`), then print the same statistics and write the
 //! same exports as `simulate`, plus what the runtime measured.
 
-use crate::output::{print_json, write_out};
-use schedlab_model::{load_path, Duration};
-use schedlab_rt::{BackendKind, Execution, Overrun, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
+use crate::output::{exit, print_json, write_file_with, write_files, CliError};
+use crate::policy_args::PolicyArgs;
+use schedlab_model::Duration;
+use schedlab_rt::{BackendKind, Execution, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
 use schedlab_trace::export::stats::{render_stats, stats_json};
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Metrics, OverheadKind};
@@ -13,8 +14,9 @@ use std::path::PathBuf;
 /// Run the spec on real threads (SCHED_FIFO / SCHED_DEADLINE, needs root or
 /// CAP_SYS_NICE), restore the machine, and print per-task statistics.
 /// Exit codes: 0 ok, 1 failure (kernel refusal, job failure, watchdog,
-/// validation), 2 bad input (nothing touched), 3 missing privileges
-/// (nothing touched), 128+N after signal N (the machine was restored).
+/// validation, an `hrt` deadline miss under --fail-on-miss), 2 bad input
+/// (nothing touched), 3 missing privileges (nothing touched), 128+N after
+/// signal N (the machine was restored).
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   sudo schedlab run set.yaml --duration 10s
@@ -24,6 +26,8 @@ use std::path::PathBuf;
 pub struct Args {
     /// The spec file.
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// How long jobs are released for; jobs in progress then complete.
     #[arg(long, default_value = "10s")]
     duration: Duration,
@@ -93,13 +97,19 @@ pub struct Args {
     /// The validator's tolerance for a recorded schedule (the decision latency).
     #[arg(long, default_value = "2ms")]
     tolerance: Duration,
+    /// Exit 1 when a task of class `hrt` misses a deadline.
+    #[arg(long)]
+    fail_on_miss: bool,
+    /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
+    #[arg(long)]
+    wait: bool,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let backend: BackendKind = a.backend.parse().map_err(|e| format!("--backend: {e}"))?;
     let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
-    let overrun: Overrun = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
@@ -121,6 +131,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         recalibrate: a.recalibrate,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
+        wait: a.wait,
         ..RunConfig::default()
     };
     for w in &a.workload {
@@ -146,55 +157,38 @@ fn us(ns: u64) -> String {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let fail = |msg: String, code: i32| {
-        if as_json {
-            print_json(&serde_json::json!({"error": msg, "exit": code}));
-        }
-        eprintln!("schedlab run: {msg}");
-        code
-    };
-    let loaded = match load_path(&a.spec) {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&serde_json::json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return schedlab_rt::EXIT_BAD_INPUT;
-        }
-    };
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("run", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
+    let loaded = a.policy.load(&a.spec)?;
     let spec = loaded.spec;
-    let cfg = match config(&a, &spec) {
-        Ok(c) => c,
-        Err(e) => return fail(e, schedlab_rt::EXIT_BAD_INPUT),
-    };
-    // Output files are checked before the run (a bad path is bad input).
-    for p in [&a.trace, &a.overheads_out, &a.perfetto, &a.svg, &a.csv].into_iter().flatten() {
-        if let Some(d) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
-            if !d.is_dir() {
-                return fail(
-                    format!("{}: directory {} does not exist", p.display(), d.display()),
-                    schedlab_rt::EXIT_BAD_INPUT,
-                );
-            }
+    let cfg = config(&a, &spec).map_err(|e| {
+        let opt = e.split([' ', ':']).next().unwrap_or("").to_string();
+        let err = CliError::bad_input(e.clone());
+        if opt.starts_with("--") {
+            err.at(opt)
+        } else {
+            err
         }
-    }
+    })?;
     if a.trace.as_ref().is_some_and(|p| schedlab_trace::Encoding::from_path(p).is_err()) {
-        return fail(
-            format!("--trace {}: use a .sltrace or .jsonl file name", a.trace.as_ref().unwrap().display()),
-            schedlab_rt::EXIT_BAD_INPUT,
-        );
+        return Err(CliError::option(
+            "--trace",
+            format!("{}: not a trace file name", a.trace.as_ref().unwrap().display()),
+        )
+        .hint("use a .sltrace or .jsonl file name"));
     }
-    let o = match schedlab_rt::run(&spec, &cfg) {
-        Ok(o) => o,
-        Err(e) => {
-            let prefix = match &e {
-                RunError::BadInput(_) => format!("{}: ", a.spec.display()),
-                _ => String::new(),
-            };
-            return fail(format!("{prefix}{e}"), e.exit_code());
+    let o = schedlab_rt::run(&spec, &cfg).map_err(|e| {
+        let err = CliError::new(e.exit_code(), e.to_string());
+        match &e {
+            RunError::BadInput(_) => err.in_file(&a.spec),
+            _ => err,
         }
-    };
+    })?;
     let header = &o.header;
     let csv = a.csv.as_ref().map(|_| JobCsvWriter::for_header(Vec::new(), header).expect("writing to memory"));
     let mut metrics = Metrics::from_header(header).with_sink(csv);
@@ -216,15 +210,23 @@ pub fn run(a: Args, as_json: bool) -> i32 {
         outputs.push((p.clone(), schedlab_rt::overheads::csv(spec.tasks.len(), &o.overheads)));
     }
     if let Some(p) = &a.trace {
-        if let Err(e) = schedlab_trace::write_all(p, header, o.events.iter()) {
-            eprintln!("schedlab run: {}: {e}", p.display());
-            return 1;
-        }
+        let encoding = schedlab_trace::Encoding::from_path(p).expect("checked before the run");
+        write_file_with(p, |w| {
+            let mut tw = schedlab_trace::TraceWriter::new(w, encoding, header).map_err(std::io::Error::other)?;
+            for e in &o.events {
+                tw.write_event(e).map_err(std::io::Error::other)?;
+            }
+            tw.finish().map_err(std::io::Error::other)?;
+            Ok(())
+        })?;
     }
-    for (p, text) in outputs {
-        if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab run: cannot write {}: {e}", p.display());
-            return 1;
+    write_files(outputs)?;
+    let mut hrt_missed: Vec<String> = Vec::new();
+    let mut hrt_misses = 0u64;
+    for (t, s) in spec.tasks.iter().zip(&report.tasks) {
+        if t.class == schedlab_model::Class::Hrt && s.misses > 0 {
+            hrt_misses += s.misses;
+            hrt_missed.push(t.name.clone());
         }
     }
     let verdict = a.validate.then(|| {
@@ -305,19 +307,33 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     }
     match o.stop {
         StopReason::Finished => {}
-        StopReason::Signal(sig) => return 128 + sig,
+        StopReason::Signal(sig) => return Ok(exit::signal(sig)),
         StopReason::Watchdog(m) => {
             eprintln!("schedlab run: watchdog: {m}");
-            return 1;
+            return Ok(exit::NEGATIVE);
         }
         StopReason::JobFailed(m) => {
             eprintln!("schedlab run: job failed: {m}");
-            return 1;
+            return Ok(exit::NEGATIVE);
         }
     }
     match verdict {
-        Some(Ok(r)) if !r.pass => 1,
-        Some(Err(_)) => 1,
-        _ => 0,
+        Some(Ok(r)) if !r.pass => {
+            eprintln!("schedlab run: failed: the recorded schedule does not obey its policy (--validate)");
+            return Ok(exit::NEGATIVE);
+        }
+        Some(Err(e)) => {
+            eprintln!("schedlab run: failed: the recorded schedule could not be validated: {e}");
+            return Ok(exit::NEGATIVE);
+        }
+        _ => {}
     }
+    if a.fail_on_miss && hrt_misses > 0 {
+        eprintln!(
+            "schedlab run: failed: {hrt_misses} deadline miss(es) of hrt task(s) {} (--fail-on-miss)",
+            hrt_missed.join(", ")
+        );
+        return Ok(exit::NEGATIVE);
+    }
+    Ok(exit::OK)
 }

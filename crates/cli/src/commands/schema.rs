@@ -14,9 +14,6 @@ pub struct Args {
 pub fn run(a: Args) -> i32 {
     match write_out(a.output.as_deref(), &schedlab_model::schema::spec_schema_json()) {
         Ok(()) => 0,
-        Err(e) => {
-            eprintln!("schedlab schema: cannot write: {e}");
-            1
-        }
+        Err(e) => e.report("schema", false),
     }
 }

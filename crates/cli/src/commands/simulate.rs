@@ -1,28 +1,33 @@
 //! `schedlab simulate SPEC`: run the spec's policy in the discrete-event
 //! simulator, print per-task statistics, and write the trace and exports.
 
-use crate::output::{print_json, write_out};
-use crate::EXIT_BAD_INPUT;
-use schedlab_model::{load_path, Duration};
-use schedlab_sim::{Arrivals, Execution, MissPolicy, SimConfig, Sporadic};
+use crate::output::{exit, print_json, write_files, CliError, PendingFile};
+use crate::policy_args::PolicyArgs;
+use schedlab_model::Duration;
+use schedlab_sim::{Arrivals, Execution, MissPolicy, Outputs, Session, SessionError, SimConfig, Sporadic};
 use schedlab_trace::export::stats::{render_stats, stats_json};
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
-use schedlab_trace::{Event, Metrics, TraceError};
+use schedlab_trace::{Encoding, TraceWriter};
 use std::path::PathBuf;
 
 /// Simulate the spec under its policy. Prints per-task statistics (jobs,
 /// misses, response times, tardiness, preemptions, migrations) and writes the
 /// trace and its exports on request. Memory stays flat in the number of jobs
-/// unless --perfetto or --svg asks for the whole schedule.
+/// unless --perfetto or --svg asks for the whole schedule. Exit code 0, or 1
+/// when --validate finds a violation or, with --fail-on-miss, an `hrt` task
+/// misses a deadline; 2 for bad input (nothing written).
 #[derive(clap::Args)]
 #[command(after_help = "Examples:
   schedlab simulate examples/demo.yaml
   schedlab simulate examples/demo.yaml --trace out/demo.jsonl --svg out/demo.svg --perfetto out/demo.perfetto.json
   schedlab simulate set.yaml --horizon 10s --exec uniform --sporadic uniform:5ms --seed 3 --validate
-  schedlab simulate set.yaml --miss abort --json")]
+  schedlab simulate set.yaml --miss abort --json
+  schedlab simulate set.yaml --policy pd2 --set quantum=500us --fail-on-miss")]
 pub struct Args {
     /// The spec file.
     spec: PathBuf,
+    #[command(flatten)]
+    policy: PolicyArgs,
     /// End of the simulation [default: hyperperiod + largest offset, capped by --horizon-cap].
     #[arg(long)]
     horizon: Option<Duration>,
@@ -65,12 +70,15 @@ pub struct Args {
     /// Check the schedule with the validator while simulating (exit 1 on a violation).
     #[arg(long)]
     validate: bool,
+    /// Exit 1 when a task of class `hrt` misses a deadline.
+    #[arg(long)]
+    fail_on_miss: bool,
 }
 
-fn config(a: &Args) -> Result<SimConfig, String> {
-    let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
-    let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
-    let miss: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+fn config(a: &Args) -> Result<SimConfig, CliError> {
+    let execution = a.exec.parse::<Execution>().map_err(|e| CliError::option("--exec", e.to_string()))?;
+    let sporadic = a.sporadic.parse::<Sporadic>().map_err(|e| CliError::option("--sporadic", e.to_string()))?;
+    let miss = a.miss.parse::<MissPolicy>().map_err(|e| CliError::option("--miss", e.to_string()))?;
     Ok(SimConfig {
         horizon: a.horizon.map(|d| d.0),
         horizon_cap: a.horizon_cap.0,
@@ -89,116 +97,111 @@ fn config(a: &Args) -> Result<SimConfig, String> {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let bad = |msg: String| {
-        if as_json {
-            print_json(&serde_json::json!({"error": msg}));
-        }
-        eprintln!("schedlab simulate: {msg}");
-        EXIT_BAD_INPUT
-    };
-    let loaded = match load_path(&a.spec) {
-        Ok(l) => l,
-        Err(e) => {
-            if as_json {
-                print_json(&serde_json::json!({"file": e.file, "valid": false, "errors": e.diagnostics}));
-            }
-            eprintln!("{e}");
-            return EXIT_BAD_INPUT;
-        }
-    };
-    let spec = loaded.spec;
-    if spec.policy.is_none() {
-        return bad(format!("{}: the spec has no `policy`; add e.g. `policy: {{name: gedf}}`", a.spec.display()));
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("simulate", as_json),
     }
-    let cfg = match config(&a) {
-        Ok(c) => c,
-        Err(e) => return bad(e),
-    };
-    let mut policy = match schedlab_policy::build(&spec, None) {
-        Ok(p) => p,
-        Err(e) => return bad(format!("{}: {e}", a.spec.display())),
-    };
-    let header = schedlab_sim::header(&spec, policy.info(), &cfg);
+}
 
-    let mut writer = match &a.trace {
-        None => None,
-        Some(p) => match schedlab_trace::create(p, &header) {
-            Ok(w) => Some(w),
-            Err(e) => return bad(format!("{}: {e}", p.display())),
-        },
-    };
-    let mut validator = if a.validate {
-        match schedlab_validate::Validator::new(
-            &header,
-            &schedlab_validate::Options::default(),
-            Some(match schedlab_policy::build(&spec, Some(&header.placement)) {
-                Ok(p) => p,
-                Err(e) => return bad(e.to_string()),
-            }),
-        ) {
-            Ok(v) => Some(v),
-            Err(e) => return bad(e.to_string()),
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
+    let loaded = a.policy.load(&a.spec)?;
+    let cfg = config(&a)?;
+    let session_error = |e: SessionError| match e {
+        SessionError::Spec { path, message } => CliError::bad_input(message).in_file(&a.spec).at(path),
+        SessionError::Admission(m) => CliError::bad_input(m).in_file(&a.spec),
+        SessionError::Sim(schedlab_sim::SimError::Overheads(e)) => CliError::spec(&e),
+        SessionError::Sim(e @ schedlab_sim::SimError::Policy { .. }) => {
+            CliError::new(exit::NEGATIVE, e.to_string()).in_file(&a.spec)
         }
+        SessionError::Sim(e) => CliError::bad_input(e.to_string()).in_file(&a.spec),
+        SessionError::Trace(e) => CliError::new(exit::NEGATIVE, e.to_string()),
+    };
+    let session = Session::new(loaded.spec, cfg).map_err(session_error)?;
+    for n in session.notices() {
+        eprintln!("note: {n}");
+    }
+    let header = session.header().clone();
+    let mut validator = if a.validate {
+        let policy = schedlab_policy::build(session.spec(), Some(&header.placement))
+            .map_err(|e| CliError::bad_input(e.to_string()).in_file(&a.spec))?;
+        Some(
+            schedlab_validate::Validator::new(&header, &schedlab_validate::Options::default(), Some(policy))
+                .map_err(|e| CliError::bad_input(e.to_string()).in_file(&a.spec))?,
+        )
     } else {
         None
     };
+    // The trace streams into a temporary file, renamed into place at the end.
+    let (pending, trace) = match &a.trace {
+        None => (None, None),
+        Some(p) => {
+            let encoding = Encoding::from_path(p).map_err(|e| {
+                CliError::option("--trace", e.to_string()).hint("use a .jsonl (text) or .sltrace (binary) file name")
+            })?;
+            let (pending, file) = PendingFile::create(p)?;
+            let w = TraceWriter::new(std::io::BufWriter::with_capacity(1 << 16, file), encoding, &header)
+                .map_err(|e| CliError::new(exit::NEGATIVE, e.to_string()).in_file(p))?;
+            (Some(pending), Some(w))
+        }
+    };
     let keep = a.perfetto.is_some() || a.svg.is_some();
-    let mut events: Vec<Event> = Vec::new();
     let csv = a.csv.as_ref().map(|_| JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory"));
-    let mut metrics = Metrics::from_header(&header).with_sink(csv);
-    let mut failure: Option<String> = None;
-    let result = schedlab_sim::simulate(&spec, policy.as_mut(), &cfg, &mut |e: &Event| {
-        metrics.push(e);
-        if let Some(w) = writer.as_mut() {
-            if let Err(err) = w.write_event(e) {
-                failure.get_or_insert_with(|| err.to_string());
+    let mut invalid: Option<String> = None;
+    let outcome = session
+        .run(Outputs { sink: csv, trace, keep_events: keep }, &mut |e| {
+            if let Some(v) = validator.as_mut() {
+                if let Err(err) = v.push(e.clone()) {
+                    invalid.get_or_insert_with(|| format!("validator: {err}"));
+                }
             }
-        }
-        if let Some(v) = validator.as_mut() {
-            if let Err(err) = v.push(e.clone()) {
-                failure.get_or_insert_with(|| format!("validator: {err}"));
-            }
-        }
-        if keep {
-            events.push(e.clone());
-        }
-    });
-    if let Err(e) = result {
-        return bad(format!("{}: {e}", a.spec.display()));
+        })
+        .map_err(session_error)?;
+    if let Some(f) = invalid {
+        return Err(CliError::new(exit::NEGATIVE, f).in_file(&a.spec));
     }
-    if let Some(f) = failure {
-        eprintln!("schedlab simulate: {f}");
-        return 1;
+    if let Some(w) = outcome.trace {
+        use std::io::Write;
+        let mut w = w;
+        w.flush().map_err(|e| CliError::new(exit::NEGATIVE, format!("cannot write: {e}")))?;
     }
-    if let Some(w) = writer {
-        if let Err(e) = w.finish().map(|_| ()) {
-            eprintln!("schedlab simulate: {}", TraceError::to_string(&e));
-            return 1;
-        }
-    }
-    let (report, csv) = metrics.finish();
     let mut outputs: Vec<(PathBuf, String)> = Vec::new();
-    if let (Some(p), Some(csv)) = (&a.csv, csv) {
+    if let (Some(p), Some(csv)) = (&a.csv, outcome.sink) {
         outputs.push((p.clone(), String::from_utf8_lossy(&csv.finish().expect("writing to memory")).into_owned()));
     }
+    let events = outcome.events.unwrap_or_default();
     if let Some(p) = &a.perfetto {
         outputs.push((p.clone(), perfetto_json(&header, &events)));
     }
     if let Some(p) = &a.svg {
         outputs.push((p.clone(), render_svg(&header, &events, &SvgOptions::default())));
     }
-    for (p, text) in outputs {
-        if let Err(e) = write_out(Some(&p), &text) {
-            eprintln!("schedlab simulate: cannot write {}: {e}", p.display());
-            return 1;
-        }
+    if let Some(p) = pending {
+        p.commit()?;
     }
+    write_files(outputs)?;
+    let report = outcome.report;
     let verdict = validator.map(|v| v.finish());
+    let failed_validation = verdict.as_ref().is_some_and(|r| !r.pass);
+    let failed_misses = a.fail_on_miss && outcome.hrt_misses > 0;
+    let why = if failed_validation {
+        Some("the schedule does not obey its policy (--validate)".to_string())
+    } else if failed_misses {
+        Some(format!(
+            "{} deadline miss(es) of hrt task(s) {} (--fail-on-miss)",
+            outcome.hrt_misses,
+            outcome.hrt_missed_tasks.join(", ")
+        ))
+    } else {
+        None
+    };
     if as_json {
         let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
-        if let Some(r) = &verdict {
-            v["validation"] = serde_json::to_value(r).expect("reports serialize");
-        }
+        v["validation"] = match &verdict {
+            Some(r) => serde_json::to_value(r).expect("reports serialize"),
+            None => serde_json::Value::Null,
+        };
+        v["hrt_misses"] = serde_json::json!(outcome.hrt_misses);
+        v["failed"] = serde_json::json!(why);
         print_json(&v);
     } else {
         print!("{}", render_stats(&report));
@@ -207,8 +210,9 @@ pub fn run(a: Args, as_json: bool) -> i32 {
             print!("{}", r.render());
         }
     }
-    match verdict {
-        Some(r) if !r.pass => 1,
-        _ => 0,
+    if let Some(w) = &why {
+        eprintln!("schedlab simulate: failed: {w}");
+        return Ok(exit::NEGATIVE);
     }
+    Ok(exit::OK)
 }

@@ -1,8 +1,7 @@
 //! `schedlab stats TRACE`: per-task statistics of a schedule, like LITMUS^RT's
 //! st-job-stats, streamed (memory does not grow with the trace).
 
-use crate::output::write_out;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{write_out, CliError};
 use schedlab_trace::export::stats::{render_stats, stats_json};
 use schedlab_trace::metrics::Metrics;
 use std::path::PathBuf;
@@ -20,42 +19,29 @@ pub struct Args {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
-    let reader = match schedlab_trace::open(&a.trace) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("schedlab stats: {}: {e}", a.trace.display());
-            return EXIT_BAD_INPUT;
-        }
-    };
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("stats", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
+    let bad = |e: String| CliError::bad_input(e).in_file(&a.trace);
+    let reader = schedlab_trace::open(&a.trace).map_err(|e| bad(e.to_string()))?;
     let metrics = Metrics::from_header(reader.header());
     let header = reader.header().clone();
-    let result = match &a.jobs_csv {
-        None => metrics.run(reader).map(|(r, _)| r),
-        Some(_) => {
+    let report = match &a.jobs_csv {
+        None => metrics.run(reader).map(|(r, _)| r).map_err(|e| bad(e.to_string()))?,
+        Some(p) => {
             let csv =
                 schedlab_trace::export::csv::JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory");
-            match metrics.with_sink(csv).run(reader) {
-                Ok((r, csv)) => {
-                    let bytes = csv.finish().expect("writing to memory");
-                    if let Err(e) = write_out(a.jobs_csv.as_deref(), &String::from_utf8_lossy(&bytes)) {
-                        eprintln!("schedlab stats: cannot write the CSV: {e}");
-                        return 1;
-                    }
-                    Ok(r)
-                }
-                Err(e) => Err(e),
-            }
+            let (r, csv) = metrics.with_sink(csv).run(reader).map_err(|e| bad(e.to_string()))?;
+            let bytes = csv.finish().expect("writing to memory");
+            write_out(Some(p), &String::from_utf8_lossy(&bytes))?;
+            r
         }
     };
-    match result {
-        Ok(report) => {
-            let text = if as_json { stats_json(&report) } else { render_stats(&report) };
-            let _ = write_out(None, &text);
-            0
-        }
-        Err(e) => {
-            eprintln!("schedlab stats: {}: {e}", a.trace.display());
-            EXIT_BAD_INPUT
-        }
-    }
+    let text = if as_json { stats_json(&report) } else { render_stats(&report) };
+    write_out(None, &text)?;
+    Ok(0)
 }

@@ -1,7 +1,6 @@
 //! `schedlab validate TRACE`: does a schedule obey its policy?
 
-use crate::output::print_json;
-use crate::EXIT_BAD_INPUT;
+use crate::output::{print_json, CliError};
 use schedlab_model::Duration;
 use schedlab_validate::{Mode, Options, Validator};
 use std::path::PathBuf;
@@ -27,52 +26,39 @@ pub struct Args {
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {
+    match body(a, as_json) {
+        Ok(code) => code,
+        Err(e) => e.report("validate", as_json),
+    }
+}
+
+fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let mode = match a.mode.as_str() {
         "auto" => Mode::Auto,
         "priority" => Mode::Priority,
         "replay" => Mode::Replay,
         "generic" => Mode::Generic,
         o => {
-            eprintln!("schedlab validate: --mode must be auto, priority, replay or generic, got `{o}`");
-            return EXIT_BAD_INPUT;
+            return Err(CliError::option("--mode", format!("`{o}` is not a mode"))
+                .hint("use auto, priority, replay or generic"))
         }
     };
     let options = Options { tolerance: a.tolerance.0, mode, ..Options::default() };
-    let reader = match schedlab_trace::open(&a.trace) {
-        Ok(r) => r,
-        Err(e) => {
-            eprintln!("schedlab validate: {}: {e}", a.trace.display());
-            return EXIT_BAD_INPUT;
-        }
-    };
+    let bad = |e: String| CliError::bad_input(e).in_file(&a.trace);
+    let reader = schedlab_trace::open(&a.trace).map_err(|e| bad(e.to_string()))?;
     let header = reader.header().clone();
     let policy = if mode == Mode::Generic || header.spec.policy.is_none() {
         None
     } else {
-        match schedlab_policy::build(
-            &header.spec,
-            (!header.placement.is_empty()).then_some(header.placement.as_slice()),
-        ) {
-            Ok(p) => Some(p),
-            Err(e) => {
-                eprintln!("schedlab validate: {}: the trace's policy cannot be built: {e}", a.trace.display());
-                return EXIT_BAD_INPUT;
-            }
-        }
+        Some(
+            schedlab_policy::build(&header.spec, (!header.placement.is_empty()).then_some(header.placement.as_slice()))
+                .map_err(|e| bad(format!("the trace's policy cannot be built: {e}")))?,
+        )
     };
-    let mut v = match Validator::new(&header, &options, policy) {
-        Ok(v) => v,
-        Err(e) => {
-            eprintln!("schedlab validate: {}: {e}", a.trace.display());
-            return EXIT_BAD_INPUT;
-        }
-    };
+    let mut v = Validator::new(&header, &options, policy).map_err(|e| bad(e.to_string()))?;
     for ev in reader {
         let pushed = ev.map_err(|e| e.to_string()).and_then(|e| v.push(e).map_err(|e| e.to_string()));
-        if let Err(e) = pushed {
-            eprintln!("schedlab validate: {}: {e}", a.trace.display());
-            return EXIT_BAD_INPUT;
-        }
+        pushed.map_err(bad)?;
     }
     let report = v.finish();
     if as_json {
@@ -80,9 +66,5 @@ pub fn run(a: Args, as_json: bool) -> i32 {
     } else {
         print!("{}", report.render());
     }
-    if report.pass {
-        0
-    } else {
-        1
-    }
+    Ok(if report.pass { 0 } else { 1 })
 }

@@ -10,14 +10,12 @@
 use super::services::KernelServices;
 use super::sync::{self, Shared};
 use super::{drain_limit, DISPATCHER_CPU};
-use crate::arrivals::Releases;
 use crate::clock;
-use crate::config::Overrun;
-use crate::execution::ExecModel;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
+use schedlab_jobs::{Demands, MissPolicy, Releases};
 use schedlab_policy::{Driver, Job, JobId, Policy, ProtocolError};
 use schedlab_trace::{Event, OverheadKind};
 use std::sync::atomic::{AtomicU32, Ordering};
@@ -26,7 +24,7 @@ use std::sync::Arc;
 /// A task's release stream as the dispatcher tracks it.
 pub(super) struct TaskSt {
     releases: Releases,
-    exec: ExecModel,
+    exec: Demands,
     /// The next release and its absolute deadline (ns from t0).
     next: Option<(u64, u64)>,
     seq: u64,
@@ -45,7 +43,7 @@ pub struct Dispatcher {
     hb: Arc<Heartbeat>,
     duration: u64,
     drain: u64,
-    overrun: Overrun,
+    overrun: MissPolicy,
     pub(super) events: Vec<(u64, u8, Event)>,
     /// Releases skipped by the overrun policy: (release, task, seq).
     pub(super) skipped: Vec<(u64, u32, u64)>,
@@ -75,9 +73,9 @@ impl Dispatcher {
             .iter()
             .enumerate()
             .map(|(i, t)| {
-                let mut releases = Releases::new(t, i, c.seed, c.sporadic, c.ignore_jitter);
+                let mut releases = c.job_model().releases(t, i);
                 let next = releases.next().map(|a| (a.release, a.deadline));
-                TaskSt { releases, exec: ExecModel::new(t, i, c.seed, c.execution), next, seq: 0, done_seen: 0 }
+                TaskSt { releases, exec: c.job_model().demands(t, i), next, seq: 0, done_seen: 0 }
             })
             .collect();
         let jobs = (0..n).map(|i| plan.expected_jobs(i)).sum::<u64>() as usize;
@@ -248,7 +246,7 @@ impl Dispatcher {
                 }
                 ts.next = ts.releases.next().map(|a| (a.release, a.deadline));
                 any = true;
-                if self.overrun == Overrun::Skip && self.drv.busy(i as u32) {
+                if self.overrun == MissPolicy::Skip && self.drv.busy(i as u32) {
                     if self.skipped.len() < self.skipped.capacity() {
                         self.skipped.push((rel, i as u32, ts.seq));
                     }
@@ -256,7 +254,7 @@ impl Dispatcher {
                 }
                 let seq = ts.seq;
                 ts.seq += 1;
-                let exec = ts.exec.amount(seq);
+                let exec = ts.exec.draw();
                 self.events.push((rel, 2, Event::Release { t: rel, task: i as u32, job: seq, deadline: dl }));
                 self.samples.push(OverheadKind::Release, real - rel);
                 let ev = Event::Overhead { t: rel, cpu: DISPATCHER_CPU, kind: OverheadKind::Release, dur: real - rel };

@@ -39,7 +39,6 @@ mod worker;
 
 use super::{Backend, Executed, Services};
 use crate::clock;
-use crate::config::Overrun;
 use crate::error::RunError;
 use crate::plan::Plan;
 use crate::privilege::Needs;
@@ -47,6 +46,7 @@ use crate::sched::{self, Class, CpuSet};
 use crate::stop::StopReason;
 use crate::worker::StartGate;
 use dispatcher::Dispatcher;
+use schedlab_jobs::MissPolicy;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use sync::Shared;
@@ -115,7 +115,7 @@ impl Backend for DispatchBackend {
                 hb: hb.clone(),
                 stop: sv.stop.clone(),
                 calibration: plan.calibration.clone(),
-                abort: plan.config.overrun == Overrun::Abort,
+                abort: plan.config.overrun == MissPolicy::Abort,
                 shared: sh.clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,

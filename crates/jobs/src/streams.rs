@@ -17,7 +17,7 @@ pub(crate) enum Purpose {
 }
 
 /// The generator of `purpose` for `task` under `seed`.
-pub(crate) fn stream(seed: u64, purpose: Purpose, task: u32) -> Rng {
+pub(crate) fn stream(seed: u64, purpose: Purpose, task: usize) -> Rng {
     let mixed = seed
         ^ (purpose as u64).wrapping_mul(0xD1B5_4A32_D192_ED03)
         ^ (task as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15).rotate_left(17);

@@ -1,14 +1,17 @@
 //! Execution model: the actual execution time of each job (never seen by the
-//! policy before the job completes).
+//! policy before the job completes). One demand is drawn per job released
+//! (a skipped release draws none), from the task's own stream.
 
-use crate::config::Execution;
+use crate::options::Execution;
 use crate::streams::{stream, Purpose};
 use schedlab_model::rng::Rng;
 use schedlab_model::Task;
-use schedlab_policy::Time;
 
+type Time = u64;
+
+/// The execution demands of one task's released jobs, in order.
 #[derive(Debug, Clone)]
-pub(crate) struct ExecGen {
+pub struct Demands {
     wcet: Time,
     bcet: Time,
     model: Execution,
@@ -17,9 +20,9 @@ pub(crate) struct ExecGen {
     rng: Rng,
 }
 
-impl ExecGen {
-    pub fn new(task: &Task, index: u32, seed: u64, model: Execution) -> ExecGen {
-        ExecGen {
+impl Demands {
+    pub(crate) fn new(task: &Task, index: usize, seed: u64, model: Execution) -> Demands {
+        Demands {
             wcet: task.wcet.0,
             bcet: task.bcet().0.min(task.wcet.0),
             model,
@@ -30,7 +33,8 @@ impl ExecGen {
     }
 
     /// The next job's execution time: the `executions` list cyclically if the
-    /// task has one, else the WCET or a uniform draw in [BCET, WCET]; at least 1 ns.
+    /// task has one, else the WCET, a uniform draw in [BCET, WCET] or the
+    /// fraction of the WCET (rounded to ns); at least 1 ns.
     pub fn draw(&mut self) -> Time {
         let v = match &self.list {
             Some(l) => {
@@ -41,6 +45,7 @@ impl ExecGen {
             None => match self.model {
                 Execution::Wcet => self.wcet,
                 Execution::Uniform => self.rng.range_u64(self.bcet, self.wcet),
+                Execution::Fraction(f) => (self.wcet as f64 * f).round() as u64,
             },
         };
         v.max(1)

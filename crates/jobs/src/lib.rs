@@ -1,0 +1,70 @@
+//! The job model: which jobs a task set releases, when, and how much each
+//! one executes — arrivals (periodic, sporadic, offsets, release jitter, the
+//! synchronous release at time 0), execution demand (WCET, uniform in
+//! [BCET, WCET], a fraction of the WCET, per-job lists) and what happens at a
+//! deadline miss — with the seeding that makes them reproducible. The
+//! simulator and the runtime both take their jobs from here, so
+//! `schedlab simulate --seed S` and `schedlab run --seed S` release the same
+//! jobs with the same demands. The model is described in `docs/jobs.md`.
+//!
+//! ```
+//! use schedlab_jobs::{Arrivals, Execution, JobModel, Sporadic};
+//! let spec = schedlab_model::load_str(
+//!     "platform: {cpus: 1}\npolicy: {name: pedf}\ntasks:\n  - {name: a, wcet: 1ms, bcet: 0.5ms, period: 4ms, offset: 1ms}\n",
+//!     None,
+//!     "example.yaml",
+//! )
+//! .unwrap()
+//! .spec;
+//! let model = JobModel {
+//!     seed: 7,
+//!     arrivals: Arrivals { sporadic: Sporadic::Uniform { max: 1_000_000 }, ..Arrivals::default() },
+//!     execution: Execution::Uniform,
+//! };
+//! let task = &spec.tasks[0];
+//! let first: Vec<_> = model.releases(task, 0).take(3).collect();
+//! assert_eq!(first[0].release, 1_000_000); // the offset
+//! assert!(first[1].arrival >= first[0].arrival + 4_000_000); // a period and a seeded extra
+//! let mut demands = model.demands(task, 0);
+//! let d = demands.draw();
+//! assert!((500_000..=1_000_000).contains(&d));
+//! ```
+//!
+//! Jobs are single pieces of execution today; segments (memory phases,
+//! suspensions, preemption points between subjobs) will be drawn here too,
+//! one stream per purpose, without changing the streams below.
+
+mod arrivals;
+mod execution;
+mod options;
+mod streams;
+
+pub use arrivals::{Arrival, Releases};
+pub use execution::Demands;
+pub use options::{Arrivals, Execution, MissPolicy, Sporadic};
+
+use schedlab_model::Task;
+
+/// The seeded job model of a run or a simulation: everything that decides
+/// which jobs are released and what they demand. Miss handling
+/// ([`MissPolicy`]) acts while the jobs run, so it is the driver's option.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct JobModel {
+    /// Seed of every random choice; each task and purpose (sporadic delays,
+    /// jitter, execution demands) draws from its own stream derived from it.
+    pub seed: u64,
+    pub arrivals: Arrivals,
+    pub execution: Execution,
+}
+
+impl JobModel {
+    /// The jobs of task `index` (`task` = `spec.tasks[index]`) in order.
+    pub fn releases(&self, task: &Task, index: usize) -> Releases {
+        Releases::new(task, index, self.seed, &self.arrivals)
+    }
+
+    /// The execution demands of task `index`'s released jobs, in order.
+    pub fn demands(&self, task: &Task, index: usize) -> Demands {
+        Demands::new(task, index, self.seed, self.execution)
+    }
+}
