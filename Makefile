@@ -27,7 +27,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python interop-tools demo bench bench-rt share clean
+.PHONY: venv develop test test-rust test-python interop-tools chromium demo bench bench-rt share clean
 
 venv: $(STAMP)
 
@@ -36,7 +36,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedlab needs Python >= 3.11; $(PYTHON) is " + sys.version.split()[0] + " (set PYTHON=...)")'
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"]))' > $(VENV)/requirements-dev.txt
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"] + p["project"]["optional-dependencies"]["plot"] + p["project"]["optional-dependencies"]["ray"]))' > $(VENV)/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
@@ -61,8 +61,12 @@ interop-tools:
 		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
 	fi
 
-test-python: develop
+test-python: develop chromium
 	$(VPY) -m pytest -q python/tests
+
+# The report test opens the HTML report in a real headless browser.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
 demo: develop
 	@mkdir -p out

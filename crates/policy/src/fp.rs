@@ -4,10 +4,9 @@
 //! highest). Ties to the lower task index.
 
 use crate::build::AdmissionError;
-use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Job, JobView, Priority, Time};
 use crate::order::{rank_u128, Order};
-use crate::ready::{LevelQueue, ReadyQueue};
+use crate::ready::LevelQueue;
 use schedlab_model::{Priorities, Spec};
 
 /// The FP order: each task's rank (smaller is more urgent).
@@ -64,15 +63,11 @@ impl Order for Fp {
     const USES_CONSUMED: bool = false;
     const COMMITTED: u128 = 0;
     type Rank = u128;
-    type Ready = FpReady;
-    /// The O(1) level queue (tasks have fixed, distinct keys), or a heap
-    /// beyond its levels.
-    fn ready_queue(&self, tasks: &[u32]) -> FpReady {
+    type Ready = LevelQueue<u128>;
+    /// The O(1) level queue: tasks have fixed, distinct keys.
+    fn ready_queue(&self, tasks: &[u32]) -> LevelQueue<u128> {
         let keys: Vec<u128> = tasks.iter().map(|&t| self.packed(t)).collect();
-        match LevelQueue::new(&keys) {
-            Some(q) => FpReady::Levels(q),
-            None => FpReady::Heap(IndexedHeap::new(tasks.len())),
-        }
+        LevelQueue::new(&keys)
     }
     #[inline]
     fn rank(key: Option<u128>) -> u128 {
@@ -95,42 +90,5 @@ impl Order for Fp {
     }
     fn conformance(&self) -> Conformance {
         Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 }
-    }
-}
-
-/// FP's ready queue: the level bitmap where the levels allow it.
-pub(crate) enum FpReady {
-    Levels(LevelQueue<u128>),
-    Heap(IndexedHeap<u128>),
-}
-
-impl ReadyQueue<u128> for FpReady {
-    #[inline]
-    fn set(&mut self, id: u32, key: u128) {
-        match self {
-            FpReady::Levels(q) => q.set(id, key),
-            FpReady::Heap(h) => ReadyQueue::set(h, id, key),
-        }
-    }
-    #[inline]
-    fn remove(&mut self, id: u32) {
-        match self {
-            FpReady::Levels(q) => q.remove(id),
-            FpReady::Heap(h) => ReadyQueue::remove(h, id),
-        }
-    }
-    #[inline]
-    fn peek(&self) -> Option<(u32, u128)> {
-        match self {
-            FpReady::Levels(q) => q.peek(),
-            FpReady::Heap(h) => ReadyQueue::peek(h),
-        }
-    }
-    #[inline]
-    fn pop(&mut self) -> Option<(u32, u128)> {
-        match self {
-            FpReady::Levels(q) => q.pop(),
-            FpReady::Heap(h) => ReadyQueue::pop(h),
-        }
     }
 }

@@ -41,16 +41,17 @@ impl<K: Ord + Copy + Send> ReadyQueue<K> for IndexedHeap<K> {
 /// level) kept precomputed, so every operation is O(1). Here a level is a
 /// task's place in the domain's fixed priority order (ties are already
 /// broken by task index), so a level's queue holds at most the task's one
-/// waiting job. Up to [`LevelQueue::MAX_LEVELS`] levels.
+/// waiting job. With up to 4096 levels (a domain of 4096 tasks) the summary
+/// is one word; beyond, one summary word per 4096 levels.
 pub(crate) struct LevelQueue<K: Copy> {
     /// Local task → its level.
-    level: Vec<u16>,
+    level: Vec<u32>,
     /// Level → (local task, its key).
     at: Vec<(u32, K)>,
     /// Bit l % 64 of word l / 64: level l is occupied.
     words: Vec<u64>,
-    /// Bit w: word w is not zero.
-    summary: u64,
+    /// Bit w % 64 of summary word w / 64: word w is not zero.
+    summary: Vec<u64>,
     /// The most urgent occupied level (the next decision), or `NONE`.
     top: u32,
 }
@@ -58,32 +59,29 @@ pub(crate) struct LevelQueue<K: Copy> {
 const NONE: u32 = u32::MAX;
 
 impl<K: Copy + Ord> LevelQueue<K> {
-    pub const MAX_LEVELS: usize = 64 * 64;
-
-    /// A queue for local tasks with these (fixed, distinct) keys, or `None`
-    /// when there are more than `MAX_LEVELS`.
-    pub fn new(keys: &[K]) -> Option<LevelQueue<K>> {
-        if keys.len() > Self::MAX_LEVELS {
-            return None;
-        }
+    /// A queue for local tasks with these (fixed, distinct) keys.
+    pub fn new(keys: &[K]) -> LevelQueue<K> {
         let mut order: Vec<u32> = (0..keys.len() as u32).collect();
         order.sort_by_key(|&t| (keys[t as usize], t));
-        let mut level = vec![0u16; keys.len()];
+        let mut level = vec![0u32; keys.len()];
         for (l, &t) in order.iter().enumerate() {
-            level[t as usize] = l as u16;
+            level[t as usize] = l as u32;
         }
         let at = order.iter().map(|&t| (t, keys[t as usize])).collect();
-        Some(LevelQueue { level, at, words: vec![0; keys.len().div_ceil(64)], summary: 0, top: NONE })
+        let words = keys.len().div_ceil(64);
+        LevelQueue { level, at, words: vec![0; words], summary: vec![0; words.div_ceil(64).max(1)], top: NONE }
     }
 
     /// The lowest occupied level, found from the bitmaps.
     #[inline]
     fn scan(&self) -> u32 {
-        if self.summary == 0 {
-            return NONE;
+        for (i, &s) in self.summary.iter().enumerate() {
+            if s != 0 {
+                let w = i as u32 * 64 + s.trailing_zeros();
+                return w * 64 + self.words[w as usize].trailing_zeros();
+            }
         }
-        let w = self.summary.trailing_zeros();
-        w * 64 + self.words[w as usize].trailing_zeros()
+        NONE
     }
 
     #[inline]
@@ -91,7 +89,7 @@ impl<K: Copy + Ord> LevelQueue<K> {
         let w = (l / 64) as usize;
         self.words[w] &= !(1 << (l % 64));
         if self.words[w] == 0 {
-            self.summary &= !(1 << w);
+            self.summary[w / 64] &= !(1 << (w % 64));
         }
         if l == self.top {
             self.top = self.scan();
@@ -102,19 +100,19 @@ impl<K: Copy + Ord> LevelQueue<K> {
 impl<K: Copy + Ord + Send> ReadyQueue<K> for LevelQueue<K> {
     #[inline]
     fn set(&mut self, id: u32, key: K) {
-        let l = self.level[id as usize] as u32;
+        let l = self.level[id as usize];
         debug_assert!(self.at[l as usize].1 == key, "a fixed-priority key changed");
         let _ = key;
         let w = (l / 64) as usize;
         self.words[w] |= 1 << (l % 64);
-        self.summary |= 1 << w;
+        self.summary[w / 64] |= 1 << (w % 64);
         if l < self.top {
             self.top = l;
         }
     }
     #[inline]
     fn remove(&mut self, id: u32) {
-        let l = self.level[id as usize] as u32;
+        let l = self.level[id as usize];
         if self.words[(l / 64) as usize] & (1 << (l % 64)) != 0 {
             self.clear(l);
         }
@@ -139,9 +137,9 @@ mod tests {
     /// sequence (the heap is the reference).
     #[test]
     fn the_level_queue_agrees_with_the_heap() {
-        for n in [1usize, 5, 63, 64, 65, 300, 4096] {
+        for n in [1usize, 5, 63, 64, 65, 300, 4096, 5000] {
             let keys: Vec<u128> = (0..n as u128).map(|t| ((t * 7919) % 1000) << 32 | t).collect();
-            let mut q = LevelQueue::new(&keys).unwrap();
+            let mut q = LevelQueue::new(&keys);
             let mut h = IndexedHeap::new(n);
             let mut x = 12345u64 ^ n as u64;
             for _ in 0..20_000 {
@@ -161,6 +159,5 @@ mod tests {
                 assert_eq!(q.peek(), ReadyQueue::peek(&h));
             }
         }
-        assert!(LevelQueue::<u128>::new(&vec![0; 4097]).is_none());
     }
 }

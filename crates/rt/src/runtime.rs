@@ -124,7 +124,23 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         a.integrity.kernel_lost = Some(k.lost);
     }
     // CPU-time gaps: a job's running time in the trace (the kernel's
-    // intervals, or the dispatcher's stints) beyond the thread CPU time it used.
+    // intervals, or the dispatcher's stints) beyond the thread CPU time it
+    // used. On the dispatch backend a stint on the dispatcher's CPU also holds the
+    // dispatcher's own decisions (it runs there, above the workers): such
+    // jobs are left out, their gap is not a platform's.
+    let on_dispatcher_cpu: std::collections::HashSet<(u32, u64)> = if backend.name() == "dispatch" {
+        a.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::SwitchTo { task, job, cpu, .. } if *cpu == backend::dispatch::DISPATCHER_CPU => {
+                    Some((*task, *job))
+                }
+                _ => None,
+            })
+            .collect()
+    } else {
+        Default::default()
+    };
     let used: std::collections::HashMap<(u32, u64), u64> = collected
         .iter()
         .filter_map(|c| Some((c.task?, c)))
@@ -135,7 +151,7 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let mut gaps = Vec::new();
     for e in &a.events {
         if let Event::Completion { t, task, job, exec, .. } = e {
-            if let Some(&u) = used.get(&(*task, *job)) {
+            if let Some(&u) = used.get(&(*task, *job)).filter(|_| !on_dispatcher_cpu.contains(&(*task, *job))) {
                 if *exec > u + THRESHOLD_NS {
                     gaps.push(Stall { t: *t, kind: "cpu-time-gap".into(), job: Some((*task, *job)), ns: exec - u });
                 }

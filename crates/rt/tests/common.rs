@@ -95,10 +95,25 @@ impl Failure {
                 ));
             }
         }
+        // On the dispatch backend a job that ran on CPU 0 shares it with the
+        // dispatcher (above the workers): its gap is not a platform's.
+        let on_dispatcher_cpu: std::collections::HashSet<(u32, u64)> = o
+            .events
+            .iter()
+            .filter_map(|e| match e {
+                Event::SwitchTo { task, job, cpu, .. }
+                    if o.backend == "dispatch" && *cpu == schedlab_rt::backend::dispatch::DISPATCHER_CPU =>
+                {
+                    Some((*task, *job))
+                }
+                _ => None,
+            })
+            .collect();
         let gaps: Vec<u64> = o
             .events
             .iter()
             .filter_map(|e| match e {
+                Event::Completion { task, job, .. } if on_dispatcher_cpu.contains(&(*task, *job)) => None,
                 Event::Completion { task, exec, forced: false, .. } => {
                     let planned = (spec.tasks[*task as usize].wcet.0 as f64 * fraction) as u64;
                     exec.checked_sub(planned).filter(|g| *g > tol)
