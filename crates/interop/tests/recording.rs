@@ -95,14 +95,23 @@ fn record(name: &str, how: Recorder, workload: &Path, out: &Path) {
     if how == Recorder::Perf {
         tool("perf", "linux-perf");
         let data = out.with_extension("data");
-        run_ok(Command::new("perf").args(["sched", "record", "-o"]).arg(&data).arg("--").arg("rt-app").arg(workload));
+        run_ok(
+            Command::new("perf")
+                .current_dir(out.parent().unwrap())
+                .args(["sched", "record", "-o"])
+                .arg(&data)
+                .arg("--")
+                .arg("rt-app")
+                .arg(workload),
+        );
         let text = run_ok(Command::new("perf").arg("script").arg("-i").arg(&data));
         std::fs::write(out, text).unwrap();
         return;
     }
     let inst = Instance::new(name);
     inst.write("tracing_on", "1");
-    run_ok(Command::new("rt-app").arg(workload));
+    // rt-app writes its per-thread logs into its current folder.
+    run_ok(Command::new("rt-app").current_dir(out.parent().unwrap()).arg(workload));
     inst.write("tracing_on", "0");
     if how == Recorder::TraceCmd {
         tool("trace-cmd", "trace-cmd");
