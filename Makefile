@@ -27,7 +27,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python interop-tools chromium demo bench bench-rt share clean
+.PHONY: venv develop test lint test-rust test-python interop-tools chromium demo bench bench-rt share clean
 
 venv: $(STAMP)
 
@@ -46,6 +46,11 @@ develop: venv share
 	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
 
 test: test-rust test-python
+
+# The formatting and lints CI holds every change to (rustfmt.toml: width 120).
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
 test-rust: share interop-tools
 	$(CARGO) test --workspace --exclude schedlab-py

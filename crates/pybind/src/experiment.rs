@@ -170,6 +170,9 @@ impl Experiment {
     }
 }
 
+/// Four byte buffers (the numpy arrays `generate_many` builds in Python).
+type Buffers<'py> = (Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>);
+
 /// generate_many(options_json, count, seed, threads) -> (tasks bytes, offsets bytes, wss bytes, utilization bytes)
 ///
 /// `count` sets of the generator options, set i from the sweep's seed of
@@ -181,7 +184,7 @@ pub fn generate_many<'py>(
     options_json: &str,
     count: usize,
     threads: Option<usize>,
-) -> PyResult<(Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>, Bound<'py, PyBytes>)> {
+) -> PyResult<Buffers<'py>> {
     let opts: schedlab_gen::GenOptions =
         serde_json::from_str(options_json).map_err(|e| PyValueError::new_err(format!("generator options: {e}")))?;
     let params = opts.into_params().map_err(PyValueError::new_err)?;
