@@ -221,25 +221,23 @@ def plot(results: Any, out: str | os.PathLike[str], kind: str = "auto") -> list[
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
+    from ._verb_output import failed, written
+
     ap = argparse.ArgumentParser(prog="schedlab plot", description="Plot sweep results (PNG, SVG or PDF by suffix).")
     ap.add_argument("results", help="a results file of schedlab sweep (.parquet or .csv)")
     ap.add_argument("-o", "--output", required=True, help="the figure file: .png, .svg or .pdf")
     ap.add_argument("--kind", default="auto", help="auto, schedulability, weighted or simulation[:METRIC]")
+    ap.add_argument("--json", action="store_true", help="print the files written (or the error) as JSON")
     a = ap.parse_args(argv)
     if not os.path.exists(a.results):
-        print(f"schedlab plot: {a.results}: no such file", file=sys.stderr)
-        return 2
+        return failed("plot", f"{a.results}: no such file", a.json, file=a.results)
     if os.path.splitext(a.output)[1] not in (".png", ".svg", ".pdf"):
-        print(f"schedlab plot: --output {a.output}: write .png, .svg or .pdf", file=sys.stderr)
-        return 2
+        return failed("plot", f"--output {a.output}: write .png, .svg or .pdf", a.json, path="--output")
     try:
         paths = plot(a.results, a.output, a.kind)
     except ValueError as err:
-        print(f"schedlab plot: {err}", file=sys.stderr)
-        return 2
-    for p in paths:
-        print(f"wrote {p}")
-    return 0
+        return failed("plot", str(err), a.json, file=a.results)
+    return written(paths, a.json)
 
 
 if __name__ == "__main__":

@@ -162,25 +162,25 @@ def report(
 def _main(argv: Sequence[str] | None = None) -> int:
     import argparse
 
+    from ._verb_output import failed, written
+
     ap = argparse.ArgumentParser(prog="schedlab report", description="Write a self-contained HTML report of sweep results.")
     ap.add_argument("results", help="a results file of schedlab sweep (.parquet or .csv)")
     ap.add_argument("-o", "--output", required=True, help="the HTML file")
     ap.add_argument("--experiment", help="the experiment file (default: the one a Parquet file records)")
     ap.add_argument("--title")
+    ap.add_argument("--json", action="store_true", help="print the file written (or the error) as JSON")
     a = ap.parse_args(argv)
     if not os.path.exists(a.results):
-        print(f"schedlab report: {a.results}: no such file", file=sys.stderr)
-        return 2
+        return failed("report", f"{a.results}: no such file", a.json, file=a.results)
     text = None
     if a.experiment:
         try:
             with open(a.experiment, encoding="utf-8") as f:
                 text = f.read()
         except OSError as err:
-            print(f"schedlab report: --experiment {a.experiment}: {err.strerror}", file=sys.stderr)
-            return 2
-    print(f"wrote {report(a.results, a.output, experiment=text, title=a.title)}")
-    return 0
+            return failed("report", f"--experiment {a.experiment}: {err.strerror}", a.json, file=a.experiment, path="--experiment")
+    return written([report(a.results, a.output, experiment=text, title=a.title)], a.json)
 
 
 if __name__ == "__main__":

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import struct
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -116,3 +117,118 @@ def test_run_has_one_shape(work: Path, schedlab_exe: Path) -> None:
     assert got in (0, 1), doc
     check("run", doc)
     assert doc["run"]["backend"] == "dispatch"
+
+
+def ftrace_text() -> str:
+    """A small sched_switch / sched_wakeup recording of two SCHED_FIFO threads."""
+    lines = ["# tracer: nop", "#"]
+
+    def ts(us: int) -> str:
+        return f"{100 + us // 1_000_000}.{us % 1_000_000:06d}"
+
+    def sw(t: int, cpu: int, pc: str, pp: int, ppr: int, st: str, nc: str, np: int, npr: int) -> None:
+        lines.append(
+            f"{pc}-{pp} [{cpu:03d}] d..2. {ts(t)}: sched_switch: prev_comm={pc} prev_pid={pp} prev_prio={ppr} "
+            f"prev_state={st} ==> next_comm={nc} next_pid={np} next_prio={npr}"
+        )
+
+    def wk(t: int, cpu: int, c: str, p: int, pr: int) -> None:
+        lines.append(f"<idle>-0 [{cpu:03d}] dNh3. {ts(t)}: sched_wakeup: comm={c} pid={p} prio={pr} target_cpu={cpu:03d}")
+
+    sw(0, 0, "swapper/0", 0, 120, "R", "hi", 10, 89)
+    sw(100, 0, "hi", 10, 89, "S", "lo", 11, 90)
+    sw(200, 0, "lo", 11, 90, "S", "swapper/0", 0, 120)
+    for k in range(10):
+        base = 1000 + k * 8000
+        wk(base, 0, "hi", 10, 89)
+        wk(base + 2, 1, "lo", 11, 90)
+        sw(base + 10, 0, "swapper/0", 0, 120, "R", "hi", 10, 89)
+        sw(base + 12, 1, "swapper/1", 0, 120, "R", "lo", 11, 90)
+        sw(base + 1010, 0, "hi", 10, 89, "S", "swapper/0", 0, 120)
+        sw(base + 2012, 1, "lo", 11, 90, "S", "swapper/1", 0, 120)
+    return "\n".join(lines) + "\n"
+
+
+def test_import_export_sweep_plot_completions_have_one_shape(work: Path, schedlab_exe: Path) -> None:
+    examples = REPO / "examples"
+    (work / "ft.yaml").write_text(
+        "platform: {cpus: 2}\npolicy: {name: gfp, priorities: rm}\ntasks:\n"
+        "  - {name: hi, wcet: 1ms, period: 4ms}\n  - {name: lo, wcet: 2ms, period: 8ms}\n"
+    )
+    (work / "trace.txt").write_text(ftrace_text())
+    # feather-trace: a context switch of 3000 cycles, a decision of 1500 (docs/interop.md)
+    samples = [(10_000, 104), (13_000, 105), (20_000, 100), (21_500, 101)]
+    (work / "ft-cpu0.bin").write_bytes(
+        b"".join(struct.pack("<QIBBBx", t, seq, 0, ev, 1) for seq, (t, ev) in enumerate(samples))
+    )
+    (work / "junk.bin").write_bytes(b"\x01\x02\x03")
+    spec = str(examples / "control-loop.yaml")
+    cases: list[tuple[str, list[str], int]] = [
+        ("simulate", ["simulate", spec, "--horizon", "100ms", "--trace", "t.jsonl"], 0),
+        ("export", ["export", "rt-app", spec, "--duration", "1s", "-o", "out/w.json"], 0),
+        ("export", ["export", "rt-app", spec, "--duration", "1s"], 0),
+        ("export", ["export", "simso", spec, "-o", "out/c.xml"], 0),
+        ("export", ["export", "sched-trace", "t.jsonl", "-o", "st"], 0),
+        ("import", ["import", "rt-app", "out/w.json", "--cpus", "2", "-o", "from-rtapp.yaml"], 0),
+        ("import", ["import", "simso", "out/c.xml"], 0),
+        ("import", ["import", "sched-trace", "st/st-0.bin", "st/st-1.bin", "--plugin", "GSN-EDF", "-o", "b.jsonl"], 0),
+        ("import", ["import", "ftrace", "trace.txt", "--spec", "ft.yaml", "-o", "ft.jsonl"], 0),
+        ("import", ["import", "feather-trace", "ft-cpu0.bin", "--tasks", "4", "--cycles-per-us", "1000"], 0),
+        ("sweep", ["sweep", str(examples / "sweep.yaml"), "--dry-run"], 0),
+        ("sweep", ["sweep", str(examples / "sweep.yaml"), "--samples", "1", "-o", "rows.csv"], 0),
+        ("plot", ["plot", "rows.csv", "-o", "out/fig.svg"], 0),
+        ("report", ["report", "rows.csv", "-o", "out/r.html"], 0),
+        ("completions", ["completions", "bash"], 0),
+        ("completions", ["completions", "fish", "-o", "out/schedlab.fish"], 0),
+        ("man", ["man"], 0),
+    ]
+    for verb, args, code in cases:
+        got, doc = run(schedlab_exe, work, *args)
+        assert got == code, (args, doc)
+        check(verb, doc)
+        if "-o" in args:
+            assert doc.get("text") is None or verb in ("completions", "man"), args
+    _, doc = run(schedlab_exe, work, "export", "rt-app", spec, "--duration", "1s")
+    assert doc["written"] == [] and json.loads(doc["text"])["tasks"], "the workload rides in the document"
+    _, doc = run(schedlab_exe, work, "import", "simso", "out/c.xml")
+    assert "tasks:" in doc["text"] and doc["tasks"] == 4
+    assert (work / "out" / "schedlab.fish").read_text() == run(schedlab_exe, work, "completions", "fish")[1]["text"]
+    for args, code in [
+        (["import", "rt-app", "junk.bin", "--cpus", "2"], 2),
+        (["import", "simso", "junk.bin"], 2),
+        (["import", "sched-trace", "junk.bin", "--plugin", "GSN-EDF", "-o", "x.jsonl"], 2),
+        (["import", "ftrace", "junk.bin", "--spec", "ft.yaml", "-o", "x.jsonl"], 2),
+        (["import", "feather-trace", "junk.bin", "--tasks", "4", "--cycles-per-us", "1000"], 2),
+        (["export", "rt-app", "bad.yaml"], 2),
+        (["export", "sched-trace", "junk.bin", "-o", "st2"], 2),
+        (["sweep", "bad.yaml", "--dry-run"], 2),
+        (["plot", "missing.csv", "-o", "f.svg"], 2),
+        (["report", "missing.csv", "-o", "r.html"], 2),
+        (["completions", "tcsh"], 2),
+    ]:
+        got, doc = run(schedlab_exe, work, *args)
+        assert got == code, (args, doc)
+        check("error", doc)
+    assert not (work / "x.jsonl").exists() and not (work / "st2").exists()
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="probes and measurements need root")
+def test_root_verbs_have_one_shape(work: Path, schedlab_exe: Path) -> None:
+    got, doc = run(schedlab_exe, work, "restore", "--wait")
+    assert got in (0, 1), doc
+    check("restore", doc)
+    assert doc["complete"] == (got == 0)
+    got, doc = run(schedlab_exe, work, "probe", "latency", "--duration", "200ms", "--no-load")
+    assert got == 0, doc
+    check("probe", doc)
+    got, doc = run(schedlab_exe, work, "overheads", "measure", "--sizes", "2", "--duration", "300ms", "-o", "oh.csv")
+    assert got == 0, doc
+    check("overheads", doc)
+    assert doc["csv"] == (work / "oh.csv").read_text()
+    for verb, args in [
+        ("probe", ["probe", "latency", "--interval", "0"]),
+        ("overheads", ["overheads", "measure", "--sizes", "4,2"]),
+    ]:
+        got, doc = run(schedlab_exe, work, *args)
+        assert got == 2, (verb, doc)
+        check("error", doc)

@@ -108,7 +108,7 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Completions(a) => commands::completions::completions(a, command(), cli.json),
         Command::Man(a) => commands::completions::man(a, command(), cli.json),
         Command::Sweep(a) => commands::sweep::run(a, cli.json),
-        Command::Plot(a) => commands::plot::run(a),
-        Command::Report(a) => commands::report::run(a),
+        Command::Plot(a) => commands::plot::run(a, cli.json),
+        Command::Report(a) => commands::report::run(a, cli.json),
     }
 }

@@ -273,6 +273,25 @@ pub fn write_out(path: Option<&Path>, text: &str) -> Result<(), CliError> {
     }
 }
 
+/// A verb's text output under `--json`: written to `output` when a file is
+/// given (returned in `written`), else returned as `text` for the JSON
+/// document, so that stdout carries one document. Without `--json`, as
+/// [`write_out`].
+pub fn write_or_embed(
+    output: Option<&Path>,
+    text: String,
+    as_json: bool,
+) -> Result<(Vec<std::path::PathBuf>, Option<String>), CliError> {
+    let file = output.filter(|p| p.as_os_str() != "-");
+    if file.is_some() || !as_json {
+        write_out(file, &text)?;
+    }
+    Ok(match file {
+        Some(p) => (vec![p.to_path_buf()], None),
+        None => (Vec::new(), Some(text)),
+    })
+}
+
 /// Writes every `(path, content)` pair with [`write_file`], in order; the
 /// contents are all computed before the first write.
 pub fn write_files(outputs: Vec<(std::path::PathBuf, String)>) -> Result<(), CliError> {

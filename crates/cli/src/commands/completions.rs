@@ -3,8 +3,8 @@
 //! drift from the options). `pip install` installs both (docs/cli.md,
 //! "Completion and man page").
 
-use crate::output::{write_out, CliError};
-use std::path::PathBuf;
+use crate::output::{print_json, write_out, CliError};
+use std::path::{Path, PathBuf};
 
 /// Print a shell completion script for bash, zsh or fish.
 #[derive(clap::Args)]
@@ -57,7 +57,7 @@ pub fn man_page(cmd: &clap::Command) -> String {
 
 pub fn completions(a: CompletionsArgs, mut cmd: clap::Command, as_json: bool) -> i32 {
     let text = completion_script(&mut cmd, a.shell);
-    match write_out(a.output.as_deref(), &text) {
+    match emit(a.output.as_deref(), &text, as_json) {
         Ok(()) => 0,
         Err(e) => e.report("completions", as_json),
     }
@@ -65,8 +65,21 @@ pub fn completions(a: CompletionsArgs, mut cmd: clap::Command, as_json: bool) ->
 
 pub fn man(a: ManArgs, cmd: clap::Command, as_json: bool) -> i32 {
     let text = man_page(&cmd);
-    match write_out(a.output.as_deref(), &text).map_err(|e: CliError| e) {
+    match emit(a.output.as_deref(), &text, as_json) {
         Ok(()) => 0,
         Err(e) => e.report("man", as_json),
     }
+}
+
+/// Writes `text` to `output` (stdout when none); with `--json`, stdout gets
+/// `{"file", "text"}` instead (as `gen` does with its spec).
+fn emit(output: Option<&Path>, text: &str, as_json: bool) -> Result<(), CliError> {
+    if !as_json {
+        return write_out(output, text);
+    }
+    if let Some(p) = output.filter(|p| p.as_os_str() != "-") {
+        write_out(Some(p), text)?;
+    }
+    print_json(&serde_json::json!({ "file": output, "text": text }));
+    Ok(())
 }

@@ -4,7 +4,7 @@
 //! workload or a SimSo configuration, a trace as LITMUS^RT sched_trace files.
 
 use crate::commands::import::cli_error;
-use crate::output::{load_spec, print_json, write_file, write_file_with, write_out, CliError, PendingFile};
+use crate::output::{load_spec, print_json, write_file, write_file_with, write_or_embed, CliError, PendingFile};
 use schedlab_interop::{rtapp, sched_trace, simso};
 use schedlab_model::Duration;
 use schedlab_trace::export::{csv::jobs_csv, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
@@ -98,22 +98,23 @@ fn other(f: Format, as_json: bool) -> Result<serde_json::Value, CliError> {
             let s = load_spec(&spec)?.spec;
             let text = rtapp::export(&s, &rtapp::ExportOptions { duration: duration.0, ftrace, fill })
                 .map_err(|e| cli_error(e).in_file(&spec))?;
-            write_out(output.as_deref(), &text)?;
-            Ok(serde_json::json!({ "tasks": s.tasks.len(), "written": output }))
+            spec_export(s.tasks.len(), output, text, as_json)
         }
         Format::Simso { spec, duration, output } => {
             let s = load_spec(&spec)?.spec;
             let text = simso::export(&s, duration.0).map_err(|e| cli_error(e).in_file(&spec))?;
-            write_out(output.as_deref(), &text)?;
-            Ok(serde_json::json!({ "tasks": s.tasks.len(), "written": output }))
+            spec_export(s.tasks.len(), output, text, as_json)
         }
         Format::SchedTrace { trace, output } => {
             let mut r = schedlab_trace::open(&trace).map_err(|e| CliError::bad_input(e.to_string()).in_file(&trace))?;
             let header = r.header().clone();
             let mut pending = Vec::new();
             let mut outs = Vec::new();
+            let mut written = Vec::new();
             for c in 0..header.spec.platform.cpus {
-                let (p, f) = PendingFile::create(&output.join(format!("st-{c}.bin")))?;
+                let path = output.join(format!("st-{c}.bin"));
+                let (p, f) = PendingFile::create(&path)?;
+                written.push(path);
                 pending.push(p);
                 outs.push(std::io::BufWriter::new(f));
             }
@@ -128,9 +129,21 @@ fn other(f: Format, as_json: bool) -> Result<serde_json::Value, CliError> {
             if !as_json && !stats.dropped.is_empty() {
                 eprintln!("schedlab export: events sched_trace has no record for, left out: {:?}", stats.dropped);
             }
-            Ok(serde_json::to_value(&stats).expect("stats serialize"))
+            Ok(serde_json::json!({ "written": written, "records": stats.records, "dropped": stats.dropped }))
         }
     }
+}
+
+/// `export rt-app|simso` with `--json`: `{"written", "tasks", "text"}`, where
+/// `text` is the export itself when no file was given, else null.
+fn spec_export(
+    tasks: usize,
+    output: Option<PathBuf>,
+    text: String,
+    as_json: bool,
+) -> Result<serde_json::Value, CliError> {
+    let (written, text) = write_or_embed(output.as_deref(), text, as_json)?;
+    Ok(serde_json::json!({ "written": written, "tasks": tasks, "text": text }))
 }
 
 pub fn run(a: Args, as_json: bool) -> i32 {

@@ -3,7 +3,7 @@
 //! feather-trace samples into the overhead CSV, an rt-app workload or a SimSo
 //! configuration into a spec (`docs/interop.md`).
 
-use crate::output::{load_spec, print_json, write_out, CliError, PendingFile};
+use crate::output::{load_spec, print_json, write_or_embed, CliError, PendingFile};
 use schedlab_interop::{feather_trace, ftrace, rtapp, sched_trace, simso, At, InteropError};
 use schedlab_trace::{Encoding, Event, Header, TraceWriter};
 use std::fs::File;
@@ -206,7 +206,7 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
                     stats.dropped
                 );
             }
-            Ok(serde_json::to_value(&stats).expect("stats serialize"))
+            Ok(with_written(&stats, &output))
         }
         What::FeatherTrace { files, tasks, cycles_per_us, percentile, iqr, output } => {
             let s = feather_trace::read(&files, iqr).map_err(cli_error)?;
@@ -217,8 +217,10 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
                 &source.join(" "),
             )
             .map_err(cli_error)?;
-            write_out(output.as_deref(), &text)?;
-            Ok(serde_json::json!({ "records": s.records, "ignored": s.ignored, "counts": s.counts }))
+            let (written, text) = write_or_embed(output.as_deref(), text, as_json)?;
+            Ok(serde_json::json!({
+                "written": written, "text": text, "records": s.records, "ignored": s.ignored, "counts": s.counts,
+            }))
         }
         What::Ftrace { file, spec, map, release, marker, skip, output } => {
             let loaded = load_spec(&spec)?;
@@ -269,27 +271,34 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
                     if stats.inferred_switches > 0 { format!("; {} switch-ins inferred", stats.inferred_switches) } else { String::new() }
                 );
             }
-            Ok(serde_json::to_value(&stats).expect("stats serialize"))
+            Ok(with_written(&stats, &output))
         }
         What::RtApp { file, cpus, output } => {
             let (spec, notes) = rtapp::import(&file, &rtapp::ImportOptions { cpus }).map_err(cli_error)?;
-            write_out(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
+            let (written, text) = write_or_embed(output.as_deref(), spec_text(&spec, output.as_deref()), as_json)?;
             if !as_json {
                 for n in &notes.notes {
                     eprintln!("schedlab import: note: {n}");
                 }
             }
-            Ok(serde_json::json!({ "tasks": spec.tasks.len(), "notes": notes.notes }))
+            Ok(serde_json::json!({ "written": written, "text": text, "tasks": spec.tasks.len(), "notes": notes.notes }))
         }
         What::Simso { file, output } => {
             let (spec, notes) = simso::import(&file).map_err(cli_error)?;
-            write_out(output.as_deref(), &spec_text(&spec, output.as_deref()))?;
+            let (written, text) = write_or_embed(output.as_deref(), spec_text(&spec, output.as_deref()), as_json)?;
             if !as_json {
                 for n in &notes {
                     eprintln!("schedlab import: note: {n}");
                 }
             }
-            Ok(serde_json::json!({ "tasks": spec.tasks.len(), "notes": notes }))
+            Ok(serde_json::json!({ "written": written, "text": text, "tasks": spec.tasks.len(), "notes": notes }))
         }
     }
+}
+
+/// An import's statistics under `--json`, with the trace it wrote.
+fn with_written(stats: &impl serde::Serialize, output: &std::path::Path) -> serde_json::Value {
+    let mut v = serde_json::to_value(stats).expect("stats serialize");
+    v["written"] = serde_json::json!([output]);
+    v
 }

@@ -20,8 +20,8 @@ pub struct Args {
     kind: String,
 }
 
-pub fn run(a: Args) -> i32 {
+pub fn run(a: Args, as_json: bool) -> i32 {
     let mut args = vec![a.results.into_os_string(), "-o".into(), a.output.into_os_string()];
     args.extend(["--kind".into(), a.kind.into()]);
-    run_module("plot", "schedlab.plot", &args)
+    run_module("plot", "schedlab.plot", &args, as_json)
 }

@@ -5,14 +5,21 @@
 use crate::output::{exit, CliError};
 use std::ffi::OsString;
 
-pub fn run_module(verb: &str, module: &str, args: &[OsString]) -> i32 {
+/// With `as_json` the module is given `--json` and prints the JSON document itself.
+pub fn run_module(verb: &str, module: &str, args: &[OsString], as_json: bool) -> i32 {
     let python = std::env::var_os("SCHEDLAB_PYTHON").unwrap_or_else(|| "python3".into());
-    match std::process::Command::new(&python).arg("-m").arg(module).args(args).status() {
+    match std::process::Command::new(&python)
+        .arg("-m")
+        .arg(module)
+        .args(args)
+        .args(as_json.then_some("--json"))
+        .status()
+    {
         Ok(s) => s.code().unwrap_or(exit::NEGATIVE),
         Err(e) => CliError::new(exit::NEGATIVE, format!("cannot run {}: {e}", python.to_string_lossy()))
             .hint(
                 "install the Python package with its plot extra (pip install 'schedlab[plot]') or set SCHEDLAB_PYTHON",
             )
-            .report(verb, false),
+            .report(verb, as_json),
     }
 }

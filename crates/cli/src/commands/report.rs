@@ -21,7 +21,7 @@ pub struct Args {
     title: Option<String>,
 }
 
-pub fn run(a: Args) -> i32 {
+pub fn run(a: Args, as_json: bool) -> i32 {
     let mut args = vec![a.results.into_os_string(), "-o".into(), a.output.into_os_string()];
     if let Some(e) = a.experiment {
         args.extend(["--experiment".into(), e.into_os_string()]);
@@ -29,5 +29,5 @@ pub fn run(a: Args) -> i32 {
     if let Some(t) = a.title {
         args.extend(["--title".into(), t.into()]);
     }
-    run_module("report", "schedlab.report", &args)
+    run_module("report", "schedlab.report", &args, as_json)
 }
