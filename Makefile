@@ -6,7 +6,8 @@
 #
 #   make venv      create .venv and install the build and test tools (once)
 #   make develop   build the extension (debug) and install schedlab into .venv
-#   make test      Rust tests, then the Python package and its tests
+#   make test      Rust tests, then the Python package and its tests (root: installs
+#                  rt-app, trace-cmd and linux-perf for the real-recording tests)
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
 #   make bench-rt  Linux runtime latency against cyclictest and rt-app (root; installs rt-tests, rt-app)
@@ -26,7 +27,7 @@ STAMP := $(VENV)/.schedlab-deps
 export PIP_DISABLE_PIP_VERSION_CHECK := 1
 export PIP_NO_INPUT := 1
 
-.PHONY: venv develop test test-rust test-python demo bench bench-rt share clean
+.PHONY: venv develop test lint test-rust test-python interop-tools chromium demo bench bench-rt share clean
 
 venv: $(STAMP)
 
@@ -35,7 +36,7 @@ venv: $(STAMP)
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else "schedlab needs Python >= 3.11; $(PYTHON) is " + sys.version.split()[0] + " (set PYTHON=...)")'
 	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
-	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"]))' > $(VENV)/requirements-dev.txt
+	$(VPY) -c 'import tomllib; p = tomllib.load(open("pyproject.toml", "rb")); print("\n".join(p["build-system"]["requires"] + p["project"]["optional-dependencies"]["test"] + p["project"]["optional-dependencies"]["plot"] + p["project"]["optional-dependencies"]["ray"]))' > $(VENV)/requirements-dev.txt
 	$(VPY) -m pip install --quiet -r $(VENV)/requirements-dev.txt
 	@touch $@
 
@@ -46,11 +47,31 @@ develop: venv share
 
 test: test-rust test-python
 
-test-rust: share
+# The formatting and lints CI holds every change to (rustfmt.toml: width 120).
+lint:
+	$(CARGO) fmt --all --check
+	$(CARGO) clippy --workspace --all-targets -- -D warnings
+
+test-rust: share interop-tools
 	$(CARGO) test --workspace --exclude schedlab-py
 
-test-python: develop
+# The real-recording tests (crates/interop/tests/recording.rs) run rt-app
+# while tracefs, trace-cmd and perf record the kernel's scheduler events;
+# as root, install the Debian packages when one of the tools is missing.
+INTEROP_TOOLS := rt-app:rt-app trace-cmd:trace-cmd perf:linux-perf
+interop-tools:
+	@missing=""; for t in $(INTEROP_TOOLS); do command -v $${t%%:*} >/dev/null || missing="$$missing $${t##*:}"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ]; then \
+		echo "installing$$missing (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq $$missing >/dev/null; \
+	fi
+
+test-python: develop chromium
 	$(VPY) -m pytest -q python/tests
+
+# The report test opens the HTML report in a real headless browser.
+chromium:
+	@command -v chromium >/dev/null || (apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium)
 
 demo: develop
 	@mkdir -p out

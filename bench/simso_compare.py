@@ -246,39 +246,25 @@ def expected_jobs(path: Path, horizon_ns: int) -> int:
 CYCLES_PER_MS = 1_000_000  # one SimSo cycle = 1 ns, schedlab's unit
 
 
-def _ms_exact(ns: int) -> float:
-    """A float number of ms x with int(x * CYCLES_PER_MS) == ns: SimSo
-    truncates `wcet * cycles_per_ms` (WCET.get_ret), so 1.229 ms would
-    become 1228999 cycles; step up to the next float until it is exact."""
-    x = ns / MS
-    for _ in range(8):
-        if int(x * CYCLES_PER_MS) >= ns:
-            break
-        x = math.nextafter(x, math.inf)
-    if int(x * CYCLES_PER_MS) != ns:
-        raise ValueError(f"{ns} ns has no exact float ms in SimSo's arithmetic")
-    return x
-
-
 def simso_model(spec_path: Path, horizon_ns: int, scheduler: str):
+    """SimSo's model of a spec, from the configuration `schedlab export simso`
+    writes (docs/interop.md): times as the floats SimSo truncates back to
+    exact cycles (1 cycle = 1 ns), `duration` one cycle short of the horizon
+    (SimPy 2 processes events at t <= until; schedlab simulates [0, horizon)
+    for releases), etm wcet, no overheads, jobs not aborted at a miss (as in
+    schedlab). `scheduler` picks SimSo's variant (EDF, EDF2, PD2, RUN)."""
     from simso.configuration import Configuration
     from simso.core import Model
 
-    cpus, tasks = load_set(spec_path)
-    cfg = Configuration()
-    # SimPy 2 processes events at t <= until; schedlab simulates [0, horizon)
-    # for releases (a release at the horizon is not a job). One cycle less
-    # gives SimSo the same set of releases.
-    cfg.duration = horizon_ns - 1
-    cfg.cycles_per_ms = CYCLES_PER_MS
-    cfg.etm = "wcet"
-    for i, (name, w, p, d) in enumerate(tasks):
-        if p % MS or d % MS:
-            raise ValueError(f"{name}: SimSo periods here are whole ms")
-        cfg.add_task(name=name, identifier=i + 1, period=p // MS, activation_date=0,
-                     wcet=_ms_exact(w), deadline=d // MS)
-    for c in range(cpus):
-        cfg.add_processor(name=f"CPU {c}", identifier=c + 1)
+    with tempfile.TemporaryDirectory() as d:
+        xml = Path(d) / "config.xml"
+        sh([str(SCHEDLAB), "export", "simso", str(spec_path), "--duration", f"{horizon_ns}ns", "-o", str(xml)],
+           capture_output=True, text=True)
+        cfg = Configuration(str(xml))
+    if cfg.cycles_per_ms != CYCLES_PER_MS or cfg.duration != horizon_ns - 1:
+        raise RuntimeError("the exported SimSo configuration does not count in ns over the horizon")
+    for t in cfg.task_info_list:
+        t.abort_on_miss = True
     cfg.scheduler_info.clas = f"simso.schedulers.{scheduler}"
     cfg.check_all()
     return Model(cfg)
@@ -309,8 +295,8 @@ def simso_run(spec_path: Path, horizon_ns: int, scheduler: str, reps: int, jobs_
                 for i, t in enumerate(model.task_list) for k, jb in enumerate(t.jobs)
                 if jb.end_date is not None and not jb.aborted]
     # SimSo's miss count (Results.total_exceeded_count) counts jobs that
-    # ended late or were aborted (add_task's abort_on_miss is True by
-    # default: a job is aborted at its deadline). Per task, and the jobs
+    # ended late or were aborted (simso_model keeps SimSo's default
+    # abort_on_miss: a job is aborted at its deadline). Per task, and the jobs
     # still unfinished at the end whose deadline had passed, for the record.
     misses_by_task = {t.name: model.results.tasks[t].exceeded_count for t in model.task_list}
     aborted = sum(1 for t in model.task_list for jb in t.jobs if jb.aborted)

@@ -67,6 +67,8 @@ __all__ = [
     "Job",
     "analyze",
     "analyze_batch",
+    "sweep",
+    "generate_many",
     "VERDICTS",
     "Analysis",
     "Outcome",
@@ -254,3 +256,7 @@ def schema() -> dict[str, Any]:
     """The JSON Schema (draft 2020-12) of the spec, as a dict."""
     result: dict[str, Any] = json.loads(_native.schema())
     return result
+
+
+# Experiments (docs/experiments.md); imported last, they use generate's helpers.
+from .experiment import generate_many, sweep  # noqa: E402

@@ -255,8 +255,9 @@ def analyze_batch(
         tasksets: The task sets, each task ``(wcet, deadline, period)`` in
             integer nanoseconds: a numpy array of shape ``(sets, tasks, 3)``
             (fastest: no per-set work in Python), or a sequence of sets, each
-            a ``(tasks, 3)`` array or a sequence of 3-tuples (sets may differ
-            in size).
+            a :class:`TaskSet` (as :func:`generate` or :func:`generate_many`
+            return), a ``(tasks, 3)`` array or a sequence of 3-tuples (sets
+            may differ in size).
         tests: Test IDs (``schedlab tests`` lists them), or one ID.
         cpus: CPUs of the platform, the same for every set.
         threads: Worker threads (None: every core).
@@ -300,6 +301,11 @@ def _as_u64(a: Any, what: str) -> npt.NDArray[np.uint64]:
     return arr.astype("<u8")
 
 
+def _triples(ts: TaskSet) -> list[tuple[int, int, int]]:
+    """A TaskSet's tasks as (wcet, deadline, period) in ns."""
+    return [(t.wcet, t.deadline, t.period) for t in ts]
+
+
 def _flatten(tasksets: Any) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
     """Every task in one (n, 3) array and the sets' offsets into it."""
     import numpy as np
@@ -312,7 +318,7 @@ def _flatten(tasksets: Any) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint
         return np.ascontiguousarray(flat), np.arange(sets + 1, dtype="<u8") * per
     if isinstance(tasksets, (str, bytes)):
         raise ValueError("tasksets: expected task sets, got a string")
-    sets = list(tasksets)
+    sets = [_triples(ts) if isinstance(ts, TaskSet) else ts for ts in tasksets]
     sizes = [len(ts) for ts in sets]
     if any(isinstance(ts, np.ndarray) for ts in sets):
         parts = []

@@ -7,6 +7,7 @@ exit codes: 0 success, 2 bad input, 1 other failure).
 
 from __future__ import annotations
 
+import os
 import signal
 import sys
 from collections.abc import Sequence
@@ -34,6 +35,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     # handler would only set a flag that the Rust code never checks.
     if argv is None:
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+    # `plot`, `report` and `sweep --ray` run Python code: this interpreter.
+    os.environ.setdefault("SCHEDLAB_PYTHON", sys.executable)
     return int(_native.cli_main(["schedlab", *args]))
 
 

@@ -138,6 +138,8 @@ def run(
     trace: str | os.PathLike[str] | None = None,
     keep_events: bool = True,
     wait: bool = False,
+    policy: str | None = None,
+    set: list[str] | None = None,
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable

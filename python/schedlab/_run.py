@@ -31,7 +31,17 @@ from pathlib import Path
 from typing import Any
 
 from . import _native
-from ._sim import Duration, SimResult, ValidationReport, _choice, _duration, _flag, _opt_duration, _path
+from ._sim import (
+    Duration,
+    SimResult,
+    ValidationReport,
+    _choice,
+    _duration,
+    _flag,
+    _opt_duration,
+    _path,
+    _policy_options,
+)
 from ._types import TaskSet
 
 __all__ = ["run", "RunResult", "RunError", "Job", "JobBody"]
@@ -145,6 +155,16 @@ class RunResult(SimResult):
         return list(self._info["notes"])
 
     @property
+    def stalls(self) -> list[dict[str, Any]]:
+        """Platform stalls the run measured (``docs/runtime.md``): intervals
+        above 1 ms in which the machine did not run what it should have
+        (timer lateness, or a CPU-time gap: a job "running" without
+        executing), each with ``t`` (ns from the synchronous release),
+        ``kind``, ``job`` (``[task, job]`` or ``None``) and ``ns``. They are
+        not counted as overheads."""
+        return list(self._info["stalls"])
+
+    @property
     def info(self) -> dict[str, Any]:
         """Everything above, plus ``kernel_trace`` and ``calibration``, as one dict (a copy)."""
         d: dict[str, Any] = json.loads(json.dumps(self._info))
@@ -184,6 +204,8 @@ def run(
     keep_events: bool = True,
     jitter: bool = True,
     wait: bool = False,
+    policy: str | None = None,
+    set: dict[str, Any] | None = None,
 ) -> RunResult:
     """Run a spec on real threads of this Linux kernel, as ``schedlab run`` does.
 
@@ -224,6 +246,9 @@ def run(
         keep_events: Keep the events in memory (for ``events`` and the exports).
         jitter: Apply the tasks' release jitter.
         wait: Wait for another schedlab run holding the run lock to end.
+        policy: Run under this policy instead of the spec's (``--policy``);
+            parameters it does not take are dropped with a warning.
+        set: Policy parameters for this call (``--set``), e.g. ``{"partitioning": "ffd"}``.
 
     Returns:
         The :class:`RunResult`.
@@ -260,6 +285,7 @@ def run(
         "trace": trace_path,
         "keep_events": _flag("keep_events", keep_events),
         "wait": _flag("wait", wait),
+        **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):
         file = spec.file

@@ -5,11 +5,33 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[2]
+
+#: Retries of runtime tests (each under a platform stall, with its evidence),
+#: and whether any runtime test asked for the list: printed in the summary.
+_RUNTIME_RETRIES: list[str] = []
+_RUNTIME_USED: list[bool] = []
+
+
+@pytest.fixture
+def runtime_retries() -> list[str]:
+    """Where a runtime test records a retry (tests/test_run.py)."""
+    _RUNTIME_USED.append(True)
+    return _RUNTIME_RETRIES
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    """The test log states how many runtime retries happened, and why."""
+    if not _RUNTIME_USED:
+        return
+    terminalreporter.write_line(f"runtime tests: {len(_RUNTIME_RETRIES)} retries (platform stalls)")
+    for line in _RUNTIME_RETRIES:
+        terminalreporter.write_line(f"  {line}")
 
 
 @pytest.fixture

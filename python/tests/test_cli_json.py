@@ -5,6 +5,7 @@ checked against its JSON Schema in docs/schemas/, and one error shape
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -103,3 +104,15 @@ def test_errors_have_one_shape(work: Path, schedlab_exe: Path) -> None:
     assert doc["error"]["path"] == "tasks[0].perod" and doc["error"]["line"] == 3
     _, doc = run(schedlab_exe, work, "simulate", "set.yaml", "--set", "quantum=1ms")
     assert doc["error"]["path"] == "--set" and "gedf" in doc["error"]["message"]
+
+
+@pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0, reason="a real run needs root")
+def test_run_has_one_shape(work: Path, schedlab_exe: Path) -> None:
+    (work / "light.yaml").write_text(
+        "platform: {cpus: 2}\npolicy: {name: gedf}\ntasks:\n"
+        "  - {name: a, wcet: 1ms, period: 20ms}\n  - {name: b, wcet: 1ms, period: 30ms}\n"
+    )
+    got, doc = run(schedlab_exe, work, "run", "light.yaml", "--duration", "300ms", "--backend", "dispatch", "--wait")
+    assert got in (0, 1), doc
+    check("run", doc)
+    assert doc["run"]["backend"] == "dispatch"

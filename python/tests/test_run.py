@@ -17,18 +17,21 @@ import schedlab
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="real-time runs need root (CI runs as root)")
 
-#: The validator's tolerance for recorded schedules (docs/runtime.md).
-TOLERANCE = "2ms"
+#: The validator's tolerance: a fifth of the shortest job (4 ms), so a
+#: priority inversion of a fifth of a job is seen.
+TOLERANCE = "800us"
+TOLERANCE_NS = 800_000
 
 LIGHT = textwrap.dedent(
     """\
     platform: {cpus: 2}
     policy: {name: gedf}
     tasks:
-      - {name: a, wcet: 1ms, period: 10ms}
-      - {name: b, wcet: 2ms, period: 20ms}
+      - {name: a, wcet: 4ms, period: 40ms}
+      - {name: b, wcet: 8ms, period: 80ms}
     """
 )
+WCET_NS = {"a": 4_000_000, "b": 8_000_000}
 
 
 @pytest.fixture
@@ -38,36 +41,72 @@ def light(tmp_path: Path) -> Path:
     return p
 
 
-def _validated(r: schedlab.RunResult) -> schedlab.ValidationReport:
-    """The validator's verdict; this VM stalls for several ms now and then
-    (docs/runtime.md), so the caller retries a run whose check failed."""
-    return r.validate(tolerance=TOLERANCE)
+#: Every job runs this fraction of its WCET (``spin-cpu``: exactly that much CPU time).
+EXEC = "fraction:0.8"
+FRACTION = 0.8
 
 
-def _run_until_valid(spec: Path, attempts: int = 3, **kw: object) -> tuple[schedlab.RunResult, schedlab.ValidationReport]:
-    last: tuple[schedlab.RunResult, schedlab.ValidationReport] | None = None
-    for _ in range(attempts):
-        r = schedlab.run(spec, **kw)  # type: ignore[arg-type]
-        v = _validated(r)
-        last = (r, v)
+def _stall_evidence(r: schedlab.RunResult) -> str | None:
+    """The run's own evidence of a platform stall: a stall above 1 ms
+    (``RunResult.stalls``), a timer lateness above the tolerance, or a
+    CPU-time gap above it (a job's running time beyond the CPU time
+    ``spin-cpu`` gave it)."""
+    evidence = []
+    if r.stalls:
+        worst = max(st["ns"] for st in r.stalls)
+        evidence.append(f"{len(r.stalls)} platform stall(s) above 1 ms, worst {worst / 1e6:.3f} ms")
+    for kind in ("release-latency", "release", "schedule", "ipi"):
+        o = r.overheads.get(kind)
+        if o and o["max"] > TOLERANCE_NS:
+            evidence.append(f"timer lateness ({kind}) {o['max'] / 1e3:.0f} us above the tolerance {TOLERANCE}")
+    jobs = r.jobs
+    if len(jobs):
+        planned = jobs["task"].astype(str).map(lambda t: WCET_NS[t] * FRACTION)
+        gaps = jobs["exec"] - planned
+        over = gaps[(jobs["status"] == "completed") & (gaps > TOLERANCE_NS)]
+        if len(over):
+            evidence.append(f"{len(over)} job(s) with a CPU-time gap above the tolerance, max {over.max() / 1e3:.0f} us")
+    return "; ".join(evidence) or None
+
+
+
+def _run_until_valid(
+    spec: Path, retries: list[str], **kw: object
+) -> tuple[schedlab.RunResult, schedlab.ValidationReport]:
+    """Runs until the schedule validates without misses, at most three
+    attempts. Only a failure the run itself shows as a platform stall is
+    retried (its evidence is recorded in ``retries`` and printed in the
+    test log's summary); any other failure fails at once."""
+    for attempt in range(1, 4):
+        r = schedlab.run(spec, wait=True, **kw)  # type: ignore[arg-type]
+        v = r.validate(tolerance=TOLERANCE)
         if v.passed and r.summary["misses"] == 0:
-            return last
-        print(f"attempt failed: {r!r}\n{v}", file=sys.stderr)
-    assert last is not None
-    return last
+            return r, v
+        evidence = _stall_evidence(r)
+        if evidence is None or attempt == 3:
+            pytest.fail(
+                f"attempt {attempt}: {r!r}, not retried "
+                f"({'no platform stall measured' if evidence is None else 'a platform stall again: ' + evidence})\n{v}"
+            )
+        retries.append(f"{r!r}: attempt {attempt} failed under a platform stall: {evidence}")
+    raise AssertionError("unreachable")
 
 
 @needs_root
 @pytest.mark.parametrize("backend", ["kernel", "dispatch"])
-def test_light_set_runs_without_misses_and_validates(light: Path, backend: str, tmp_path: Path) -> None:
+def test_light_set_runs_without_misses_and_validates(
+    light: Path, backend: str, tmp_path: Path, runtime_retries: list[str]
+) -> None:
     trace = tmp_path / "run.sltrace"
-    r, v = _run_until_valid(light, duration="1s", backend=backend, workload="spin-cpu", trace=trace)
+    r, v = _run_until_valid(
+        light, runtime_retries, duration="1s", backend=backend, workload="spin-cpu", exec=EXEC, trace=trace
+    )
     assert isinstance(r, schedlab.SimResult)
     assert r.backend == backend
     assert v.passed, str(v)
     jobs = r.jobs
     counts = jobs.groupby("task", observed=True).size().to_dict()
-    assert abs(counts["a"] - 100) <= 1 and abs(counts["b"] - 50) <= 1, counts
+    assert counts["a"] == 25 and counts["b"] == 13, counts
     assert r.summary["misses"] == 0
     assert (jobs["status"] == "completed").all()
     assert r.complete, r.integrity
@@ -81,17 +120,19 @@ def test_light_set_runs_without_misses_and_validates(light: Path, backend: str, 
 
 
 @needs_root
-def test_python_callable_job_bodies(light: Path) -> None:
+def test_python_callable_job_bodies(light: Path, runtime_retries: list[str]) -> None:
     seen: list[tuple[int, int]] = []
 
     def body(job: schedlab.Job) -> None:
         seen.append((job.task, job.job))
         assert job.deadline > job.release and 0 < job.exec <= job.wcet
 
-    r, v = _run_until_valid(light, duration="500ms", workloads={"a": body, "b": "spin-cpu"})
+    r, v = _run_until_valid(light, runtime_retries, duration="500ms", exec=EXEC, workloads={"a": body, "b": "spin-cpu"})
     assert v.passed, str(v)
-    ran = [j for t, j in seen if t == 0]
-    assert ran == list(range(len(ran))) and abs(len(ran) - 50) <= 1
+    # The calls of the attempt that passed (a retried attempt called the body too).
+    last = max(i for i, call in enumerate(seen) if call == (0, 0))
+    ran = [j for t, j in seen[last:] if t == 0]
+    assert ran == list(range(len(ran))) and len(ran) == 13
     assert not any(t == 1 for t, _ in seen)
 
 
@@ -102,7 +143,7 @@ def test_python_body_exception_ends_the_run(light: Path) -> None:
             raise ZeroDivisionError("boom in a job body")
 
     with pytest.raises(schedlab.RunError, match="boom in a job body"):
-        schedlab.run(light, duration="300ms", workload=body)
+        schedlab.run(light, duration="300ms", workload=body, wait=True)
 
 
 def test_bad_options_raise_before_anything_runs(light: Path) -> None:

@@ -42,7 +42,11 @@ enum Command {
     Validate(commands::validate::Args),
     Stats(commands::stats::Args),
     Export(commands::export::Args),
+    Import(commands::import::Args),
     Schema(commands::schema::Args),
+    Sweep(commands::sweep::Args),
+    Plot(commands::plot::Args),
+    Report(commands::report::Args),
     /// Print a shell completion script (bash, zsh, fish).
     Completions(commands::completions::CompletionsArgs),
     /// Print the man page.
@@ -99,8 +103,12 @@ pub fn run(args: Vec<String>) -> i32 {
         Command::Validate(a) => commands::validate::run(a, cli.json),
         Command::Stats(a) => commands::stats::run(a, cli.json),
         Command::Export(a) => commands::export::run(a, cli.json),
+        Command::Import(a) => commands::import::run(a, cli.json),
         Command::Schema(a) => commands::schema::run(a),
         Command::Completions(a) => commands::completions::completions(a, command(), cli.json),
         Command::Man(a) => commands::completions::man(a, command(), cli.json),
+        Command::Sweep(a) => commands::sweep::run(a, cli.json),
+        Command::Plot(a) => commands::plot::run(a),
+        Command::Report(a) => commands::report::run(a),
     }
 }

@@ -93,6 +93,11 @@ impl CliError {
         self.0.file = Some(file.as_ref().display().to_string());
         self
     }
+    /// The line of the file the problem is on (1-based).
+    pub fn on_line(mut self, line: usize) -> CliError {
+        self.0.line = Some(line);
+        self
+    }
     /// The field path or option.
     pub fn at(mut self, path: impl Into<String>) -> CliError {
         let p = path.into();

@@ -1,6 +1,8 @@
 //! `schedlab run` and `schedlab probe` as a user runs them (as root on CI):
 //! exit codes, signals and restoration.
 
+mod retry;
+
 use std::os::unix::process::CommandExt;
 use std::process::Command;
 
@@ -129,39 +131,54 @@ fn sigterm_mid_run_restores_the_machine() {
 #[test]
 fn run_writes_trace_and_overheads_and_validates() {
     let _s = serial();
-    let ok = spec_file("full.yaml", SPEC);
+    // Jobs of 4 and 8 ms, five times the 800 µs tolerance.
+    let ok = spec_file(
+        "full.yaml",
+        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 4ms, period: 40ms, cpu: 0}\n  - {name: b, wcet: 8ms, period: 80ms, cpu: 1}\n",
+    );
     let d = dir();
-    // A VM stall of several ms can fail one run's validation (exit 1; see
-    // docs/runtime.md): the run must validate in one of three attempts.
+    // Repeated (three attempts at most) only when the validation failed and
+    // the run measured a platform stall (tests/retry); anything else fails at once.
     let mut out = None;
-    for _ in 0..3 {
+    for attempt in 1..=3 {
         let o = bin()
-            .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--exec", "fraction:0.5"])
-            .arg("--trace")
+            .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--tolerance", "800us"])
+            .args(["--workload", "spin-cpu", "--wait", "--trace"])
             .arg(d.join("t.sltrace"))
             .arg("--overheads-out")
             .arg(d.join("oh.csv"))
             .output()
             .unwrap();
         if o.status.code() == Some(0) {
+            retry::log(&format!("cli run validates: passed on attempt {attempt} ({} retries)", attempt - 1));
             out = Some(o);
             break;
         }
-        assert_eq!(
-            o.status.code(),
-            Some(1),
-            "only a validation failure may be retried: {}",
-            String::from_utf8_lossy(&o.stderr)
-        );
-        eprintln!("attempt failed: {}", String::from_utf8_lossy(&o.stdout));
+        let v: serde_json::Value = serde_json::from_slice(&o.stdout)
+            .unwrap_or_else(|e| panic!("exit {:?}: {e}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr)));
+        let evidence = (o.status.code() == Some(1) && v["validation"]["pass"] == false)
+            .then(|| retry::stall_evidence(&v, 800_000))
+            .flatten();
+        match evidence {
+            Some(e) if attempt < 3 => {
+                retry::log(&format!("cli run validates: attempt {attempt} failed under a platform stall: {e}"))
+            }
+            e => panic!(
+                "attempt {attempt}: exit {:?}, not retried ({}): {}\n{}",
+                o.status.code(),
+                e.map_or("no platform stall measured".to_string(), |e| format!("a platform stall again: {e}")),
+                String::from_utf8_lossy(&o.stderr),
+                v["validation"]
+            ),
+        }
     }
-    let out = out.expect("the run validates in one of three attempts");
+    let out = out.expect("the run validates");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     assert_eq!(v["validation"]["pass"], true);
     assert_eq!(v["run"]["integrity"]["kernel_lost"], 0);
     let (h, events) = schedlab_trace::read_all(d.join("t.sltrace")).unwrap();
     assert_eq!(h.source, schedlab_trace::Source::Runtime);
-    assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 100);
+    assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 25);
     let csv = std::fs::read_to_string(d.join("oh.csv")).unwrap();
     assert!(csv.starts_with("TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n2,"), "{csv}");
     clean();

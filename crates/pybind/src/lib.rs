@@ -12,6 +12,7 @@ use schedlab_model::validate::{validate, Severity};
 use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
 
+mod experiment;
 mod rt;
 mod sim;
 
@@ -153,6 +154,9 @@ mod _native {
 
     #[pymodule_export]
     use super::sim::SimRun;
+
+    #[pymodule_export]
+    use super::experiment::{generate_many, Experiment};
 
     #[pymodule_init]
     fn init(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -339,7 +343,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true, wait=false))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -366,8 +370,10 @@ mod _native {
         trace: Option<PathBuf>,
         keep_events: bool,
         wait: bool,
+        policy: Option<String>,
+        set: Option<Vec<String>>,
     ) -> PyResult<(sim::SimRun, String)> {
-        let (spec, dir) = match (&path, spec_json) {
+        let (mut spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
                 let loaded = py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?;
                 (loaded.spec, p.parent().filter(|d| !d.as_os_str().is_empty()).map(PathBuf::from))
@@ -375,6 +381,14 @@ mod _native {
             (None, Some(j)) => (spec_from_json(j)?, None),
             _ => return Err(PyValueError::new_err("run() takes either a spec path or spec JSON")),
         };
+        for n in override_policy(&mut spec, policy.as_deref(), set.as_deref().unwrap_or(&[]))? {
+            PyErr::warn(
+                py,
+                &py.get_type::<pyo3::exceptions::PyUserWarning>(),
+                &std::ffi::CString::new(n).unwrap_or_default(),
+                1,
+            )?;
+        }
         let _ = file;
         let opts = rt::RunOptions {
             duration,

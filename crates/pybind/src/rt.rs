@@ -184,6 +184,7 @@ pub(crate) fn run(
         "overheads_csv": schedlab_rt::overheads::csv(spec.tasks.len(), &o.overheads),
         "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
         "notes": o.notes,
+        "stalls": o.stalls,
     })
     .to_string();
     let run = py.detach(move || sim::from_events(o.header, o.events, trace, keep_events)).map_err(PyErr::from)?;

@@ -93,13 +93,11 @@ fn runs_of(k: &KernelEvents, tid: i32, end: u64) -> (Vec<Run>, u64) {
                     // The kernel's trace lacks the switch *to* the thread
                     // (seen on this VM when the CPU's previous thread belonged
                     // to the VM's init process, `entries-written` equal to
-                    // `entries-in-buffer`: not a buffer loss). It ran from
-                    // its wake-up on this CPU at the earliest.
-                    let woke = k
-                        .wakeups
-                        .iter()
-                        .rev()
-                        .find(|w| w.pid == tid && w.target == s.cpu && w.t >= last_close && w.t <= s.t);
+                    // `entries-in-buffer`: not a buffer loss). Since its last
+                    // switch-out it ran on this CPU only (a switch away from
+                    // another CPU would be there), from its wake-up (on
+                    // whichever target) at the earliest.
+                    let woke = k.wakeups.iter().rev().find(|w| w.pid == tid && w.t >= last_close && w.t <= s.t);
                     if let Some(w) = woke {
                         out.push(Run { from: w.t, to: s.t, cpu: s.cpu, runnable: s.prev_runnable });
                         repaired += 1;
@@ -157,7 +155,7 @@ impl Measured {
                 data: serde_json::json!({"kind": kind, "task": task, "job": job, "ns": ns}),
             },
         ));
-        self.stalls.push(Stall { t, kind, task, job, ns });
+        self.stalls.push(Stall { t, kind, job: Some((task, job)), ns });
     }
 }
 
@@ -202,7 +200,7 @@ pub fn assemble(
     let mut m =
         Measured { events: vec![(0, 0, Event::SysRelease { t: 0 })], samples: Samples::default(), stalls: Vec::new() };
     // Every job's running segments (absolute), for the per-CPU occupancy check.
-    let mut busy: Vec<(u32, u64, u64)> = Vec::new();
+    let mut busy: Vec<(u32, u64, u64, (u32, u64))> = Vec::new();
     struct Pending {
         tid: i32,
         task: u32,
@@ -300,7 +298,7 @@ pub fn assemble(
             let n = segs.len();
             for (i, &(from, to, cpu, runnable)) in segs.iter().enumerate() {
                 m.events.push((rel(from), 4, Event::SwitchTo { t: rel(from), cpu, task, job }));
-                busy.push((cpu, from, to));
+                busy.push((cpu, from, to, (task, job)));
                 exec += to - from;
                 let last = i + 1 == n;
                 match (last, j.complete) {
@@ -321,11 +319,6 @@ pub fn assemble(
                     }
                 }
             }
-            if let (true, Some((ct, _, used, _))) = (exact, j.complete) {
-                if exec > used + THRESHOLD_NS {
-                    m.stall(rel(ct), "cpu-time-gap".into(), task, job, exec - used);
-                }
-            }
             if slept && start >= j.release {
                 if exact {
                     pending.push(Pending { tid, task, job, release: j.release, start: (start, start_cpu) });
@@ -340,16 +333,25 @@ pub fn assemble(
     // Kernel-side overheads of releases, only where no job of the run
     // occupied the CPU (so they are the kernel's time, not a job's).
     if let Some(k) = kernel {
-        let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t)| c == cpu && f < b && t > a);
+        let free = |cpu: u32, a: u64, b: u64| !busy.iter().any(|&(c, f, t, _)| c == cpu && f < b && t > a);
+        // Free of every job but `own`.
+        let free_but = |cpu: u32, a: u64, b: u64, own: (u32, u64)| {
+            !busy.iter().any(|&(c, f, t, j)| j != own && c == cpu && f < b && t > a)
+        };
         for p in &pending {
-            let Some(w) =
-                k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US)
-            else {
-                continue;
-            };
-            let Some(sw) =
+            let w =
+                k.wakeups.iter().find(|w| w.pid == p.tid && w.t + HALF_US >= p.release && w.t <= p.start.0 + HALF_US);
+            let sw = w.and_then(|w| {
                 k.switches.iter().find(|s| s.next == p.tid && s.t + HALF_US >= w.t && s.t <= p.start.0 + HALF_US)
-            else {
+            });
+            let (Some(w), Some(sw)) = (w, sw) else {
+                // The kernel's trace lacks the wake-up or the switch to the
+                // thread (see `runs_of`): the release latency is still the
+                // worker's own measure when no other job held its CPU.
+                if free_but(p.start.1, p.release, p.start.0, (p.task, p.job)) {
+                    let d = p.start.0 - p.release;
+                    m.interval(rel(p.release), p.start.1, OverheadKind::ReleaseLatency, d, p.task, p.job);
+                }
                 continue;
             };
             // Release latency counts only when no other job of the run held
@@ -394,4 +396,100 @@ pub fn assemble(
         data: serde_json::to_value(&integrity).unwrap_or_default(),
     });
     Assembled { events: out, overheads: samples, integrity, horizon, stalls }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ftrace::{Switch, Wakeup};
+
+    const T0: u64 = 1_000_000_000;
+
+    fn records(task: u32, list: &[(u64, Kind, u64, u64)]) -> Collected {
+        let records: Vec<Record> = list
+            .iter()
+            .enumerate()
+            .map(|(i, &(t, kind, a, b))| Record { seq: i as u64, t: T0 + t, kind, cpu: 0, job: 0, a, b })
+            .collect();
+        Collected { name: format!("w{task}"), task: Some(task), produced: records.len() as u64, records, dropped: 0 }
+    }
+
+    #[test]
+    fn a_switch_missing_from_the_kernel_trace_is_repaired_and_the_preemption_kept() {
+        // Task 0 (tid 10) runs 0.05-3 ms, preempted by task 1 (tid 11) from
+        // 1.04 to 2.06 ms; the kernel's trace lacks the switch to tid 10.
+        let collected = vec![
+            records(
+                0,
+                &[
+                    (0, Kind::Release, T0 + 10_000_000, 0),
+                    (50_000, Kind::Start, 1, 0),
+                    (3_000_000, Kind::Complete, 2_000_000, 0),
+                ],
+            ),
+            records(
+                1,
+                &[
+                    (1_000_000, Kind::Release, T0 + 5_000_000, 0),
+                    (1_050_000, Kind::Start, 1, 0),
+                    (2_050_000, Kind::Complete, 1_000_000, 0),
+                ],
+            ),
+        ];
+        let sw =
+            |t: u64, prev: i32, prev_runnable: bool, next: i32| Switch { t: T0 + t, cpu: 0, prev, prev_runnable, next };
+        let k = KernelEvents {
+            switches: vec![sw(1_040_000, 10, true, 11), sw(2_060_000, 11, false, 10), sw(3_010_000, 10, false, 0)],
+            wakeups: vec![
+                Wakeup { t: T0 + 20_000, cpu: 0, pid: 10, target: 0 },
+                Wakeup { t: T0 + 1_030_000, cpu: 0, pid: 11, target: 0 },
+            ],
+            lost: 0,
+            unparsed: 0,
+        };
+        let a = assemble(&collected, &[10, 11], Some(&k), T0, T0 + 4_000_000);
+        assert_eq!(a.integrity.kernel_switches_repaired, 1);
+        assert!(a.integrity.kernel_unmatched_jobs.is_empty(), "{:?}", a.integrity);
+        assert!(a.integrity.complete());
+        let preempted = a.events.iter().any(
+            |e| matches!(e, Event::SwitchAway { task: 0, reason: SwitchReason::Preempt, t, .. } if *t == 1_040_500),
+        );
+        assert!(preempted, "task 0's preemption is in the trace: {:#?}", a.events);
+        let to0 = a.events.iter().filter(|e| matches!(e, Event::SwitchTo { task: 0, .. })).count();
+        assert_eq!(to0, 2, "task 0 runs twice");
+        // Its release latency is still measured (the worker's own first instruction).
+        assert!(
+            a.events
+                .iter()
+                .any(|e| matches!(e, Event::Overhead { kind: OverheadKind::ReleaseLatency, dur: 50_000, .. })),
+            "{:#?}",
+            a.events
+        );
+    }
+
+    #[test]
+    fn overhead_intervals_of_a_cpu_are_made_disjoint() {
+        let oh = |t: u64, cpu: u32, dur: u64| (t, 5, Event::Overhead { t, cpu, kind: OverheadKind::Release, dur });
+        let mut ev = vec![oh(0, 0, 100), oh(0, 0, 100), oh(50, 0, 100), oh(0, 1, 100), oh(500, 0, 10)];
+        disjoint(&mut ev);
+        let got: Vec<(u64, u32, u64)> = ev
+            .iter()
+            .map(|(_, _, e)| match e {
+                Event::Overhead { t, cpu, dur, .. } => (*t, *cpu, *dur),
+                _ => unreachable!(),
+            })
+            .collect();
+        assert_eq!(got, vec![(0, 0, 100), (0, 1, 100), (100, 0, 50), (500, 0, 10)]);
+    }
+
+    #[test]
+    fn an_interval_above_the_threshold_is_a_stall_not_an_overhead() {
+        let mut m = Measured { events: Vec::new(), samples: Samples::default(), stalls: Vec::new() };
+        m.interval(0, 0, OverheadKind::Release, THRESHOLD_NS, 0, 0);
+        m.interval(10, 0, OverheadKind::Release, THRESHOLD_NS + 1, 1, 4);
+        assert_eq!(m.samples.get(OverheadKind::Release), &[THRESHOLD_NS]);
+        assert_eq!(m.stalls.len(), 1);
+        assert_eq!((m.stalls[0].job, m.stalls[0].ns), (Some((1, 4)), THRESHOLD_NS + 1));
+        assert!(m.events.iter().any(|(_, _, e)| matches!(e, Event::Policy { name, .. } if name == "platform-stall")));
+    }
 }

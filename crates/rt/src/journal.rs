@@ -3,8 +3,7 @@
 //! power-cut of the process) left behind is put back by the next run or by
 //! `schedlab restore`.
 //!
-//! One file per run, `/run/schedlab/PID.journal` (`$SCHEDLAB_JOURNAL_DIR`
-//! overrides the directory): a header line naming the run (PID and its
+//! One file per run, `/run/schedlab/PID.journal` (see [`dir`]): a header line naming the run (PID and its
 //! start time in clock ticks since boot, from `/proc/PID/stat`, so a
 //! recycled PID is not mistaken for the run), then one JSON line per change
 //! with the original state, appended and `fsync`ed before the change is
@@ -23,11 +22,25 @@ use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-/// The journal directory.
+/// The journal directory: `$SCHEDLAB_JOURNAL_DIR`, else `/run/schedlab`
+/// when this user may write there (root), else
+/// `$TMPDIR/schedlab-journal-UID` (a user running with CAP_SYS_NICE only,
+/// whose changes are its own threads' classes).
 pub fn dir() -> PathBuf {
-    match std::env::var_os("SCHEDLAB_JOURNAL_DIR") {
-        Some(d) => d.into(),
-        None => PathBuf::from("/run/schedlab"),
+    if let Some(d) = std::env::var_os("SCHEDLAB_JOURNAL_DIR") {
+        return d.into();
+    }
+    let run = Path::new("/run/schedlab");
+    let usable = if run.is_dir() {
+        crate::privilege::writable(run)
+    } else {
+        Path::new("/run").is_dir() && crate::privilege::writable(Path::new("/run"))
+    };
+    if usable {
+        run.to_path_buf()
+    } else {
+        // SAFETY: getuid has no failure mode.
+        std::env::temp_dir().join(format!("schedlab-journal-{}", unsafe { libc::getuid() }))
     }
 }
 

@@ -33,6 +33,10 @@ fn holder(f: &mut std::fs::File) -> String {
     let _ = f.seek(std::io::SeekFrom::Start(0));
     let _ = f.read_to_string(&mut s);
     match s.trim().parse::<i32>() {
+        // A PID left by an earlier holder that is gone: the holder did not write its own.
+        Ok(pid) if !std::path::Path::new(&format!("/proc/{pid}")).exists() => {
+            "a process that has not written its PID".to_string()
+        }
         Ok(pid) => {
             let cmd = std::fs::read(format!("/proc/{pid}/cmdline"))
                 .map(|b| {
@@ -49,7 +53,7 @@ fn holder(f: &mut std::fs::File) -> String {
                 format!("PID {pid}, `{cmd}`")
             }
         }
-        Err(_) => "a process that has not written its PID yet".to_string(),
+        Err(_) => "a process that has not written its PID".to_string(),
     }
 }
 

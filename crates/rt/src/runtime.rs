@@ -14,6 +14,7 @@ use crate::guard::Guard;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::signals::SignalScope;
+use crate::stall::{Stall, THRESHOLD_NS};
 use crate::stop::{Stop, StopReason};
 use crate::tracebuf::Collector;
 use crate::watchdog::Watchdog;
@@ -100,17 +101,78 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let kernel = if ex.switches_recorded { None } else { ex.kernel.as_ref() };
     let mut a = assemble(&collected, &ex.tids, kernel, ex.t0, ex.end);
     if !ex.events.is_empty() {
-        a.events.extend(ex.events.iter().cloned());
+        // A backend's own overhead intervals above the stall threshold are
+        // stalls too (see `stall`).
+        for e in &ex.events {
+            match e {
+                Event::Overhead { t, kind, dur, .. } if *dur > THRESHOLD_NS => {
+                    let kind = format!("timer-lateness ({})", kind.name());
+                    a.events.push(Event::Policy {
+                        t: *t,
+                        cpu: None,
+                        name: "platform-stall".into(),
+                        data: serde_json::json!({"kind": kind, "ns": dur}),
+                    });
+                    a.stalls.push(Stall { t: *t, kind, job: None, ns: *dur });
+                }
+                e => a.events.push(e.clone()),
+            }
+        }
         a.events.sort_by_key(|e| e.t());
     }
     if let Some(k) = &ex.kernel {
         a.integrity.kernel_lost = Some(k.lost);
     }
+    // CPU-time gaps: a job's running time in the trace (the kernel's
+    // intervals, or the dispatcher's stints) beyond the thread CPU time it
+    // used. On the dispatch backend a stint on the dispatcher's CPU also holds the
+    // dispatcher's own decisions (it runs there, above the workers): such
+    // jobs are left out, their gap is not a platform's.
+    let on_dispatcher_cpu: std::collections::HashSet<(u32, u64)> = if backend.name() == "dispatch" {
+        a.events
+            .iter()
+            .filter_map(|e| match e {
+                Event::SwitchTo { task, job, cpu, .. } if *cpu == backend::dispatch::DISPATCHER_CPU => {
+                    Some((*task, *job))
+                }
+                _ => None,
+            })
+            .collect()
+    } else {
+        Default::default()
+    };
+    let used: std::collections::HashMap<(u32, u64), u64> = collected
+        .iter()
+        .filter_map(|c| Some((c.task?, c)))
+        .flat_map(|(task, c)| {
+            c.records.iter().filter(|r| r.kind == crate::record::Kind::Complete).map(move |r| ((task, r.job), r.a))
+        })
+        .collect();
+    let mut gaps = Vec::new();
+    for e in &a.events {
+        if let Event::Completion { t, task, job, exec, .. } = e {
+            if let Some(&u) = used.get(&(*task, *job)).filter(|_| !on_dispatcher_cpu.contains(&(*task, *job))) {
+                if *exec > u + THRESHOLD_NS {
+                    gaps.push(Stall { t: *t, kind: "cpu-time-gap".into(), job: Some((*task, *job)), ns: exec - u });
+                }
+            }
+        }
+    }
+    for g in gaps {
+        a.events.push(Event::Policy {
+            t: g.t,
+            cpu: None,
+            name: "platform-stall".into(),
+            data: serde_json::json!({"kind": g.kind, "task": g.job.map(|j| j.0), "job": g.job.map(|j| j.1), "ns": g.ns}),
+        });
+        a.stalls.push(g);
+    }
+    a.events.sort_by_key(|e| e.t());
     if let Some(e) = crate::stall::evidence(&a.stalls) {
         notes.push(e);
     }
     for (kind, v) in &ex.overheads.by_kind {
-        for &d in v {
+        for &d in v.iter().filter(|&&d| d <= THRESHOLD_NS) {
             a.overheads.push(*kind, d);
         }
     }

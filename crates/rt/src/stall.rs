@@ -29,8 +29,9 @@ pub struct Stall {
     pub t: u64,
     /// `timer-lateness` (with the overhead it replaced) or `cpu-time-gap`.
     pub kind: String,
-    pub task: u32,
-    pub job: u64,
+    /// The job it delayed, when known (the dispatch backend's release
+    /// latencies name only the CPU).
+    pub job: Option<(u32, u64)>,
     /// Its length (ns).
     pub ns: u64,
 }
@@ -41,14 +42,13 @@ pub fn evidence(stalls: &[Stall]) -> Option<String> {
     let late = stalls.iter().filter(|s| s.kind.starts_with("timer-lateness")).map(|s| s.ns).max().unwrap_or(0);
     let gap = stalls.iter().filter(|s| s.kind == "cpu-time-gap").map(|s| s.ns).max().unwrap_or(0);
     Some(format!(
-        "{} platform stall(s) above {:.1} ms: max timer lateness {:.3} ms, max CPU-time gap {:.3} ms; worst {} of job {}:{} at {:.3} ms, {:.3} ms",
+        "{} platform stall(s) above {:.1} ms: max timer lateness {:.3} ms, max CPU-time gap {:.3} ms; worst {}{} at {:.3} ms, {:.3} ms",
         stalls.len(),
         THRESHOLD_NS as f64 / 1e6,
         late as f64 / 1e6,
         gap as f64 / 1e6,
         worst.kind,
-        worst.task,
-        worst.job,
+        worst.job.map(|(t, j)| format!(" of job {t}:{j}")).unwrap_or_default(),
         worst.t as f64 / 1e6,
         worst.ns as f64 / 1e6
     ))

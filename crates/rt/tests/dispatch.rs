@@ -1,20 +1,16 @@
 //! Backend `dispatch` (the user-space dispatcher driving crate `policy`),
 //! run for real on this machine (root): every policy's trace passes the
-//! validator with the stated tolerance, counts and deadlines hold, a
-//! preemption and a migration really happen, and the machine is restored.
-//! Whole file: ~20 s.
+//! validator with a tolerance of a fifth of the shortest job (so a priority
+//! inversion of a fifth of a job is seen; the run's own measured latency
+//! must fit in it), counts and deadlines hold, a preemption and a migration really
+//! happen, and the machine is restored. Retries: see `common.rs`. Whole
+//! file: ~20 s.
 
 mod common;
 use common::*;
 use schedlab_rt::{run, BackendKind, Execution, RunConfig, RunOutcome, WorkloadSpec};
 use schedlab_trace::{Event, SwitchReason};
 use std::collections::{BTreeMap, BTreeSet};
-
-/// The validator's tolerance for dispatch traces on this noisy 2-vCPU VM:
-/// a decision reaches the CPUs within the dispatcher's wake-up latency
-/// plus the dispatch / preemption latency (tens of µs typically, a few ms
-/// when the VM stalls); see docs/runtime.md, "dispatch backend".
-const TOLERANCE: u64 = 2_000_000;
 
 fn cfg(duration_ms: u64) -> RunConfig {
     RunConfig {
@@ -26,6 +22,8 @@ fn cfg(duration_ms: u64) -> RunConfig {
         workload: WorkloadSpec::SpinCpu,
         // Under load the SCHED_OTHER main thread may need more than 20 ms to set up.
         start_margin: 200_000_000,
+        // Another run on this machine (another test binary) is waited for.
+        wait: true,
         ..RunConfig::default()
     }
 }
@@ -37,20 +35,33 @@ fn misses(events: &[Event]) -> usize {
     count(events, |e| matches!(e, Event::DeadlineMiss { .. }))
 }
 
-fn validate(o: &RunOutcome, tolerance: u64) -> schedlab_validate::Report {
-    schedlab_validate::validate(
+/// Validates `o` with a fifth of the shortest job as the tolerance (see
+/// `common::tolerance_of`); a failure is a stall only with the run's evidence.
+fn validate(o: &RunOutcome, spec: &schedlab_model::Spec, name: &str) -> Result<(), Failure> {
+    let tol = tolerance_of(o, min_exec(spec))?;
+    let r = schedlab_validate::validate(
         &o.header,
         o.events.iter().cloned(),
-        &schedlab_validate::Options::with_tolerance(tolerance),
+        &schedlab_validate::Options::with_tolerance(tol),
     )
-    .expect("validator runs")
+    .expect("validator runs");
+    if r.pass {
+        return Ok(());
+    }
+    Err(Failure::of_run(o, spec, 0.8, tol, format!("{name} (tolerance {:.0} µs): {}", tol as f64 / 1e3, r.render())))
+}
+
+/// The shortest job: 80 % of the smallest WCET (`cfg`'s execution).
+fn min_exec(spec: &schedlab_model::Spec) -> u64 {
+    spec.tasks.iter().map(|t| t.wcet.0 * 8 / 10).min().unwrap_or(0)
 }
 
 fn spec_of(policy: &str, platform: &str, tasks: &str) -> schedlab_model::Spec {
     spec(&format!("platform: {platform}\npolicy: {policy}\ntasks:\n{tasks}"))
 }
 
-/// Runs, prints the dispatcher's numbers, checks what every run must hold.
+/// Runs, prints the dispatcher's numbers, checks what every run must hold
+/// (these failures are never retried).
 fn run_checked(name: &str, spec: &schedlab_model::Spec, ms: u64) -> Result<RunOutcome, String> {
     let o = run(spec, &cfg(ms)).map_err(|e| format!("{name}: {e}"))?;
     eprintln!("{name}: {}", o.notes.join("; "));
@@ -84,19 +95,21 @@ fn migrated(events: &[Event]) -> usize {
     cpus.values().filter(|c| c.len() > 1).count()
 }
 
-const LIGHT: &str = "  - {name: a, wcet: 1ms, period: 10ms}
-  - {name: b, wcet: 2ms, period: 20ms}
-  - {name: c, wcet: 3ms, period: 25ms, deadline: 20ms}
+/// Jobs of 3.2–9.6 ms (80 % of the WCETs): the tolerance is 640 µs, above
+/// this VM's dispatch latency (hundreds of µs at p90 under load).
+const LIGHT: &str = "  - {name: a, wcet: 4ms, period: 40ms}
+  - {name: b, wcet: 8ms, period: 80ms}
+  - {name: c, wcet: 12ms, period: 100ms, deadline: 80ms}
 ";
 /// For PD^2 (implicit deadlines; Q = 1 ms): each job gets e = ⌈wcet/Q⌉
 /// whole quanta, and every quantum loses the dispatch latency (the
 /// dispatcher's wake-up, decision and the switch: 0.1–0.3 ms on this VM,
 /// debug build), so the execution must fit e·Q minus that — as Pfair
 /// practice inflates execution by the per-quantum overhead. With 80 % of
-/// these WCETs a job needs 0.48, 1.2 and 2.0 ms of its 1, 2 and 3 quanta.
-const LIGHT_QUANTA: &str = "  - {name: a, wcet: 0.6ms, period: 10ms}
-  - {name: b, wcet: 1.5ms, period: 20ms}
-  - {name: c, wcet: 2.5ms, period: 25ms}
+/// these WCETs a job needs 3.84, 9.6 and 16 ms of its 5, 12 and 20 quanta.
+const LIGHT_QUANTA: &str = "  - {name: a, wcet: 4.8ms, period: 80ms}
+  - {name: b, wcet: 12ms, period: 160ms}
+  - {name: c, wcet: 20ms, period: 200ms}
 ";
 
 #[test]
@@ -122,22 +135,20 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
     let mut failures = Vec::new();
     for (policy, platform, tasks) in cases {
         let spec = spec_of(policy, platform, tasks);
-        let attempt = || -> Result<(), String> {
+        let attempt = || -> Result<(), Failure> {
             let o = run_checked(policy, &spec, 1000)?;
             if misses(&o.events) > 0 {
-                return Err(format!("{policy}: {} deadline misses", misses(&o.events)));
+                return Err(Failure::of_run(
+                    &o,
+                    &spec,
+                    0.8,
+                    min_exec(&spec) / 5,
+                    format!("{policy}: {} deadline misses", misses(&o.events)),
+                ));
             }
-            let r = validate(&o, TOLERANCE);
-            if !r.pass {
-                return Err(format!("{policy}: {}", r.render()));
-            }
-            Ok(())
+            validate(&o, &spec, policy)
         };
-        // A VM stall (the vCPU not running for several ms: seen as a job
-        // whose wall-clock execution exceeds its thread CPU time by that
-        // much, or a late timer) can fail one run; the policy must pass in
-        // one of three. Every failed attempt is printed.
-        if let Err(e) = up_to_three(attempt) {
+        if let Err(e) = up_to_three(policy, attempt) {
             failures.push(e);
         }
     }
@@ -145,19 +156,21 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
     assert_eq!(state(), before, "the machine is as before");
 }
 
-/// Three tasks on two CPUs: x (10 ms every 40 ms) is running when y and z
-/// (deadline 5 ms) are released every 5 ms, so G-EDF preempts x each time;
-/// x resumes on the CPU that frees first (y's, the shorter one), which is
-/// often not the one it was preempted on: a migration.
-const PREEMPT: &str = "  - {name: x, wcet: 10ms, period: 40ms}
-  - {name: y, wcet: 1.5ms, period: 5ms}
-  - {name: z, wcet: 2ms, period: 5ms}
+/// Three tasks on two CPUs: x (24 ms every 96 ms) is running when y and z
+/// (deadline 12 ms) are released every 12 ms, so G-EDF preempts x each
+/// time; x resumes on the CPU that frees first (y's, the shorter one),
+/// which is often not the one it was preempted on: a migration. Jobs of
+/// 3.2 ms and more (80 %): a 640 µs tolerance.
+const PREEMPT: &str = "  - {name: x, wcet: 24ms, period: 96ms}
+  - {name: y, wcet: 4ms, period: 12ms}
+  - {name: z, wcet: 5ms, period: 12ms}
 ";
 
+/// A check that is never retried.
 macro_rules! ensure {
     ($c:expr, $($f:tt)+) => {
         if !$c {
-            return Err(format!($($f)+));
+            return Err(Failure::Hard(format!($($f)+)));
         }
     };
 }
@@ -167,12 +180,13 @@ fn gedf_preempts_resumes_and_migrates() {
     require_root();
     let _s = serial();
     let before = state();
-    up_to_three(|| {
-        let spec = spec_of("{name: gedf}", "{cpus: 2}", PREEMPT);
+    let spec = spec_of("{name: gedf}", "{cpus: 2}", PREEMPT);
+    up_to_three("gedf preempt", || {
         let o = run_checked("gedf preempt", &spec, 1000)?;
-        let r = validate(&o, TOLERANCE);
-        ensure!(misses(&o.events) == 0, "{}", r.render());
-        ensure!(r.pass, "{}", r.render());
+        if misses(&o.events) > 0 {
+            return Err(Failure::of_run(&o, &spec, 0.8, min_exec(&spec) / 5, format!("gedf preempt: {} deadline misses", misses(&o.events))));
+        }
+        validate(&o, &spec, "gedf preempt")?;
         let preempted: BTreeSet<(u32, u64)> = o
             .events
             .iter()
@@ -181,7 +195,7 @@ fn gedf_preempts_resumes_and_migrates() {
                 _ => None,
             })
             .collect();
-        ensure!(preempted.len() >= 10, "{} jobs preempted", preempted.len());
+        ensure!(preempted.len() >= 8, "{} jobs preempted", preempted.len());
         ensure!(preempted.iter().all(|(t, _)| *t == 0), "only x has a later deadline: only x is preempted");
         // Every preempted job runs again and completes.
         for &(task, job) in &preempted {
@@ -196,16 +210,23 @@ fn gedf_preempts_resumes_and_migrates() {
         Ok(())
     })
     .unwrap_or_else(|e| panic!("{e}"));
-    up_to_three(|| {
-        // The same kind of set under P-EDF: preemptions, never a migration.
-        let spec = spec_of("{name: pedf}", "{cpus: 2}", "  - {name: x, wcet: 8ms, period: 40ms, cpu: 0}\n  - {name: y, wcet: 8ms, period: 40ms, cpu: 1}\n  - {name: z, wcet: 1ms, period: 5ms, cpu: 0}\n");
-        let o = run_checked("pedf preempt", &spec, 500)?;
+    // The same kind of set under P-EDF: preemptions, never a migration.
+    let spec = spec_of("{name: pedf}", "{cpus: 2}", "  - {name: x, wcet: 32ms, period: 160ms, cpu: 0}\n  - {name: y, wcet: 32ms, period: 160ms, cpu: 1}\n  - {name: z, wcet: 4ms, period: 20ms, cpu: 0}\n");
+    up_to_three("pedf preempt", || {
+        let o = run_checked("pedf preempt", &spec, 1000)?;
         ensure!(migrated(&o.events) == 0, "a P-EDF job migrated");
-        ensure!(count(&o.events, |e| matches!(e, Event::SwitchAway { task: 0, reason: SwitchReason::Preempt, .. })) >= 5, "x is preempted by z");
-        ensure!(o.events.iter().all(|e| !matches!(e, Event::SwitchTo { task: 0 | 2, cpu: 1, .. } | Event::SwitchTo { task: 1, cpu: 0, .. })), "a job ran off its CPU");
-        let r = validate(&o, TOLERANCE);
-        ensure!(r.pass, "{}", r.render());
-        Ok(())
+        ensure!(
+            count(&o.events, |e| matches!(e, Event::SwitchAway { task: 0, reason: SwitchReason::Preempt, .. })) >= 5,
+            "x is preempted by z"
+        );
+        ensure!(
+            o.events.iter().all(|e| !matches!(
+                e,
+                Event::SwitchTo { task: 0 | 2, cpu: 1, .. } | Event::SwitchTo { task: 1, cpu: 0, .. }
+            )),
+            "a job ran off its CPU"
+        );
+        validate(&o, &spec, "pedf preempt")
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");

@@ -29,7 +29,8 @@ fn a_panicking_job_body_ends_the_run_and_everything_is_restored() {
         })
     });
     let o =
-        run(&spec(PEDF), &RunConfig { duration: 2_000_000_000, workload: body, ..RunConfig::default() }).expect("run");
+        run(&spec(PEDF), &RunConfig { duration: 2_000_000_000, workload: body, wait: true, ..RunConfig::default() })
+            .expect("run");
     match &o.stop {
         StopReason::JobFailed(m) => assert!(m.contains("job 3") && m.contains("job body bug"), "{m}"),
         other => panic!("stop: {other:?}"),
@@ -69,7 +70,13 @@ tasks:
     let t = std::time::Instant::now();
     let o = run(
         &spec,
-        &RunConfig { duration: 5_000_000_000, workload: body, job_timeout: Some(200_000_000), ..RunConfig::default() },
+        &RunConfig {
+            duration: 5_000_000_000,
+            workload: body,
+            job_timeout: Some(200_000_000),
+            wait: true,
+            ..RunConfig::default()
+        },
     )
     .expect("run");
     let took = t.elapsed();

@@ -230,6 +230,80 @@ pub fn cfp(input: &Input) -> Outcome {
     analyze(CFP_ID, input, "gfp.")
 }
 
+/// The verdict of [`analyze`] without its explanation (batches, sweeps):
+/// the same packings in the same order, each cluster decided by the cluster
+/// tests' verdicts (their fast paths) instead of their explained outcomes.
+fn decide(input: &Input, prefix: &str) -> Verdict {
+    let Some(clusters) = input.clusters.as_ref().filter(|c| !c.is_empty()) else {
+        return Verdict::NotApplicable;
+    };
+    if input.tasks.iter().any(|t| t.period == 0) {
+        return Verdict::NotApplicable;
+    }
+    let Ok(tests) = tests(input, prefix) else {
+        return Verdict::NotApplicable;
+    };
+    let passes = |members: &[usize], cpus: u32| {
+        let sub = sub_input(input, members, cpus);
+        tests.iter().any(|t| t.verdict(&sub) == Verdict::Schedulable)
+    };
+    let fit = input.options.cluster_fit;
+    let n = input.tasks.len();
+    let sizes: Vec<Share> = input
+        .tasks
+        .iter()
+        .map(|t| match fit {
+            ClusterFit::Capacity => Share::new(t.wcet, t.period),
+            ClusterFit::Schedulable => {
+                Share::new(u64::try_from(((t.wcet as u128) << 62) / t.period as u128).unwrap_or(u64::MAX), 1 << 62)
+            }
+        })
+        .collect();
+    let problem = Problem {
+        sizes,
+        pins: (0..n).map(|i| input.pin(i, schedlab_admission::partition::Target::Clusters)).collect(),
+        capacities: clusters.iter().map(|c| c.len() as u32).collect(),
+        names: Vec::new(),
+        bin_word: "cluster",
+        size_word: "utilisation",
+    };
+    let mut members = vec![Vec::new(); clusters.len()];
+    for h in heuristics(input) {
+        let packed = match fit {
+            ClusterFit::Capacity => pack_with(&problem, h, PinnedCheck::Check, &|_, _, _| true),
+            ClusterFit::Schedulable => pack_with(&problem, h, PinnedCheck::Check, &|b, mem, cand| {
+                let mut with: Vec<usize> = mem.to_vec();
+                with.push(cand);
+                passes(&with, clusters[b].len() as u32)
+            }),
+        };
+        let Ok(a) = packed else { continue };
+        for m in members.iter_mut() {
+            m.clear();
+        }
+        for (t, &b) in a.bins.iter().enumerate() {
+            members[b].push(t);
+        }
+        if members.iter().enumerate().all(|(b, mem)| passes(mem, clusters[b].len() as u32)) {
+            return Verdict::Schedulable;
+        }
+    }
+    let m: u128 = clusters.iter().map(|c| c.len() as u128).sum();
+    if Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128))).gt_int(m) {
+        Verdict::Unschedulable
+    } else {
+        Verdict::Inconclusive
+    }
+}
+
+pub fn cedf_decide(input: &Input) -> Verdict {
+    decide(input, "gedf.")
+}
+
+pub fn cfp_decide(input: &Input) -> Verdict {
+    decide(input, "gfp.")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,6 +353,34 @@ mod tests {
         fit.options.cluster_fit = ClusterFit::Schedulable;
         let o = cedf(&fit);
         assert_eq!(o.verdict, Verdict::Schedulable, "{o:?}");
+    }
+
+    #[test]
+    fn the_fast_verdict_is_the_explained_one() {
+        let mut r = schedlab_model::rng::Rng::new(17);
+        let mut seen = [0usize; 4];
+        for _ in 0..400 {
+            let k = r.range_u64(1, 3) as u32;
+            let clusters: Vec<Vec<u32>> =
+                (0..r.range_u64(1, 4) as u32).map(|c| (c * k..(c + 1) * k).collect()).collect();
+            let tasks: Vec<(u64, u64)> = (0..r.range_u64(1, 12))
+                .map(|_| {
+                    let p = r.range_u64(5, 60) * 1000;
+                    (r.range_u64(1, p * 9 / 10), p)
+                })
+                .collect();
+            for tests in [&["gedf.any"][..], &["gedf.gfb", "gedf.bcl"][..], &[][..]] {
+                for fit in [ClusterFit::Capacity, ClusterFit::Schedulable] {
+                    let i = input(clusters.clone(), &tasks, tests, fit);
+                    let v = cedf(&i).verdict;
+                    assert_eq!(cedf_decide(&i), v, "{tasks:?} {clusters:?} {tests:?} {fit:?}");
+                    seen[v as usize] += 1;
+                }
+            }
+            let i = input(clusters.clone(), &tasks, &["gfp.bertogna", "gfp.guan"], ClusterFit::Capacity);
+            assert_eq!(cfp_decide(&i), cfp(&i).verdict);
+        }
+        assert!(seen[0] > 0 && seen[1] > 0 && seen[2] > 0, "{seen:?}");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 //! journals in `/run/schedlab/`. Every run does the same before it starts;
 //! this verb does it without starting one.
 
-use crate::output::print_json;
+use crate::output::{print_json, CliError};
 
 /// Restore what killed schedlab runs left on the machine (from their journals in /run/schedlab), and print what was restored.
 /// Exit codes: 0 restored (or nothing to restore), 1 something could not be restored or another run holds the run lock.
@@ -43,12 +43,6 @@ pub fn run(a: Args, as_json: bool) -> i32 {
                 0
             }
         }
-        Err(e) => {
-            if as_json {
-                print_json(&serde_json::json!({"error": e.to_string(), "exit": e.exit_code()}));
-            }
-            eprintln!("schedlab restore: {e}");
-            e.exit_code()
-        }
+        Err(e) => CliError::new(e.exit_code(), e.to_string()).report("restore", as_json),
     }
 }

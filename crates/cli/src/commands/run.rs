@@ -242,8 +242,31 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         .iter()
         .map(|(k, s)| serde_json::json!({"kind": k.name(), "count": s.count, "min_ns": s.min, "p50_ns": s.p50, "p99_ns": s.p99, "p999_ns": s.p999, "max_ns": s.max, "mean_ns": s.mean}))
         .collect();
+    // The outcome, decided before printing so that --json can say it.
+    let (code, why): (i32, Option<String>) = match (&o.stop, &verdict) {
+        (StopReason::Signal(sig), _) => (exit::signal(*sig), Some(format!("stopped by signal {sig}"))),
+        (StopReason::Watchdog(m), _) => (exit::NEGATIVE, Some(format!("watchdog: {m}"))),
+        (StopReason::JobFailed(m), _) => (exit::NEGATIVE, Some(format!("job failed: {m}"))),
+        (_, Some(Ok(r))) if !r.pass => {
+            (exit::NEGATIVE, Some("failed: the recorded schedule does not obey its policy (--validate)".into()))
+        }
+        (_, Some(Err(e))) => {
+            (exit::NEGATIVE, Some(format!("failed: the recorded schedule could not be validated: {e}")))
+        }
+        _ if a.fail_on_miss && hrt_misses > 0 => (
+            exit::NEGATIVE,
+            Some(format!(
+                "failed: {hrt_misses} deadline miss(es) of hrt task(s) {} (--fail-on-miss)",
+                hrt_missed.join(", ")
+            )),
+        ),
+        _ => (exit::OK, None),
+    };
     if as_json {
         let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
+        v["validation"] = serde_json::Value::Null;
+        v["hrt_misses"] = serde_json::json!(hrt_misses);
+        v["failed"] = serde_json::json!(why);
         v["run"] = serde_json::json!({
             "backend": o.backend,
             "stop": o.stop,
@@ -253,6 +276,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             "overheads": overheads,
             "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
             "notes": o.notes,
+            "stalls": o.stalls,
         });
         match &verdict {
             Some(Ok(r)) => v["validation"] = serde_json::to_value(r).expect("reports serialize"),
@@ -305,35 +329,11 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             None => {}
         }
     }
-    match o.stop {
-        StopReason::Finished => {}
-        StopReason::Signal(sig) => return Ok(exit::signal(sig)),
-        StopReason::Watchdog(m) => {
-            eprintln!("schedlab run: watchdog: {m}");
-            return Ok(exit::NEGATIVE);
+    match (code, why) {
+        (c, Some(w)) => {
+            eprintln!("schedlab run: {w}");
+            Ok(c)
         }
-        StopReason::JobFailed(m) => {
-            eprintln!("schedlab run: job failed: {m}");
-            return Ok(exit::NEGATIVE);
-        }
+        (c, None) => Ok(c),
     }
-    match verdict {
-        Some(Ok(r)) if !r.pass => {
-            eprintln!("schedlab run: failed: the recorded schedule does not obey its policy (--validate)");
-            return Ok(exit::NEGATIVE);
-        }
-        Some(Err(e)) => {
-            eprintln!("schedlab run: failed: the recorded schedule could not be validated: {e}");
-            return Ok(exit::NEGATIVE);
-        }
-        _ => {}
-    }
-    if a.fail_on_miss && hrt_misses > 0 {
-        eprintln!(
-            "schedlab run: failed: {hrt_misses} deadline miss(es) of hrt task(s) {} (--fail-on-miss)",
-            hrt_missed.join(", ")
-        );
-        return Ok(exit::NEGATIVE);
-    }
-    Ok(exit::OK)
 }

@@ -140,7 +140,8 @@ pub struct PolicySpec {
     /// tasks are not pinned; default `wfd`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub partitioning: Option<Packing>,
-    /// Priority assignment for fixed-priority policies; default `rm`.
+    /// Priority assignment for fixed-priority policies; default `explicit`
+    /// when every task has a `priority`, else `rm`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priorities: Option<Priorities>,
     /// Scheduling quantum for quantum-based policies (PD^2); default `1ms`.

@@ -56,8 +56,9 @@ pub struct Task {
     /// Relative deadline; default: the period (implicit deadline).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub deadline: Option<Duration>,
-    /// Fixed priority for `priorities: explicit`; 1 is the highest priority,
-    /// larger numbers are lower priorities.
+    /// Fixed priority; given on every task, it means explicit priorities
+    /// (some tasks only is an error). 1 is the highest priority, larger
+    /// numbers are lower priorities.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub priority: Option<u32>,
     /// Pin the task to this CPU (partitioned policies, affinity).

@@ -1,0 +1,227 @@
+//! Real recordings made on this machine (root): a schedlab spec is exported
+//! as an rt-app workload and rt-app runs it while the kernel's scheduler
+//! events are recorded, three ways:
+//!
+//! - SCHED_FIFO, global (validated as G-FP): a private tracefs instance with
+//!   `sched_switch`, `sched_wakeup` and `sched_process_exit`, read as the
+//!   instance's `trace` text;
+//! - SCHED_DEADLINE (validated as G-EDF): the same instance, saved with
+//!   `trace-cmd extract` and printed with `trace-cmd report`;
+//! - SCHED_FIFO, pinned (validated as P-FP): `perf sched record`, printed
+//!   with `perf script`.
+//!
+//! The text is imported and validated with a tolerance taken from the
+//! recording's own wake-up latencies. The instance is removed (and tracefs
+//! unmounted if it was not mounted) even when the test fails.
+//!
+//! Needs root, rt-app, trace-cmd and perf (`make test` installs them from
+//! Debian).
+
+mod common;
+
+use schedlab_interop::{ftrace, rtapp};
+use schedlab_trace::Event;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn tracefs() -> (PathBuf, bool) {
+    let mounts = std::fs::read_to_string("/proc/mounts").unwrap();
+    if let Some(l) = mounts.lines().find(|l| l.split_whitespace().nth(2) == Some("tracefs")) {
+        return (PathBuf::from(l.split_whitespace().nth(1).unwrap()), false);
+    }
+    let p = PathBuf::from("/sys/kernel/tracing");
+    let ok = Command::new("mount").args(["-t", "tracefs", "nodev"]).arg(&p).status().unwrap().success();
+    assert!(ok, "cannot mount tracefs at {} (root is needed)", p.display());
+    (p, true)
+}
+
+/// A tracefs instance, removed (and tracefs unmounted if mounted here) on drop.
+struct Instance {
+    root: PathBuf,
+    dir: PathBuf,
+    mounted: bool,
+}
+
+impl Instance {
+    fn new(name: &str) -> Instance {
+        let (root, mounted) = tracefs();
+        let dir = root.join("instances").join(format!("{name}-{}", std::process::id()));
+        std::fs::create_dir(&dir).unwrap();
+        let i = Instance { root, dir, mounted };
+        for ev in ["sched_switch", "sched_wakeup", "sched_process_exit"] {
+            i.write(&format!("events/sched/{ev}/enable"), "1");
+        }
+        i.write("trace_clock", "mono");
+        i.write("buffer_size_kb", "8192");
+        i
+    }
+    fn write(&self, f: &str, v: &str) {
+        std::fs::write(self.dir.join(f), v).unwrap_or_else(|e| panic!("write {v} to {f}: {e}"));
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = std::fs::write(self.dir.join("tracing_on"), "0");
+        let _ = std::fs::remove_dir(&self.dir);
+        if self.mounted {
+            let _ = Command::new("umount").arg(&self.root).status();
+        }
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Recorder {
+    Tracefs,
+    TraceCmd,
+    Perf,
+}
+
+fn tool(name: &str, package: &str) {
+    assert!(
+        Command::new(name).arg("--help").output().is_ok(),
+        "{name} is not installed: `apt-get install {package}` (make test does it)"
+    );
+}
+
+fn run_ok(c: &mut Command) -> Vec<u8> {
+    let r = c.output().unwrap_or_else(|e| panic!("{c:?}: {e}"));
+    assert!(r.status.success(), "{c:?} failed: {}", String::from_utf8_lossy(&r.stderr));
+    r.stdout
+}
+
+fn record(name: &str, how: Recorder, workload: &Path, out: &Path) {
+    tool("rt-app", "rt-app");
+    if how == Recorder::Perf {
+        tool("perf", "linux-perf");
+        let data = out.with_extension("data");
+        run_ok(Command::new("perf").args(["sched", "record", "-o"]).arg(&data).arg("--").arg("rt-app").arg(workload));
+        let text = run_ok(Command::new("perf").arg("script").arg("-i").arg(&data));
+        std::fs::write(out, text).unwrap();
+        return;
+    }
+    let inst = Instance::new(name);
+    inst.write("tracing_on", "1");
+    run_ok(Command::new("rt-app").arg(workload));
+    inst.write("tracing_on", "0");
+    if how == Recorder::TraceCmd {
+        tool("trace-cmd", "trace-cmd");
+        let data = out.with_extension("dat");
+        let instance = inst.dir.file_name().unwrap().to_str().unwrap().to_string();
+        run_ok(Command::new("trace-cmd").args(["extract", "-B", &instance, "-o"]).arg(&data));
+        let text = run_ok(Command::new("trace-cmd").arg("report").arg("-i").arg(&data));
+        std::fs::write(out, text).unwrap();
+    } else {
+        std::fs::copy(inst.dir.join("trace"), out).unwrap();
+    }
+    drop(inst);
+}
+
+fn cpus() -> u32 {
+    std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
+}
+
+fn run_case(name: &str, policy: &str, how: Recorder) {
+    let _serial = ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner());
+    let m = cpus();
+    let prio = if policy == "gedf" { "" } else { ", priorities: rm" };
+    // P-FP: the tasks pinned round-robin over the CPUs.
+    let pin = |i: u32| if policy == "pfp" { format!(", cpu: {}", i % m) } else { String::new() };
+    let yaml = format!(
+        "platform: {{cpus: {m}}}\npolicy: {{name: {policy}{prio}}}\ntasks:\n  - {{name: fast, wcet: 1ms, period: 5ms{}}}\n  - {{name: mid, wcet: 2ms, period: 8ms{}}}\n  - {{name: slow, wcet: 3ms, period: 12ms{}}}\n  - {{name: long, wcet: 4ms, period: 20ms{}}}\n",
+        pin(0), pin(1), pin(2), pin(3)
+    );
+    let spec = schedlab_model::load_str(&yaml, None, "<test>").unwrap().spec;
+    let dir = common::tmpdir(name);
+    let w = dir.join("workload.json");
+    // A 1.5 s workload; jobs run 70 % of their WCET (the rest is left for
+    // the kernel work the recording charges to the threads).
+    let opts = rtapp::ExportOptions { duration: 1_500_000_000, ftrace: false, fill: 0.7 };
+    std::fs::write(&w, rtapp::export(&spec, &opts).unwrap()).unwrap();
+    // The exported workload imports back as the same task set.
+    let (back, _) = rtapp::import(&w, &rtapp::ImportOptions { cpus: Some(m) }).unwrap();
+    assert_eq!(back.tasks.len(), 4);
+    assert_eq!(back.tasks[3].period.0, 20 * common::MS);
+    assert_eq!(back.policy.unwrap().name.name(), policy);
+    let mut attempt = 0;
+    loop {
+        attempt += 1;
+        let txt = dir.join("trace.txt");
+        record(name, how, &w, &txt);
+        let mut header = None;
+        let mut events: Vec<Event> = Vec::new();
+        // The first 100 ms after the threads' set-up are a warm-up (a
+        // SCHED_DEADLINE thread may still be throttled for its set-up's
+        // runtime); the schedule starts after them.
+        let iopts = ftrace::Options { skip: 100_000_000, ..Default::default() };
+        let stats = ftrace::import(&txt, &spec, &iopts, &mut |h, e| {
+            if header.is_none() {
+                header = Some(h.clone());
+            }
+            if let Some(e) = e {
+                events.push(e);
+            }
+            Ok(())
+        })
+        .unwrap();
+        let h = header.unwrap();
+        // The tolerance: twice the largest wake-up latency seen when a CPU
+        // was free, i.e. the kernel's own decision latency on this machine.
+        let tol = 2 * stats.wakeup_latency.max;
+        eprintln!(
+            "{name} ({how:?}): {} lines, {} jobs, wake-up latency (free CPU) n={} max={} ns mean={:.0} ns p99={} ns; tolerance {} ns",
+            stats.lines, stats.jobs, stats.wakeup_latency.count, stats.wakeup_latency.max, stats.wakeup_latency.mean,
+            stats.wakeup_latency.p99, tol
+        );
+        assert!(stats.wakeup_latency.count > 20, "too few latency samples");
+        // Every task ran most of its jobs (≥ 80 % of 1.5 s / period).
+        for (i, t) in spec.tasks.iter().enumerate() {
+            let jobs =
+                events.iter().filter(|e| matches!(e, Event::Completion { task, .. } if *task == i as u32)).count();
+            let expect = 1_500_000_000 / t.period.0;
+            assert!(jobs as u64 * 10 >= expect * 8, "{}: {jobs} completed jobs of ~{expect}", t.name);
+        }
+        let report = common::validate(&h, &events, tol);
+        if report.pass {
+            return;
+        }
+        let text = report.render();
+        // A VM stall (a latency far above the kernel's usual one) may fail a
+        // run; up to three attempts, with the evidence printed.
+        eprintln!("{name}: attempt {attempt} failed validation:\n{text}");
+        assert!(attempt < 3, "{name}: validation failed three times; last report:\n{text}");
+    }
+}
+
+/// The recordings run one at a time: two workloads at once would overload
+/// the CPUs, and `perf sched record` records every task of the machine.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn require_root() {
+    assert_eq!(unsafe_geteuid(), 0, "this test records with tracefs and needs root (make test runs as root)");
+}
+
+fn unsafe_geteuid() -> u32 {
+    // Without libc: the effective uid from /proc.
+    let s = std::fs::read_to_string("/proc/self/status").unwrap();
+    let l = s.lines().find(|l| l.starts_with("Uid:")).unwrap();
+    l.split_whitespace().nth(2).unwrap().parse().unwrap()
+}
+
+#[test]
+fn sched_fifo_tracefs_recording_validates_as_gfp() {
+    require_root();
+    run_case("fifo", "gfp", Recorder::Tracefs);
+}
+
+#[test]
+fn sched_deadline_trace_cmd_recording_validates_as_gedf() {
+    require_root();
+    run_case("deadline", "gedf", Recorder::TraceCmd);
+}
+
+#[test]
+fn pinned_sched_fifo_perf_recording_validates_as_pfp() {
+    require_root();
+    run_case("pinned", "pfp", Recorder::Perf);
+}
