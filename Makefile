@@ -11,7 +11,8 @@
 #   make demo      generate, check, simulate and validate with the installed `schedlab`
 #   make bench     time the simulator against SimSo (bench/simso_compare.py; creates bench/.venv-simso)
 #   make bench-rt  Linux runtime latency against cyclictest and rt-app (root; installs rt-tests, rt-app)
-#   make share     regenerate the shell completions and man page shipped in the wheel
+#   make share     regenerate the shell completions and man page shipped in the wheel (after
+#                  changing an option; a test fails while the committed files are stale)
 #   make clean     remove the venv, build outputs and caches
 
 SHELL := bash
@@ -42,7 +43,7 @@ $(STAMP): pyproject.toml
 
 # The completions and man page are regenerated first, so the wheel ships the
 # current command's.
-develop: venv share
+develop: venv
 	VIRTUAL_ENV="$(abspath $(VENV))" $(VENV)/bin/maturin develop
 
 test: test-rust test-python
@@ -52,7 +53,7 @@ lint:
 	$(CARGO) fmt --all --check
 	$(CARGO) clippy --workspace --all-targets -- -D warnings
 
-test-rust: share interop-tools
+test-rust: interop-tools
 	$(CARGO) test --workspace --exclude schedlab-py
 
 # The real-recording tests (crates/interop/tests/recording.rs) run rt-app

@@ -230,9 +230,8 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
         "sched_switch" => {
             if body.contains("prev_pid=") {
                 let kvs = pairs(body);
-                let g = |k: &str| kv(&kvs, k).ok_or(format!("sched_switch without `{k}=`"));
-                let num =
-                    |k: &str| g(k).and_then(|v| v.trim().parse::<i32>().map_err(|_| format!("`{k}` is not a number")));
+                let g = |k: &str| kv(&kvs, k).ok_or_else(|| format!("sched_switch without `{k}=`"));
+                let num = |k: &str| g(k).and_then(|v| prio_of(v).ok_or_else(|| format!("`{k}` is not a number")));
                 let state = g("prev_state")?;
                 Ok(Some(Line::Switch {
                     t,

@@ -570,7 +570,6 @@ pub fn export(spec: &Spec, o: &ExportOptions) -> Result<String, InteropError> {
             "default_policy": "SCHED_OTHER",
             "pi_enabled": false,
             "lock_pages": true,
-            "log_size": "disable",
             "ftrace": o.ftrace,
             "gnuplot": false,
         }
