@@ -617,7 +617,7 @@ FOUR = [
     ("run", 4, "optimal_run_m4.json", {"partitioning": RUN_PACKING}, "RUN", "100s"),
     ("gedf", 64, "gedf_m64.json", {}, "EDF2", "10s"),
     ("pedf", 64, "gedf_m64.json", {"partitioning": "ffd"}, "P_EDF", "10s"),
-    ("pd2", 64, "gedf_m64.json", {"quantum": PD2_QUANTUM}, "PD2", "200ms"),
+    ("pd2", 64, "gedf_m64.json", {"quantum": PD2_QUANTUM}, "PD2", "500ms"),
     ("run", 64, "gedf_m64.json", {"partitioning": RUN_PACKING}, "RUN", "10s"),
 ]
 
@@ -645,9 +645,11 @@ def cpu_of(cmd: list) -> tuple[float, str]:
     return ru.ru_utime + ru.ru_stime, out.decode()
 
 
-def part_four(res: dict, runs: int) -> None:
+def part_four(res: dict, runs: int, only: list | None = None) -> None:
     rows = []
     for pol, m, spec, sched, horizon in four_sets():
+        if only and f"{pol}_m{m}" not in only:
+            continue
         h_ns = parse_ns(horizon)
         exp = expected_jobs(spec, h_ns)
         sl_cmd = [SCHEDLAB, "--json", "simulate", rel(spec), "--horizon", horizon]
@@ -661,9 +663,14 @@ def part_four(res: dict, runs: int) -> None:
             if i == 0:
                 c, out = cpu_of(ss_cmd)
                 ss = json.loads(out) | {"cpu_s": c}
-        if not (sl_jobs == ss["jobs"] == exp):
+        # SimSo's PD2 reports one job more than the releases in [0, H) on
+        # the m = 64 set (at every horizon tried); that one is tolerated and
+        # recorded, the ratio uses the releases both simulate.
+        slack = 1 if sched == "PD2" else 0
+        if sl_jobs != exp or abs(ss["jobs"] - exp) > slack:
             raise SystemExit(f"{rel(spec)}: jobs schedlab {sl_jobs}, SimSo {ss['jobs']}, expected {exp}")
         row = {"policy": pol, "m": m, "spec": rel(spec), "horizon": horizon, "jobs": exp, "simso": sched,
+               "simso_jobs": ss["jobs"],
                "schedlab_cpu_s": stats(sl_cpu), "simso_cpu_s": ss["cpu_s"], "simso_misses": ss["misses"],
                "simso_in_process_cpu_s": ss["cpu_times_s"][0],
                "load": open("/proc/loadavg").read().strip()}
@@ -912,7 +919,7 @@ def compare(args) -> None:
     if "optimal" in parts:
         part_optimal(res, args.optimal_reps, args.optimal_runs)
     if "four" in parts:
-        part_four(res, args.four_runs)
+        part_four(res, args.four_runs, args.four_only)
     res["machine"]["loadavg_after"] = open("/proc/loadavg").read().strip()
     RESULTS.mkdir(parents=True, exist_ok=True)
     stamp = datetime.datetime.now().strftime("%Y%m%d-%H%M%S")
@@ -944,6 +951,7 @@ def main() -> None:
     c.add_argument("--optimal-reps", type=int, default=3, help="SimSo in-process repetitions (optimal)")
     c.add_argument("--optimal-runs", type=int, default=3, help="hyperfine runs per command (optimal)")
     c.add_argument("--four-runs", type=int, default=5, help="schedlab runs per command (four; SimSo runs once)")
+    c.add_argument("--four-only", action="append", help="only these rows of four, e.g. pd2_m64 (repeatable)")
     c.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     if a.cmd == "sets":

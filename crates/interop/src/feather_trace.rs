@@ -19,7 +19,7 @@
 //! histogram per overhead, whatever the file size.
 
 use crate::error::{At, InteropError};
-use crate::histogram::Histogram;
+use schedlab_trace::histogram::Histogram;
 use std::collections::BTreeMap;
 use std::io::Read;
 
@@ -293,7 +293,7 @@ pub fn csv(s: &Samples, o: &CsvOptions, source: &str) -> Result<String, InteropE
         return Err(InteropError::usage("--cycles-per-us must be a positive number (the timestamp clock rate)"));
     }
     let stat = |h: &Histogram| match o.percentile {
-        None => h.max,
+        None => h.max(),
         Some(p) => h.quantile(p / 100.0),
     };
     let mut cols: Vec<(&str, u64)> = Vec::new(); // column, ns
@@ -302,7 +302,7 @@ pub fn csv(s: &Samples, o: &CsvOptions, source: &str) -> Result<String, InteropE
         let mut total = None;
         for (name, _, c) in PAIRS {
             if *c == col {
-                if let Some(h) = s.hist.get(name).filter(|h| h.count > 0) {
+                if let Some(h) = s.hist.get(name).filter(|h| h.count() > 0) {
                     total = Some(total.unwrap_or(0) + to_ns(stat(h)));
                 }
             }
@@ -311,7 +311,7 @@ pub fn csv(s: &Samples, o: &CsvOptions, source: &str) -> Result<String, InteropE
             cols.push((col, v));
         }
     }
-    if let Some(h) = s.hist.get("RELEASE_LATENCY").filter(|h| h.count > 0) {
+    if let Some(h) = s.hist.get("RELEASE_LATENCY").filter(|h| h.count() > 0) {
         cols.push(("RELEASE-LATENCY", stat(h)));
     }
     if cols.is_empty() {

@@ -551,7 +551,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         .collect();
     let mut cpu_busy: HashMap<u32, i32> = HashMap::new();
     let mut cpu_last: HashMap<u32, u64> = HashMap::new();
-    let mut lat = crate::histogram::Histogram::default();
+    let mut lat = schedlab_trace::histogram::Histogram::default();
     let mut prev_t = 0u64;
     let mut r = open(path)?;
     let deadline = |task: u32| spec.tasks[task as usize].deadline().0;
@@ -700,7 +700,8 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         }
     }
     stats.zero = z;
-    stats.wakeup_latency = LatencySummary { count: lat.count, max: lat.max, mean: lat.mean(), p99: lat.quantile(0.99) };
+    stats.wakeup_latency =
+        LatencySummary { count: lat.count(), max: lat.max(), mean: lat.mean(), p99: lat.quantile(0.99) };
     Ok(stats)
 }
 

@@ -19,7 +19,6 @@ pub mod rtapp;
 pub mod sched_trace;
 pub mod simso;
 
-mod histogram;
 mod lenient_json;
 mod xml;
 

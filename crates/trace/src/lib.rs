@@ -13,6 +13,7 @@ pub mod event;
 pub mod export;
 pub mod file;
 pub mod header;
+pub mod histogram;
 pub mod jsonl;
 pub mod metrics;
 pub mod varint;

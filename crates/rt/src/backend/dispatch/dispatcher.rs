@@ -2,7 +2,8 @@
 //! drives it through `policy::driver` in real time. At each wake-up it
 //! reports the workers' completions and the releases due to the driver,
 //! which runs the protocol of the instant (callbacks, timers, rounds of
-//! `schedule`, checks) and has [`KernelServices`] carry out the switches; then it
+//! `schedule`, checks); [`KernelServices`] then carries out the instant's
+//! final decisions, one command per worker; then it
 //! sleeps in a futex wait until the next release or policy timer, or until
 //! a worker rings its doorbell. Nothing is allocated after start-up: every
 //! buffer is reserved for the run's expected jobs.
@@ -153,6 +154,8 @@ impl Dispatcher {
                 self.error = Some(e);
                 break;
             }
+            let drv = &self.drv;
+            self.host.apply(|c| drv.chosen(c));
             let decided = clock::now();
             if completed || released || timers || self.host.changed {
                 self.decisions.push(decided - wake);

@@ -71,17 +71,10 @@ impl Host<u64> for KernelServices {
     fn running(&self, cpu: Cpu) -> Option<JobId> {
         self.running.get(cpu as usize).copied().flatten()
     }
-    fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
-        for &c in cpus {
-            self.switch_away(c as usize, chosen[c as usize]);
-        }
-        for &c in cpus {
-            self.switch_to(c as usize, chosen[c as usize]);
-        }
-        for &c in cpus {
-            self.running[c as usize] = chosen[c as usize];
-        }
-    }
+    /// The switches wait until the instant settled ([`KernelServices::apply`]):
+    /// the workers get one command per instant, and `running` stays what
+    /// the CPUs ran at the wake-up while the rounds go on.
+    fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
     fn delivering(&mut self, what: &Delivery<u64>) {
         match *what {
             Delivery::Timer { due } => self.now = self.now.max(due),
@@ -109,6 +102,21 @@ impl Host<u64> for KernelServices {
 }
 
 impl KernelServices {
+    /// Carries out the instant's decisions: `chosen(cpu)` is what each CPU
+    /// must run now (all switch-aways, then all switch-tos).
+    pub fn apply(&mut self, chosen: impl Fn(Cpu) -> Option<JobId>) {
+        let m = self.running.len();
+        for c in 0..m {
+            self.switch_away(c, chosen(c as Cpu));
+        }
+        for c in 0..m {
+            self.switch_to(c, chosen(c as Cpu));
+        }
+        for c in 0..m {
+            self.running[c] = chosen(c as Cpu);
+        }
+    }
+
     /// Preempted, or moving to another CPU: hold the worker and tell it (a
     /// move is then a quick hold → run on the new CPU).
     fn switch_away(&mut self, c: usize, want: Option<JobId>) {
