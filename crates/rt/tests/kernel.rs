@@ -109,7 +109,7 @@ tasks:
         }
         validate(&o, &spec, 1.0)
     };
-    up_to_three("pfp", attempt).unwrap_or_else(|e| panic!("{e}"));
+    retry_stalls("pfp", attempt).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");
 }
 
@@ -151,6 +151,6 @@ tasks:
         }
         validate(&o, &spec, 0.8)
     };
-    up_to_three("gedf", attempt).unwrap_or_else(|e| panic!("{e}"));
+    retry_stalls("gedf", attempt).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before);
 }
