@@ -17,21 +17,21 @@ import schedlab
 ROOT = os.geteuid() == 0
 needs_root = pytest.mark.skipif(not ROOT, reason="real-time runs need root (CI runs as root)")
 
-#: The validator's tolerance: a fifth of the shortest job (4 ms), so a
+#: The validator's tolerance: a fifth of the shortest job (16 ms), so a
 #: priority inversion of a fifth of a job is seen.
-TOLERANCE = "800us"
-TOLERANCE_NS = 800_000
+TOLERANCE = "3200us"
+TOLERANCE_NS = 3_200_000
 
 LIGHT = textwrap.dedent(
     """\
     platform: {cpus: 2}
     policy: {name: gedf}
     tasks:
-      - {name: a, wcet: 4ms, period: 40ms}
-      - {name: b, wcet: 8ms, period: 80ms}
+      - {name: a, wcet: 16ms, period: 160ms}
+      - {name: b, wcet: 32ms, period: 320ms}
     """
 )
-WCET_NS = {"a": 4_000_000, "b": 8_000_000}
+WCET_NS = {"a": 16_000_000, "b": 32_000_000}
 
 
 @pytest.fixture
@@ -73,17 +73,17 @@ def _stall_evidence(r: schedlab.RunResult) -> str | None:
 def _run_until_valid(
     spec: Path, retries: list[str], **kw: object
 ) -> tuple[schedlab.RunResult, schedlab.ValidationReport]:
-    """Runs until the schedule validates without misses, at most three
+    """Runs until the schedule validates without misses, at most six
     attempts. Only a failure the run itself shows as a platform stall is
     retried (its evidence is recorded in ``retries`` and printed in the
     test log's summary); any other failure fails at once."""
-    for attempt in range(1, 4):
+    for attempt in range(1, 7):
         r = schedlab.run(spec, wait=True, **kw)  # type: ignore[arg-type]
         v = r.validate(tolerance=TOLERANCE)
         if v.passed and r.summary["misses"] == 0:
             return r, v
         evidence = _stall_evidence(r)
-        if evidence is None or attempt == 3:
+        if evidence is None or attempt == 6:
             pytest.fail(
                 f"attempt {attempt}: {r!r}, not retried "
                 f"({'no platform stall measured' if evidence is None else 'a platform stall again: ' + evidence})\n{v}"
@@ -99,14 +99,14 @@ def test_light_set_runs_without_misses_and_validates(
 ) -> None:
     trace = tmp_path / "run.sltrace"
     r, v = _run_until_valid(
-        light, runtime_retries, duration="1s", backend=backend, workload="spin-cpu", exec=EXEC, trace=trace
+        light, runtime_retries, duration="2s", backend=backend, workload="spin-cpu", exec=EXEC, trace=trace
     )
     assert isinstance(r, schedlab.SimResult)
     assert r.backend == backend
     assert v.passed, str(v)
     jobs = r.jobs
     counts = jobs.groupby("task", observed=True).size().to_dict()
-    assert counts["a"] == 25 and counts["b"] == 13, counts
+    assert counts["a"] == 13 and counts["b"] == 7, counts
     assert r.summary["misses"] == 0
     assert (jobs["status"] == "completed").all()
     assert r.complete, r.integrity
@@ -127,7 +127,7 @@ def test_python_callable_job_bodies(light: Path, runtime_retries: list[str]) -> 
         seen.append((job.task, job.job))
         assert job.deadline > job.release and 0 < job.exec <= job.wcet
 
-    r, v = _run_until_valid(light, runtime_retries, duration="500ms", exec=EXEC, workloads={"a": body, "b": "spin-cpu"})
+    r, v = _run_until_valid(light, runtime_retries, duration="2s", exec=EXEC, workloads={"a": body, "b": "spin-cpu"})
     assert v.passed, str(v)
     # The calls of the attempt that passed (a retried attempt called the body too).
     last = max(i for i, call in enumerate(seen) if call == (0, 0))

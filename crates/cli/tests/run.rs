@@ -131,18 +131,19 @@ fn sigterm_mid_run_restores_the_machine() {
 #[test]
 fn run_writes_trace_and_overheads_and_validates() {
     let _s = serial();
-    // Jobs of 4 and 8 ms, five times the 800 µs tolerance.
+    // Jobs of 16 and 32 ms, five times the 3.2 ms tolerance (this VM stalls
+    // for 1-8 ms now and then, also when quiet).
     let ok = spec_file(
         "full.yaml",
-        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 4ms, period: 40ms, cpu: 0}\n  - {name: b, wcet: 8ms, period: 80ms, cpu: 1}\n",
+        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 16ms, period: 160ms, cpu: 0}\n  - {name: b, wcet: 32ms, period: 320ms, cpu: 1}\n",
     );
     let d = dir();
-    // Repeated (three attempts at most) only when the validation failed and
+    // Repeated (six attempts at most) only when the validation failed and
     // the run measured a platform stall (tests/retry); anything else fails at once.
     let mut out = None;
-    for attempt in 1..=3 {
+    for attempt in 1..=6 {
         let o = bin()
-            .args(["run", ok.to_str().unwrap(), "--duration", "1s", "--validate", "--json", "--tolerance", "800us"])
+            .args(["run", ok.to_str().unwrap(), "--duration", "2s", "--validate", "--json", "--tolerance", "3200us"])
             .args(["--workload", "spin-cpu", "--wait", "--trace"])
             .arg(d.join("t.sltrace"))
             .arg("--overheads-out")
@@ -157,10 +158,10 @@ fn run_writes_trace_and_overheads_and_validates() {
         let v: serde_json::Value = serde_json::from_slice(&o.stdout)
             .unwrap_or_else(|e| panic!("exit {:?}: {e}: {}", o.status.code(), String::from_utf8_lossy(&o.stderr)));
         let evidence = (o.status.code() == Some(1) && v["validation"]["pass"] == false)
-            .then(|| retry::stall_evidence(&v, 800_000))
+            .then(|| retry::stall_evidence(&v, 3_200_000))
             .flatten();
         match evidence {
-            Some(e) if attempt < 3 => {
+            Some(e) if attempt < 6 => {
                 retry::log(&format!("cli run validates: attempt {attempt} failed under a platform stall: {e}"))
             }
             e => panic!(
@@ -178,7 +179,7 @@ fn run_writes_trace_and_overheads_and_validates() {
     assert_eq!(v["run"]["integrity"]["kernel_lost"], 0);
     let (h, events) = schedlab_trace::read_all(d.join("t.sltrace")).unwrap();
     assert_eq!(h.source, schedlab_trace::Source::Runtime);
-    assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 25);
+    assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 13);
     let csv = std::fs::read_to_string(d.join("oh.csv")).unwrap();
     assert!(csv.starts_with("TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n2,"), "{csv}");
     clean();
