@@ -143,7 +143,7 @@ def test_python_body_exception_ends_the_run(light: Path) -> None:
             raise ZeroDivisionError("boom in a job body")
 
     with pytest.raises(schedlab.RunError, match="boom in a job body"):
-        schedlab.run(light, duration="300ms", workload=body, wait=True)
+        schedlab.run(light, duration="1s", workload=body, wait=True)  # job 3 of a is released at 480 ms
 
 
 def test_bad_options_raise_before_anything_runs(light: Path) -> None:
