@@ -211,18 +211,7 @@ pub fn load_path(path: &Path) -> Result<Loaded, ExperimentError> {
 
 /// Loads an experiment from text; `base` is the folder of relative paths.
 pub fn load_str(text: &str, format: Option<Format>, file: &str, base: &Path) -> Result<Loaded, ExperimentError> {
-    let format = format.unwrap_or_else(|| Format::sniff(text));
-    let tree = source::parse(text, format).map_err(|e| {
-        SpecError::one(
-            file,
-            Diagnostic {
-                path: String::new(),
-                line: e.mark.map(|m| m.line),
-                column: e.mark.map(|m| m.col),
-                message: e.message,
-            },
-        )
-    })?;
+    let tree = schedlab_model::load::parse_positioned(text, format, file)?;
     let experiment: Experiment = source::deserialize(&tree).map_err(|(path, e)| {
         let mark = e.mark.unwrap_or_else(|| tree.locate(&path));
         SpecError::one(file, Diagnostic { path, line: Some(mark.line), column: Some(mark.col), message: e.message })

@@ -28,11 +28,12 @@ fn locate(tree: &Node, mut d: Diagnostic) -> Diagnostic {
     d
 }
 
-/// Loads a spec from text. `file` names it in messages; the format is sniffed
-/// when not given.
-pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded, SpecError> {
+/// Parses YAML or JSON text (the format sniffed when not given) into a
+/// positioned tree; a syntax error names `file`, its line and column. The
+/// spec and the experiment file both read their text through it.
+pub fn parse_positioned(text: &str, format: Option<Format>, file: &str) -> Result<Node, SpecError> {
     let format = format.unwrap_or_else(|| Format::sniff(text));
-    let tree = source::parse(text, format).map_err(|e| {
+    source::parse(text, format).map_err(|e| {
         SpecError::one(
             file,
             Diagnostic {
@@ -42,7 +43,13 @@ pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded
                 message: e.message,
             },
         )
-    })?;
+    })
+}
+
+/// Loads a spec from text. `file` names it in messages; the format is sniffed
+/// when not given.
+pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded, SpecError> {
+    let tree = parse_positioned(text, format, file)?;
     if !matches!(tree.value, source::Value::Map(_)) {
         return Err(SpecError::one(
             file,
