@@ -47,14 +47,15 @@ FRACTION = 0.8
 
 
 def _stall_evidence(r: schedlab.RunResult) -> str | None:
-    """The run's own evidence of a platform stall: a stall above 1 ms
-    (``RunResult.stalls``), a timer lateness above the tolerance, or a
-    CPU-time gap above it (a job's running time beyond the CPU time
+    """The run's own evidence of a platform stall: a stall longer than half
+    the tolerance (``RunResult.stalls``; a shorter one cannot explain a
+    violation beyond the tolerance), a timer lateness above the tolerance,
+    or a CPU-time gap above it (a job's running time beyond the CPU time
     ``spin-cpu`` gave it)."""
     evidence = []
-    if r.stalls:
-        worst = max(st["ns"] for st in r.stalls)
-        evidence.append(f"{len(r.stalls)} platform stall(s) above 1 ms, worst {worst / 1e6:.3f} ms")
+    long = [st["ns"] for st in r.stalls if st["ns"] > TOLERANCE_NS / 2]
+    if long:
+        evidence.append(f"{len(long)} platform stall(s) above half the tolerance, worst {max(long) / 1e6:.3f} ms")
     for kind in ("release-latency", "release", "schedule", "ipi"):
         o = r.overheads.get(kind)
         if o and o["max"] > TOLERANCE_NS:

@@ -41,8 +41,13 @@ impl<O: Order> Engine<O> {
             .enumerate()
             .map(|(d, (cpus, tasks))| Domain::new(d as u32, cpus.clone(), tasks, &order))
             .collect();
-        let info =
-            PolicyInfo { name, domains: layout.domains, placement: layout.placement, conformance: order.conformance() };
+        let info = PolicyInfo {
+            name,
+            domains: layout.domains,
+            placement: layout.placement,
+            conformance: order.conformance(),
+            quantum: None,
+        };
         Engine { info, order, domains, task_at, cpu_at }
     }
 

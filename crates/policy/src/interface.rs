@@ -142,6 +142,10 @@ pub struct PolicyInfo {
     /// Where each task (by index) may run.
     pub placement: Vec<Placement>,
     pub conformance: Conformance,
+    /// A quantum-driven policy's quantum (PD^2): its timers may fire at
+    /// every quantum boundary, so a driver that sizes its buffers up front
+    /// (the runtime's dispatcher) expects a wake-up per quantum.
+    pub quantum: Option<Time>,
 }
 
 impl PolicyInfo {

@@ -27,6 +27,7 @@ impl Rogue {
                 domains: vec![(0..cpus).collect()],
                 placement: vec![Placement::Global; 2],
                 conformance: Conformance::Replay,
+                quantum: None,
             },
             answer,
             resched,

@@ -151,7 +151,7 @@ impl Measured {
             Event::Policy {
                 t,
                 cpu: None,
-                name: "platform-stall".into(),
+                name: crate::stall::PLATFORM_STALL.into(),
                 data: serde_json::json!({"kind": kind, "task": task, "job": job, "ns": ns}),
             },
         ));

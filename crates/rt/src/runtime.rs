@@ -14,7 +14,7 @@ use crate::guard::Guard;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::signals::SignalScope;
-use crate::stall::{Stall, THRESHOLD_NS};
+use crate::stall::{Stall, PLATFORM_STALL, THRESHOLD_NS};
 use crate::stop::{Stop, StopReason};
 use crate::tracebuf::Collector;
 use crate::watchdog::Watchdog;
@@ -110,10 +110,16 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
                     a.events.push(Event::Policy {
                         t: *t,
                         cpu: None,
-                        name: "platform-stall".into(),
+                        name: PLATFORM_STALL.into(),
                         data: serde_json::json!({"kind": kind, "ns": dur}),
                     });
                     a.stalls.push(Stall { t: *t, kind, job: None, ns: *dur });
+                }
+                // A stall the backend measured itself (the dispatcher's late wake-ups).
+                Event::Policy { t, name, data, .. } if name == PLATFORM_STALL => {
+                    let kind = data["kind"].as_str().unwrap_or("timer-lateness").to_string();
+                    a.stalls.push(Stall { t: *t, kind, job: None, ns: data["ns"].as_u64().unwrap_or(0) });
+                    a.events.push(e.clone());
                 }
                 e => a.events.push(e.clone()),
             }
@@ -162,7 +168,7 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         a.events.push(Event::Policy {
             t: g.t,
             cpu: None,
-            name: "platform-stall".into(),
+            name: PLATFORM_STALL.into(),
             data: serde_json::json!({"kind": g.kind, "task": g.job.map(|j| j.0), "job": g.job.map(|j| j.1), "ns": g.ns}),
         });
         a.stalls.push(g);

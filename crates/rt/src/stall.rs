@@ -8,6 +8,10 @@
 //!   the job's first instruction, or one of the kernel-side parts of that
 //!   interval, on a CPU no job of the run held, longer than
 //!   [`THRESHOLD_NS`];
+//! - **dispatcher lateness** (dispatch backend): the dispatcher thread woke
+//!   up later than its timeout (the next release, quantum boundary or
+//!   other policy timer) by more than [`THRESHOLD_NS`]; every decision due
+//!   meanwhile was taken that late;
 //! - **CPU-time gap**: a job's running time in the trace (the kernel's
 //!   running intervals) minus the thread CPU time it used, larger than
 //!   [`THRESHOLD_NS`] (the thread was "running" but did not execute).
@@ -21,6 +25,11 @@ use serde::Serialize;
 /// release latency's p99.9 measured on this kind of VM idle (`schedlab probe
 /// latency`: p99 79 µs), half the validator's default tolerance.
 pub const THRESHOLD_NS: u64 = 1_000_000;
+
+/// The name of the trace's policy event that records a stall.
+pub const PLATFORM_STALL: &str = "platform-stall";
+/// The stall kind of the dispatcher's own late wake-up.
+pub const DISPATCHER_LATENESS: &str = "timer-lateness (dispatcher wake-up)";
 
 /// One stall.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]

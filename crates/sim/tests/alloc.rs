@@ -51,6 +51,7 @@ impl ScanEdf {
                 domains: vec![(0..m).collect()],
                 placement: vec![Placement::Global; tasks],
                 conformance: Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 },
+                quantum: None,
             },
             ready: Vec::with_capacity(tasks),
             kept: Vec::with_capacity(tasks),

@@ -23,6 +23,7 @@ impl Bad {
                 domains: vec![(0..cpus).collect()],
                 placement: vec![Placement::Global; tasks],
                 conformance: Conformance::Replay,
+                quantum: None,
             },
             answer,
             resched,

@@ -129,6 +129,7 @@ impl RoundRobin {
                 domains: vec![vec![0]],
                 placement: vec![Placement::Global; tasks],
                 conformance: Conformance::Replay,
+                quantum: None,
             },
             queue: VecDeque::new(),
             current: None,
@@ -276,6 +277,7 @@ fn an_illegal_answer_is_the_drivers_protocol_error() {
         domains: vec![(0..h.spec.platform.cpus).collect()],
         placement: vec![schedlab_model::Placement::Global; n],
         conformance: Conformance::Replay,
+        quantum: None,
     };
     let e = schedlab_validate::validate_with(&h, t.events.clone(), &replay_opts(), Some(Box::new(Illegal(info))))
         .unwrap_err();

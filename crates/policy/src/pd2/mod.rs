@@ -130,6 +130,7 @@ impl Pd2 {
                 domains: vec![(0..m).collect()],
                 placement: vec![Placement::Global; n],
                 conformance: Conformance::Replay,
+                quantum: Some(q),
             },
             q,
             m,
@@ -414,16 +415,22 @@ impl Policy for Pd2 {
         self.enqueue(job.task, k);
     }
 
+    /// The boundary is processed at the instant the timer was armed for,
+    /// not at the kernel's now: a driver may report the timer at a later
+    /// now (the runtime's dispatcher, woken late or reporting a completion
+    /// in the same wake-up, gives the completion's instant), and a boundary
+    /// taken off the quantum grid would push the next subtasks past the
+    /// following boundary (a quantum lost per such wake-up).
     fn timer(&mut self, timer: TimerId, _tag: u64, k: &mut dyn Kernel) {
-        match self.timer {
-            Some((id, _)) if id == timer => self.timer = None,
+        let at = match self.timer {
+            Some((id, at)) if id == timer => at,
             _ => return,
-        }
-        let now = k.now();
-        if self.done_until.is_some_and(|d| d >= now) {
+        };
+        self.timer = None;
+        if self.done_until.is_some_and(|d| d >= at) {
             return;
         }
-        self.boundary(now, k);
+        self.boundary(at, k);
     }
 
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
@@ -525,6 +532,22 @@ mod tests {
         k.at(&mut p, 11 * Q);
         assert_eq!(answers(&mut p, &mut k), vec![Some((0, 1))]);
         assert_eq!(k.marked, vec![0]);
+    }
+
+    /// A boundary timer reported late (the runtime's dispatcher gives the
+    /// instant of a completion seen in the same wake-up) is processed at
+    /// its own instant: a weight-1 task still runs in the next quantum.
+    #[test]
+    fn a_late_timer_keeps_the_quantum_grid() {
+        let mut p = pd2(&[(1, 1)], 1);
+        let mut k = K::default();
+        p.release(job(0, 0, 0), &mut k);
+        k.at(&mut p, 300);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))]);
+        assert_eq!(k.armed(), vec![Q], "the next boundary is on the grid");
+        k.at(&mut p, Q + 200);
+        assert_eq!(answers(&mut p, &mut k), vec![Some((0, 0))], "its next subtask is eligible at Q, not at Q + 300");
+        assert_eq!(k.armed(), vec![2 * Q]);
     }
 
     /// A subtask whose window starts later is not run early (without early

@@ -255,6 +255,7 @@ impl<N: Budget> Run<N> {
             domains: vec![(0..m).collect()],
             placement: vec![Placement::Global; n],
             conformance: Conformance::Replay,
+            quantum: None,
         };
         let mut tasks: Vec<TaskState> = spec
             .tasks

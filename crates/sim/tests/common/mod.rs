@@ -41,6 +41,7 @@ impl TopM {
                 domains: vec![(0..m).collect()],
                 placement: vec![Placement::Global; spec.tasks.len()],
                 conformance: Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 },
+                quantum: None,
             },
             order,
             m,

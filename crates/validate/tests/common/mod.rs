@@ -128,7 +128,7 @@ impl TestPolicy {
             Conformance::Replay => true,
         };
         TestPolicy {
-            info: PolicyInfo { name, domains, placement, conformance },
+            info: PolicyInfo { name, domains, placement, conformance, quantum: None },
             order,
             preemptive,
             jobs: BTreeMap::new(),

@@ -8,6 +8,7 @@ use super::sync::End;
 use super::worker::WorkerLog;
 use super::{Executed, DISPATCHER_CPU};
 use crate::overheads::Stats;
+use crate::stall::{DISPATCHER_LATENESS, PLATFORM_STALL};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::collections::HashMap;
 
@@ -20,6 +21,10 @@ impl Dispatcher {
         for &(rel, task, job) in &self.skipped {
             let data = serde_json::json!({"task": task, "job": job});
             self.events.push((rel, 6, Event::Policy { t: rel, cpu: None, name: "skipped-release".into(), data }));
+        }
+        for &(t, ns) in &self.late_wakeups {
+            let data = serde_json::json!({"kind": DISPATCHER_LATENESS, "ns": ns});
+            self.events.push((t, 6, Event::Policy { t, cpu: None, name: PLATFORM_STALL.into(), data }));
         }
         let rel = |t: u64| t.saturating_sub(t0);
         let mut preempt_lat: Vec<u64> = Vec::new();

@@ -14,6 +14,7 @@ use super::{drain_limit, DISPATCHER_CPU};
 use crate::clock;
 use crate::overheads::Samples;
 use crate::plan::Plan;
+use crate::stall::THRESHOLD_NS;
 use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
 use schedlab_jobs::{Demands, MissPolicy, Releases};
@@ -54,6 +55,11 @@ pub struct Dispatcher {
     /// The policy broke the protocol: the run stops.
     pub(super) error: Option<ProtocolError>,
     pub(super) ended_at: u64,
+    /// The absolute instant the last futex wait was due to time out.
+    slept_until: Option<u64>,
+    /// The dispatcher's own late wake-ups: (due, ns from t0; lateness, ns),
+    /// at most its capacity (see [`Dispatcher::own_lateness`]).
+    pub(super) late_wakeups: Vec<(u64, u64)>,
 }
 
 impl Dispatcher {
@@ -80,9 +86,14 @@ impl Dispatcher {
             })
             .collect();
         let jobs = (0..n).map(|i| plan.expected_jobs(i)).sum::<u64>() as usize;
+        // Decision-making wake-ups: about three per job (release,
+        // completion, a preemption), and one per quantum for a
+        // quantum-driven policy (PD^2 wakes at every boundary while busy).
+        let quanta = policy.info().quantum.map_or(0, |q| (c.duration + drain_limit(plan)) / q.max(1)) as usize;
+        let wakeups = 3 * jobs + quanta + 64;
         let mut samples = Samples::default();
         samples.by_kind.push((OverheadKind::Release, Vec::with_capacity(jobs + 64)));
-        samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(3 * jobs + 64)));
+        samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(wakeups)));
         let mut drv = Driver::new(m as u32, policy.info().placement.clone());
         drv.reserve(4 * (n + m) + 16);
         Dispatcher {
@@ -115,12 +126,14 @@ impl Dispatcher {
             drain: drain_limit(plan),
             overrun: c.overrun,
             // Per job: release, its overhead, a miss; per wake-up: a schedule overhead; notes.
-            events: Vec::with_capacity(8 * jobs + 4 * jobs + 64),
+            events: Vec::with_capacity(9 * jobs + wakeups),
             skipped: Vec::with_capacity(jobs + 64),
             samples,
-            decisions: Vec::with_capacity(3 * jobs + 64),
+            decisions: Vec::with_capacity(wakeups),
             error: None,
             ended_at: 0,
+            slept_until: None,
+            late_wakeups: Vec::with_capacity(256),
         }
     }
 
@@ -139,6 +152,7 @@ impl Dispatcher {
             let wake = clock::now();
             self.hb.busy(wake);
             let real = wake.saturating_sub(t0);
+            self.own_lateness(t0, wake);
             self.host.now = self.nominal(t0, real);
             self.host.real = real;
             self.host.wake = wake;
@@ -171,7 +185,9 @@ impl Dispatcher {
             }
             self.hb.idle();
             let next = self.next_wake(t0, real);
+            self.slept_until = None;
             if next > clock::now() {
+                self.slept_until = Some(next);
                 sync::futex_wait(&self.bell, bell, Some(next));
             }
         }
@@ -181,6 +197,20 @@ impl Dispatcher {
             // Jobs still running at the end of the drain (or a protocol
             // error): end them.
             self.stop.request(StopReason::Finished);
+        }
+    }
+
+    /// The dispatcher's own wake-up: woken later than its timeout by more
+    /// than [`THRESHOLD_NS`], it did not run when its clock said it should
+    /// have (its CPU was not running the guest, or a kernel section held
+    /// it), so every decision due meanwhile was late by as much: a platform
+    /// stall (see `crate::stall`). Without this, a quantum boundary decided
+    /// 8 ms late looked like the policy's own choice.
+    fn own_lateness(&mut self, t0: u64, wake: u64) {
+        let Some(due) = self.slept_until.take() else { return };
+        let late = wake.saturating_sub(due);
+        if late > THRESHOLD_NS && self.late_wakeups.len() < self.late_wakeups.capacity() {
+            self.late_wakeups.push((due.saturating_sub(t0), late));
         }
     }
 
