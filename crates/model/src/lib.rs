@@ -22,7 +22,8 @@ pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
 pub use source::Format;
 pub use spec::{
-    Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Slack, Spec, Task,
+    Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Segment, SegmentKind, Slack,
+    Spec, Task,
 };
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};

@@ -4,11 +4,13 @@
 mod placement;
 mod platform;
 mod policy;
+mod segment;
 mod task;
 
 pub use placement::Placement;
 pub use platform::{Cache, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack};
+pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};
 
 use schemars::JsonSchema;

@@ -1,8 +1,10 @@
 //! A sporadic real-time task.
 
+use super::segment::Segment;
 use crate::units::{ColorSet, Duration, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
+use std::borrow::Cow;
 
 /// Criticality class of a task.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
@@ -82,6 +84,16 @@ pub struct Task {
     /// `hrt` (default), `srt` or `be`.
     #[serde(default, skip_serializing_if = "is_hrt")]
     pub class: Class,
+    /// The segments every job runs in order (execution, memory phases,
+    /// self-suspensions; see `docs/spec.md`). Their CPU lengths add up to
+    /// the WCET. Default: one execution segment of the WCET.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub segments: Option<Vec<Segment>>,
+    /// Short form of `segments` for deferred preemption: the execution
+    /// lengths of the subjobs, with a preemption point between two, e.g.
+    /// `[1ms, 2ms, 0.5ms]` (the last is the final non-preemptive region).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub subjobs: Option<Vec<Duration>>,
 }
 
 impl Task {
@@ -102,7 +114,22 @@ impl Task {
             wss: None,
             colors: None,
             class: Class::Hrt,
+            segments: None,
+            subjobs: None,
         }
+    }
+    /// The segments of each job: `segments`, or `subjobs` as execution
+    /// segments, or one execution segment of the WCET.
+    pub fn segments(&self) -> Cow<'_, [Segment]> {
+        match (&self.segments, &self.subjobs) {
+            (Some(s), _) => Cow::Borrowed(s),
+            (None, Some(j)) => Cow::Owned(j.iter().map(|&d| Segment::exec(d)).collect()),
+            (None, None) => Cow::Owned(vec![Segment::exec(self.wcet)]),
+        }
+    }
+    /// Whether the task declares segments or subjobs.
+    pub fn segmented(&self) -> bool {
+        self.segments.is_some() || self.subjobs.is_some()
     }
     /// The best-case execution time in force (the WCET when none is given).
     pub fn bcet(&self) -> Duration {
