@@ -23,7 +23,7 @@
 //! analysis packs every task freely.
 
 pub mod admission;
-mod fast;
+pub(crate) mod fast;
 
 use super::data::{Data, Partition};
 use super::input::Input;
