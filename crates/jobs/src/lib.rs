@@ -30,18 +30,21 @@
 //! assert!((500_000..=1_000_000).contains(&d));
 //! ```
 //!
-//! Jobs are single pieces of execution today; segments (memory phases,
-//! suspensions, preemption points between subjobs) will be drawn here too,
-//! one stream per purpose, without changing the streams below.
+//! A job of a task with `segments` or `subjobs` is a sequence of segments
+//! (execution, memory phases, self-suspensions); [`JobModel::segment_demands`]
+//! draws what each one takes, from a stream of its own, so the jobs of tasks
+//! without segments are drawn exactly as before.
 
 mod arrivals;
 mod execution;
 mod options;
+mod segments;
 mod streams;
 
 pub use arrivals::{Arrival, Releases};
 pub use execution::Demands;
 pub use options::{Arrivals, Execution, MissPolicy, Sporadic};
+pub use segments::{SegmentDemand, SegmentDemands};
 
 use schedlab_model::Task;
 
@@ -63,8 +66,18 @@ impl JobModel {
         Releases::new(task, index, self.seed, &self.arrivals)
     }
 
-    /// The execution demands of task `index`'s released jobs, in order.
+    /// The execution demands of task `index`'s released jobs, in order:
+    /// each job's total CPU time.
     pub fn demands(&self, task: &Task, index: usize) -> Demands {
         Demands::new(task, index, self.seed, self.execution)
+    }
+
+    /// The segment demands of task `index`'s released jobs, in order: per
+    /// job, each segment's kind, actual length and preemptibility (one
+    /// execution segment, drawn as [`demands`](Self::demands) draws it, for
+    /// a task without segments). The CPU demands of a job add up to what
+    /// `demands` gives that job.
+    pub fn segment_demands(&self, task: &Task, index: usize) -> SegmentDemands {
+        SegmentDemands::new(task, index, self.seed, self.execution)
     }
 }
