@@ -28,6 +28,22 @@
 //! let mut demands = model.demands(task, 0);
 //! let d = demands.draw();
 //! assert!((500_000..=1_000_000).contains(&d));
+//!
+//! // A task with segments: each job's segments, drawn one by one.
+//! use schedlab_model::SegmentKind;
+//! let spec = schedlab_model::load_str(
+//!     "platform: {cpus: 1}\ntasks:\n  - {name: b, bcet: 1ms, period: 10ms, segments: [{memory: 0.5ms}, {exec: 1.5ms, preemptible: false}, {suspend: 1ms}]}\n",
+//!     None,
+//!     "example.yaml",
+//! )
+//! .unwrap()
+//! .spec;
+//! let mut segments = model.segment_demands(&spec.tasks[0], 0);
+//! let job = segments.next_job();
+//! assert_eq!(job.iter().map(|s| s.kind).collect::<Vec<_>>(), [SegmentKind::Memory, SegmentKind::Exec, SegmentKind::Suspend]);
+//! assert!((250_000..=500_000).contains(&job[0].demand)); // its share of the BCET up to its length
+//! assert!(!job[1].preemptible);
+//! assert!(job[2].demand <= 1_000_000); // a suspension in [0, length]
 //! ```
 //!
 //! A job of a task with `segments` or `subjobs` is a sequence of segments
