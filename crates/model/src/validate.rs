@@ -385,8 +385,12 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             for (i, t) in spec.tasks.iter().enumerate() {
                 let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
                 let ignored: Vec<&str> = [
-                    list.iter().any(|s| s.kind == SegmentKind::Suspend).then_some("self-suspensions"),
-                    list.iter().any(|s| !s.preemptible).then_some("non-preemptive segments"),
+                    list.iter()
+                        .any(|s| s.kind == SegmentKind::Suspend)
+                        .then_some("self-suspensions (a simulation or run skips them)"),
+                    list.iter()
+                        .any(|s| !s.preemptible)
+                        .then_some("non-preemptive segments (a simulation or run may preempt them)"),
                 ]
                 .into_iter()
                 .flatten()
@@ -395,7 +399,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                     f.warn(
                         format!("tasks[{i}].segments"),
                         format!(
-                            "`{name}` does not run {} yet: a simulation or run executes each job's CPU segments as one preemptible piece, and the analyses take the WCET alone",
+                            "`{name}` does not run {} yet, and the analyses take the WCET alone",
                             ignored.join(" or ")
                         ),
                     );
