@@ -1,7 +1,8 @@
 //! The job model: which jobs a task set releases, when, and how much each
 //! one executes — arrivals (periodic, sporadic, offsets, release jitter, the
 //! synchronous release at time 0), execution demand (WCET, uniform in
-//! [BCET, WCET], a fraction of the WCET, per-job lists) and what happens at a
+//! [BCET, WCET], a fraction of the WCET, per-job lists; per segment for
+//! tasks with segments) and what happens at a
 //! deadline miss — with the seeding that makes them reproducible. The
 //! simulator and the runtime both take their jobs from here, so
 //! `schedlab simulate --seed S` and `schedlab run --seed S` release the same
