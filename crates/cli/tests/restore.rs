@@ -5,7 +5,8 @@
 //! the root's load balancing, tracefs instances, the RT throttling settings
 //! in /proc, crash journals) equals the state before, and a following run
 //! validates. Two kills per policy (~15 s); `SCHEDLAB_KILL_CAMPAIGN=N` for N
-//! per policy, `SCHEDLAB_KILL_SEED=S` to replay.
+//! per policy, `SCHEDLAB_KILL_SEED=S` to replay. A run with a `cmd:`
+//! workload killed with SIGKILL leaves no command running (~2 s).
 
 mod retry;
 
