@@ -36,6 +36,35 @@ pub enum Release {
     Wakeup,
     /// At each `trace_marker` line the thread writes that starts with the prefix.
     Marker(String),
+    /// rt-app's own markers (its `global.ftrace`): a job is released at the
+    /// wake-up that ends the thread's sleep between two jobs (or, when the
+    /// thread did not sleep, at its `[N] begins loop` marker), and completes
+    /// at the first sleep after its `[N] executing E` marker for the last
+    /// event E of the step (the timer or sleep); a sleep before that marker
+    /// blocks the job, and the next wake-up resumes it.
+    RtApp,
+}
+
+/// An rt-app marker: `[N] begins loop L phase P step S` or `[N] executing E`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtAppMarker {
+    Begin,
+    Executing(u32),
+}
+
+/// The rt-app marker in a `trace_marker` text, if it is one (rt-app 1.0's
+/// format: `[thread index] begins loop ...` / `[thread index] executing E`).
+pub fn rtapp_marker(text: &str) -> Option<RtAppMarker> {
+    let rest = text.strip_prefix('[')?;
+    let (ind, rest) = rest.split_once("] ")?;
+    if ind.is_empty() || !ind.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if rest.starts_with("begins loop ") {
+        return Some(RtAppMarker::Begin);
+    }
+    let e = rest.strip_prefix("executing ")?.trim_end();
+    e.parse().ok().map(RtAppMarker::Executing)
 }
 
 /// Options of the import.
@@ -310,15 +339,22 @@ pub struct Stats {
     /// Absolute time (ns, the recording's clock) of time zero.
     pub zero: u64,
     pub jobs: u64,
-    /// Wake-up to first switch-in of each job whose task's CPU set had an
-    /// idle CPU (no mapped job) at its release: the kernel's own latency.
-    pub wakeup_latency: LatencySummary,
+    /// Each wait of a job for a CPU (from its release, resumption or
+    /// preemption to its switch-in) during which a CPU it may run on ran no
+    /// mapped job: the time that CPU stayed free of it. A validator reads
+    /// such a CPU as idle, so this is the decision lag the recording shows
+    /// (the kernel's wake-up and migration latency, and the time threads
+    /// outside the map held the CPU), whatever the policy.
+    pub free_cpu_wait: LatencySummary,
     /// Lines whose time went backwards (set to the previous time).
     pub reordered: u64,
     /// Switch-ins missing from the recording (a thread switched out of a
     /// CPU it was not seen switched into), inserted at the CPU's previous
     /// switch or the job's release, whichever is later.
     pub inferred_switches: u64,
+    /// With rt-app markers: jobs that did not hold exactly one of rt-app's
+    /// `begins loop` markers (0 when every job imported is one rt-app ran).
+    pub unconfirmed_jobs: u64,
 }
 
 /// Count, max, mean and 99th percentile (ns).
@@ -407,8 +443,81 @@ struct Thr {
     exec: u64,
     run_start: u64,
     jobs: u64,
-    first_run_pending: Option<u64>,
+    /// The job's current wait for a CPU.
+    wait: Option<Wait>,
     released: u64,
+    /// With `Release::RtApp`: the step (job) the thread is in, written or not.
+    rt: Option<RtJob>,
+}
+
+/// A job's wait for a CPU: the free-CPU time so far, since when a CPU it may
+/// use is free, and whether one was.
+#[derive(Clone, Copy, Default)]
+struct Wait {
+    free: u64,
+    since: Option<u64>,
+    seen: bool,
+}
+
+/// Bring every waiting job's free-CPU time up to `t` (the CPUs' state from
+/// `t` on is `cpu_busy`).
+fn refresh_waits(thr: &mut HashMap<i32, Thr>, spec: &Spec, cpu_busy: &HashMap<u32, i32>, t: u64) {
+    for th in thr.values_mut() {
+        if let Some(w) = th.wait.as_mut() {
+            let task = &spec.tasks[th.task as usize];
+            let free = (0..spec.platform.cpus).any(|c| task.cpu.is_none_or(|p| p == c) && !cpu_busy.contains_key(&c));
+            match (free, w.since) {
+                (true, None) => {
+                    w.since = Some(t);
+                    w.seen = true;
+                }
+                (false, Some(s)) => {
+                    w.free += t.saturating_sub(s);
+                    w.since = None;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// An rt-app step in progress.
+#[derive(Clone, Copy, Default)]
+struct RtJob {
+    /// Its `executing E` marker of the step's last event was written: its
+    /// next sleep completes it.
+    done: bool,
+    /// `begins loop` markers seen in it (1 when the import found rt-app's job).
+    begins: u32,
+}
+
+/// Start the thread's next job at `t` (≥ `z`): its release, and its
+/// switch-in when the thread is running (a marker release).
+fn start_job(
+    th: &mut Thr,
+    t: u64,
+    z: u64,
+    spec: &Spec,
+    stats: &mut Stats,
+    out: &mut dyn FnMut(Event, &mut Stats) -> Result<(), InteropError>,
+) -> Result<(), InteropError> {
+    let job = th.jobs;
+    th.jobs += 1;
+    th.in_job = Some(job);
+    th.exec = 0;
+    th.released = t;
+    stats.jobs += 1;
+    th.wait = Some(Wait::default());
+    let (task, t0) = (th.task, t - z);
+    let deadline = t0 + spec.tasks[task as usize].deadline().0;
+    out(Event::Release { t: t0, task, job, deadline }, stats)?;
+    if let St::Running(cpu) = th.state {
+        // Marker releases come from the running thread itself.
+        th.run_start = t;
+        th.wait = None;
+        out(Event::SwitchTo { t: t0, cpu, task, job }, stats)?;
+    }
+    Ok(())
 }
 
 /// Where an import's output goes: first the header (with `None`), then
@@ -421,6 +530,12 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     // Pass 1: the mapped threads and the start.
     let mut pids: HashMap<i32, (u32, String)> = HashMap::new();
     let mut slept: HashMap<i32, u64> = HashMap::new();
+    // rt-app markers (with `Release::RtApp`): per writer PID, the index of the
+    // last event of a step (the highest `executing E`) and the time of the
+    // last `begins loop` (a wake-up after it ends the thread's last step).
+    let mut last_event: HashMap<i32, u32> = HashMap::new();
+    let mut last_begin: HashMap<i32, u64> = HashMap::new();
+    let rtapp = opts.release == Release::RtApp;
     let mut last_t = 0;
     let mut r = open(path)?;
     let see = |pid: i32, comm: &str, pids: &mut HashMap<i32, (u32, String)>| -> Result<(), InteropError> {
@@ -456,7 +571,21 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 let _ = prio;
                 last_t = t;
             }
-            Some(Line::Marker { t, .. }) => last_t = t,
+            Some(Line::Marker { t, pid, text }) => {
+                if rtapp {
+                    match rtapp_marker(&text) {
+                        Some(RtAppMarker::Begin) => {
+                            last_begin.insert(pid, t);
+                        }
+                        Some(RtAppMarker::Executing(e)) => {
+                            let m = last_event.entry(pid).or_insert(e);
+                            *m = (*m).max(e);
+                        }
+                        None => {}
+                    }
+                }
+                last_t = t
+            }
             Some(Line::Exit { t, .. }) => last_t = t,
             None => {}
         }
@@ -482,6 +611,24 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             ));
         }
     }
+    if rtapp {
+        let mut missing: Vec<&str> = pids
+            .iter()
+            .filter(|(p, _)| !last_begin.contains_key(p) || !last_event.contains_key(p))
+            .map(|(_, (_, comm))| comm.as_str())
+            .collect();
+        missing.sort();
+        if let Some(comm) = missing.first() {
+            return Err(InteropError::file(
+                &file,
+                format!(
+                    "thread `{comm}` wrote no rt-app job markers (`[N] begins loop ...`, `[N] executing E`): run the \
+                     workload with \"ftrace\": true in its `global` (schedlab export rt-app --ftrace) and let its \
+                     trace_marker writes reach the recording, or import with --release wakeup"
+                ),
+            ));
+        }
+    }
     let start = match pids.keys().map(|p| slept.get(p).copied()).collect::<Option<Vec<u64>>>() {
         Some(v) => v.into_iter().max().unwrap_or(0).saturating_add(opts.skip),
         None => {
@@ -494,11 +641,15 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     while let Some((_, l)) = r.next()? {
         let hit = match l {
             Some(Line::Wakeup { t, pid, prio, .. }) => {
-                t > start && opts.release == Release::Wakeup && is_rt(prio) && pids.contains_key(&pid)
+                t > start && (opts.release == Release::Wakeup || rtapp) && is_rt(prio) && pids.contains_key(&pid)
             }
             Some(Line::Marker { t, pid, ref text }) => {
                 t > start
-                    && matches!(&opts.release, Release::Marker(p) if text.starts_with(p.as_str()))
+                    && match &opts.release {
+                        Release::Marker(p) => text.starts_with(p.as_str()),
+                        Release::RtApp => rtapp_marker(text) == Some(RtAppMarker::Begin),
+                        Release::Wakeup => false,
+                    }
                     && pids.contains_key(&pid)
             }
             _ => false,
@@ -543,8 +694,9 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     exec: 0,
                     run_start: 0,
                     jobs: 0,
-                    first_run_pending: None,
+                    wait: None,
                     released: 0,
+                    rt: None,
                 },
             )
         })
@@ -554,7 +706,6 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     let mut lat = schedlab_trace::histogram::Histogram::default();
     let mut prev_t = 0u64;
     let mut r = open(path)?;
-    let deadline = |task: u32| spec.tasks[task as usize].deadline().0;
     let last_out = std::cell::Cell::new(z);
     let mut out = |ev: Event, stats: &mut Stats| -> Result<(), InteropError> {
         stats.events_written += 1;
@@ -573,6 +724,8 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             stats.reordered += 1;
             t = prev_t;
         }
+        // The CPUs' state changed at the previous line.
+        refresh_waits(&mut thr, spec, &cpu_busy, prev_t);
         prev_t = t;
         let is_release = match &l {
             Line::Wakeup { pid, prio, .. } => {
@@ -593,29 +746,78 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 th.state = St::Ready;
             }
             if t >= z && th.in_job.is_none() && !th.skip_job {
-                let job = th.jobs;
-                th.jobs += 1;
-                th.in_job = Some(job);
-                th.exec = 0;
-                th.released = t;
-                stats.jobs += 1;
-                let task = &spec.tasks[th.task as usize];
-                let idle =
-                    (0..spec.platform.cpus).any(|c| task.cpu.is_none_or(|p| p == c) && !cpu_busy.contains_key(&c));
-                th.first_run_pending = idle.then_some(t);
-                if let St::Running(cpu) = th.state {
-                    // Marker releases come from the running thread itself.
-                    th.run_start = t;
-                    th.first_run_pending = None;
-                    let (task, t0) = (th.task, t - z);
-                    out(Event::Release { t: t0, task, job, deadline: t0 + deadline(task) }, &mut stats)?;
-                    out(Event::SwitchTo { t: t0, cpu, task, job }, &mut stats)?;
-                } else {
-                    let task = th.task;
-                    out(Event::Release { t: t - z, task, job, deadline: t - z + deadline(task) }, &mut stats)?;
-                }
+                start_job(th, t, z, spec, &mut stats, &mut out)?;
             }
             continue;
+        }
+        if rtapp {
+            // rt-app's job boundaries: markers, and the wake-ups between jobs.
+            match &l {
+                Line::Marker { pid, text, .. } if thr.contains_key(pid) => {
+                    let th = thr.get_mut(pid).expect("a mapped thread");
+                    match rtapp_marker(text) {
+                        Some(RtAppMarker::Begin) => match (&mut th.rt, th.state) {
+                            (Some(j), St::Running(cpu)) if j.done => {
+                                // The step began without a sleep (its timer had
+                                // expired): the job ends and the next one starts here.
+                                if let Some(job) = th.in_job.take() {
+                                    th.exec += t - th.run_start;
+                                    let (task, exec, t0) = (th.task, th.exec, t - z);
+                                    let reason = SwitchReason::Complete;
+                                    out(Event::SwitchAway { t: t0, cpu, task, job, reason, exec }, &mut stats)?;
+                                    out(Event::Completion { t: t0, cpu, task, job, exec, forced: false }, &mut stats)?;
+                                    cpu_busy.remove(&cpu);
+                                    stats.unconfirmed_jobs += u64::from(j.begins != 1);
+                                }
+                                th.rt = Some(RtJob { begins: 1, ..RtJob::default() });
+                                if t >= z {
+                                    start_job(th, t, z, spec, &mut stats, &mut out)?;
+                                    cpu_busy.insert(cpu, *pid);
+                                }
+                            }
+                            (Some(j), _) => j.begins += 1,
+                            (None, St::Running(cpu)) => {
+                                // The first step (no sleep before it).
+                                th.rt = Some(RtJob { begins: 1, ..RtJob::default() });
+                                if t >= z {
+                                    start_job(th, t, z, spec, &mut stats, &mut out)?;
+                                    cpu_busy.insert(cpu, *pid);
+                                }
+                            }
+                            (None, _) => {}
+                        },
+                        Some(RtAppMarker::Executing(e)) if last_event.get(pid) == Some(&e) => {
+                            if let Some(j) = th.rt.as_mut() {
+                                j.done = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                Line::Wakeup { pid, prio, .. }
+                    if is_rt(*prio) && thr.get(pid).is_some_and(|th| th.state == St::Idle) =>
+                {
+                    let th = thr.get_mut(pid).expect("a mapped thread");
+                    th.state = St::Ready;
+                    if th.rt.is_some() {
+                        // A job blocked inside its step resumes.
+                        if let Some(job) = th.in_job {
+                            out(Event::Resume { t: t - z, task: th.task, job }, &mut stats)?;
+                            th.wait = Some(Wait::default());
+                        }
+                    } else if last_begin.get(pid).is_some_and(|&b| t <= b) {
+                        // The wake-up that ends the sleep between two steps
+                        // (after the thread's last step, a wake-up only leads to its exit).
+                        th.rt = Some(RtJob::default());
+                        if t >= z {
+                            start_job(th, t, z, spec, &mut stats, &mut out)?;
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
         }
         match l {
             Line::Switch { cpu, prev_pid, prev_prio, prev_runnable, next_pid, .. } => {
@@ -651,16 +853,27 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                             if prev_runnable && is_rt(prev_prio) {
                                 let reason = SwitchReason::Preempt;
                                 out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
+                                th.wait = Some(Wait::default());
+                            } else if th.rt.is_some_and(|j| !j.done) && !prev_runnable && is_rt(prev_prio) {
+                                // rt-app: a sleep inside the step blocks the job.
+                                let reason = SwitchReason::Block;
+                                out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
+                                out(Event::Block { t: t - z, task, job }, &mut stats)?;
                             } else {
                                 let reason = SwitchReason::Complete;
                                 out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
                                 out(Event::Completion { t: t - z, cpu, task, job, exec, forced: false }, &mut stats)?;
                                 th.in_job = None;
+                                stats.unconfirmed_jobs += u64::from(th.rt.take().is_some_and(|j| j.begins != 1));
                             }
                         }
                         None => {
                             if !prev_runnable {
                                 th.skip_job = false;
+                                // rt-app: a step begun before time zero ends at its sleep.
+                                if th.rt.is_some_and(|j| j.done) {
+                                    th.rt = None;
+                                }
                             }
                         }
                     }
@@ -676,8 +889,10 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     if let Some(job) = th.in_job {
                         cpu_busy.insert(cpu, next_pid);
                         th.run_start = t;
-                        if let Some(r0) = th.first_run_pending.take() {
-                            lat.add(t - r0);
+                        if let Some(w) = th.wait.take() {
+                            if w.seen {
+                                lat.add(w.free + w.since.map_or(0, |s| t.saturating_sub(s)));
+                            }
                         }
                         out(Event::SwitchTo { t: t - z, cpu, task: th.task, job }, &mut stats)?;
                     }
@@ -700,7 +915,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         }
     }
     stats.zero = z;
-    stats.wakeup_latency =
+    stats.free_cpu_wait =
         LatencySummary { count: lat.count(), max: lat.max(), mean: lat.mean(), p99: lat.quantile(0.99) };
     Ok(stats)
 }

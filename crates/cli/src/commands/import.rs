@@ -68,7 +68,7 @@ enum What {
     /// A Linux scheduler recording (tracefs `trace`, `trace-cmd report`, `perf script`) → a schedlab trace.
     #[command(
         visible_aliases = ["trace-cmd", "perf"],
-        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n\nThe summary (stderr, or --json) gives the wake-up latency measured in the recording: use it for\n`schedlab validate --tolerance`."
+        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n\nThe summary (stderr, or --json) gives the longest wait of a job while a CPU it may use ran no mapped job\n(free_cpu_wait): use it for `schedlab validate --tolerance`."
     )]
     Ftrace {
         file: PathBuf,
@@ -258,9 +258,9 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
             .map_err(|e| werr.take().unwrap_or_else(|| cli_error(e)))?;
             out.expect("the header was written").commit()?;
             if !as_json {
-                let l = &stats.wakeup_latency;
+                let l = &stats.free_cpu_wait;
                 eprintln!(
-                    "schedlab import: {} lines, {} jobs, {} events; wake-up latency on a free CPU: n={} max={}ns mean={:.0}ns p99={}ns{}",
+                    "schedlab import: {} lines, {} jobs, {} events; waits with a free CPU: n={} max={}ns mean={:.0}ns p99={}ns{}",
                     stats.lines,
                     stats.jobs,
                     stats.events_written,
