@@ -215,9 +215,13 @@ const EVENTS: &[&str] = &[
 
 /// Parse one line; `Ok(None)` for lines that are not scheduler events.
 pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
-    if let Some(i) = line.find("[LOST ") {
-        let n: String = line[i + 6..].chars().take_while(|c| c.is_ascii_digit()).collect();
-        return Ok(Some(Line::Lost { count: n.parse().unwrap_or(1) }));
+    // tracefs / trace-cmd: `CPU:1 [LOST 42 EVENTS]`; `perf script
+    // --show-lost-events`: `... PERF_RECORD_LOST lost 42`.
+    for mark in ["[LOST ", "PERF_RECORD_LOST lost "] {
+        if let Some(i) = line.find(mark) {
+            let n: String = line[i + mark.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            return Ok(Some(Line::Lost { count: n.parse().unwrap_or(1) }));
+        }
     }
     let trimmed = line.trim_start();
     if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -554,8 +558,9 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     &file,
                     At::Line(line_no),
                     format!(
-                    "the recording lost {count} events (ring buffer overrun): enlarge buffer_size_kb and record again"
-                ),
+                        "the recording lost {count} events (ring buffer overrun): record again with a larger buffer \
+                         (tracefs buffer_size_kb, trace-cmd -b, perf -m)"
+                    ),
                 ))
             }
             Some(Line::Switch { t, prev_comm, prev_pid, prev_prio, prev_runnable, next_comm, next_pid, .. }) => {
@@ -958,6 +963,12 @@ mod tests {
             Some(Line::Marker { t: 5_000_001_000, pid: 77, text: "release ctrl".into() })
         );
         assert_eq!(parse_line("CPU:1 [LOST 42 EVENTS]").unwrap(), Some(Line::Lost { count: 42 }));
+        let perf_lost = "            perf 18628 [000] 12872.618441: PERF_RECORD_LOST lost 818";
+        assert_eq!(parse_line(perf_lost).unwrap(), Some(Line::Lost { count: 818 }));
+        assert_eq!(rtapp_marker("[3] begins loop 0 phase 0 step 27"), Some(RtAppMarker::Begin));
+        assert_eq!(rtapp_marker("[12] executing 1"), Some(RtAppMarker::Executing(1)));
+        assert_eq!(rtapp_marker("[3] end loop 0 phase 0 step 27"), None);
+        assert_eq!(rtapp_marker("release ctrl"), None);
         assert_eq!(parse_line("# tracer: nop").unwrap(), None);
         assert!(parse_line("x-1 [000] 1.0: sched_switch: garbage").is_err());
     }

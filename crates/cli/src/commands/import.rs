@@ -68,7 +68,7 @@ enum What {
     /// A Linux scheduler recording (tracefs `trace`, `trace-cmd report`, `perf script`) → a schedlab trace.
     #[command(
         visible_aliases = ["trace-cmd", "perf"],
-        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n\nThe summary (stderr, or --json) gives the longest wait of a job while a CPU it may use ran no mapped job\n(free_cpu_wait): use it for `schedlab validate --tolerance`."
+        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release rt-app --skip 100ms -o run.jsonl\n\nThe summary (stderr, or --json) gives the longest wait of a job while a CPU it may use ran no mapped job\n(free_cpu_wait): use it for `schedlab validate --tolerance`."
     )]
     Ftrace {
         file: PathBuf,
@@ -78,7 +78,7 @@ enum What {
         /// PATTERN=TASK: threads whose name matches the glob (or pid:N) are TASK. Repeat. Default: a thread named like a task.
         #[arg(long = "map", value_name = "PATTERN=TASK")]
         map: Vec<String>,
-        /// Where releases come from: `wakeup` or `marker`.
+        /// Where releases come from: `wakeup`, `marker`, or `rt-app` (rt-app's own job markers).
         #[arg(long, default_value = "wakeup")]
         release: String,
         /// With `--release marker`: the prefix of the trace_marker text that marks a release.
@@ -235,7 +235,8 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
             let release = match release.as_str() {
                 "wakeup" => ftrace::Release::Wakeup,
                 "marker" => ftrace::Release::Marker(marker),
-                o => return Err(CliError::option("--release", format!("`{o}`: use wakeup or marker"))),
+                "rt-app" => ftrace::Release::RtApp,
+                o => return Err(CliError::option("--release", format!("`{o}`: use wakeup, marker or rt-app"))),
             };
             let opts = ftrace::Options { map: pairs, release, skip: skip.0 };
             let mut out: Option<PendingTrace> = None;
