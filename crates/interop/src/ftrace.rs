@@ -9,12 +9,16 @@
 //! glob or `pid:N`; by default a thread named like a task is that task).
 //! While a mapped thread has a real-time priority, a job starts when it is
 //! woken (or at a `trace_marker` line it writes, with `release` from
-//! markers), runs while it is switched in, is preempted when it is switched
-//! out runnable, and completes when it is switched out sleeping. The
-//! schedule starts once every mapped thread has slept once as a real-time
-//! thread (its set-up is not a job), plus an optional warm-up, and time zero
-//! is the first release after that. A wake-up is `sched_wakeup` or
-//! `sched_waking` (what `perf sched record` records).
+//! markers; or as rt-app's own markers delimit its steps, see
+//! [`Release::RtApp`]), runs while it is switched in, is preempted when it is
+//! switched out runnable, and completes when it is switched out sleeping (or
+//! blocks, under rt-app's markers, when the step is not done). The schedule
+//! starts once every mapped thread has slept once as a real-time thread (its
+//! set-up is not a job), plus an optional warm-up, and time zero is the first
+//! release after that. A wake-up is `sched_wakeup` or `sched_waking` (what
+//! `perf sched record` records). The import measures each wait of a job
+//! while a CPU it may use runs no mapped job ([`Stats::free_cpu_wait`]), the
+//! decision lag a validator must tolerate.
 //!
 //! Two streaming passes over the file: the first finds the threads and the
 //! start, the second converts. Memory holds per-thread state only.
@@ -359,6 +363,35 @@ pub struct Stats {
     /// With rt-app markers: jobs that did not hold exactly one of rt-app's
     /// `begins loop` markers (0 when every job imported is one rt-app ran).
     pub unconfirmed_jobs: u64,
+    /// The longest of those waits, with what ran on the free CPU.
+    pub longest_wait: Option<LongestWait>,
+    /// How far each task's releases stray from its period grid: per task,
+    /// the spread (max − min) of release(job k) − k × period over the jobs
+    /// imported, ns; the largest over the tasks. For a periodic program it is
+    /// the jitter of its timer's wake-ups (a late release shortens the next
+    /// separation by as much); a sporadic program, or releases cut in
+    /// several by wake-ups inside jobs, makes it large.
+    pub release_jitter: u64,
+    /// Switches of mapped threads the recording lost: a CPU switched away
+    /// from a thread it was not seen switching to, where either is a mapped
+    /// thread (perf drops events without a LOST record, and a dropped
+    /// switch-in may take a wake-up, hence a job, with it).
+    pub missing_switches: u64,
+    /// The line of the first of them.
+    pub first_missing_switch: Option<u64>,
+}
+
+/// The longest wait with a free CPU: the evidence of a recording's stall.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct LongestWait {
+    pub task: String,
+    /// When the wait ended (the job's switch-in), ns from time zero.
+    pub until: u64,
+    /// Its time with a free CPU, ns.
+    pub free: u64,
+    /// The thread (`comm:pid`, or `idle (swapper/N)`) that ran on the free
+    /// CPU when the wait's (last) free stretch began.
+    pub holder: String,
 }
 
 /// Count, max, mean and 99th percentile (ns).
@@ -449,6 +482,8 @@ struct Thr {
     jobs: u64,
     /// The job's current wait for a CPU.
     wait: Option<Wait>,
+    /// The least and greatest release(job k) − k × period, ns.
+    grid: Option<(i128, i128)>,
     released: u64,
     /// With `Release::RtApp`: the step (job) the thread is in, written or not.
     rt: Option<RtJob>,
@@ -461,21 +496,30 @@ struct Wait {
     free: u64,
     since: Option<u64>,
     seen: bool,
+    holder: Option<(u32, i32)>,
 }
 
 /// Bring every waiting job's free-CPU time up to `t` (the CPUs' state from
 /// `t` on is `cpu_busy`).
-fn refresh_waits(thr: &mut HashMap<i32, Thr>, spec: &Spec, cpu_busy: &HashMap<u32, i32>, t: u64) {
+/// `on_cpu`: the PID each CPU runs.
+fn refresh_waits(
+    thr: &mut HashMap<i32, Thr>,
+    spec: &Spec,
+    cpu_busy: &HashMap<u32, i32>,
+    on_cpu: &HashMap<u32, i32>,
+    t: u64,
+) {
     for th in thr.values_mut() {
         if let Some(w) = th.wait.as_mut() {
             let task = &spec.tasks[th.task as usize];
-            let free = (0..spec.platform.cpus).any(|c| task.cpu.is_none_or(|p| p == c) && !cpu_busy.contains_key(&c));
+            let free = (0..spec.platform.cpus).find(|c| task.cpu.is_none_or(|p| p == *c) && !cpu_busy.contains_key(c));
             match (free, w.since) {
-                (true, None) => {
+                (Some(c), None) => {
                     w.since = Some(t);
                     w.seen = true;
+                    w.holder = on_cpu.get(&c).map(|p| (c, *p));
                 }
-                (false, Some(s)) => {
+                (None, Some(s)) => {
                     w.free += t.saturating_sub(s);
                     w.since = None;
                 }
@@ -512,6 +556,10 @@ fn start_job(
     th.released = t;
     stats.jobs += 1;
     th.wait = Some(Wait::default());
+    let x = i128::from(t) - i128::from(job) * i128::from(spec.tasks[th.task as usize].period.0);
+    let (lo, hi) = th.grid.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x)));
+    th.grid = Some((lo, hi));
+    stats.release_jitter = stats.release_jitter.max(u64::try_from(hi - lo).unwrap_or(u64::MAX));
     let (task, t0) = (th.task, t - z);
     let deadline = t0 + spec.tasks[task as usize].deadline().0;
     out(Event::Release { t: t0, task, job, deadline }, stats)?;
@@ -700,6 +748,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     run_start: 0,
                     jobs: 0,
                     wait: None,
+                    grid: None,
                     released: 0,
                     rt: None,
                 },
@@ -708,6 +757,9 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         .collect();
     let mut cpu_busy: HashMap<u32, i32> = HashMap::new();
     let mut cpu_last: HashMap<u32, u64> = HashMap::new();
+    // What each CPU runs, and the names of the threads seen switched in.
+    let mut on_cpu: HashMap<u32, i32> = HashMap::new();
+    let mut names: HashMap<i32, String> = HashMap::new();
     let mut lat = schedlab_trace::histogram::Histogram::default();
     let mut prev_t = 0u64;
     let mut r = open(path)?;
@@ -730,7 +782,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             t = prev_t;
         }
         // The CPUs' state changed at the previous line.
-        refresh_waits(&mut thr, spec, &cpu_busy, prev_t);
+        refresh_waits(&mut thr, spec, &cpu_busy, &on_cpu, prev_t);
         prev_t = t;
         let is_release = match &l {
             Line::Wakeup { pid, prio, .. } => {
@@ -825,7 +877,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             }
         }
         match l {
-            Line::Switch { cpu, prev_pid, prev_prio, prev_runnable, next_pid, .. } => {
+            Line::Switch { cpu, prev_pid, prev_prio, prev_runnable, next_pid, next_comm, .. } => {
                 if cpu >= spec.platform.cpus {
                     return Err(InteropError::at(
                         &file,
@@ -838,6 +890,12 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 }
                 cpu_busy.remove(&cpu);
                 let since = cpu_last.insert(cpu, t).unwrap_or(z);
+                let cur = on_cpu.insert(cpu, next_pid);
+                if cur.is_some_and(|c| c != prev_pid && (thr.contains_key(&c) || thr.contains_key(&prev_pid))) {
+                    stats.missing_switches += 1;
+                    stats.first_missing_switch.get_or_insert(line_no);
+                }
+                names.entry(next_pid).or_insert_with(|| next_comm.clone());
                 if let Some(th) = thr.get_mut(&prev_pid) {
                     let was = th.state;
                     th.state = if prev_runnable { St::Ready } else { St::Idle };
@@ -896,7 +954,19 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                         th.run_start = t;
                         if let Some(w) = th.wait.take() {
                             if w.seen {
-                                lat.add(w.free + w.since.map_or(0, |s| t.saturating_sub(s)));
+                                let free = w.free + w.since.map_or(0, |s| t.saturating_sub(s));
+                                lat.add(free);
+                                if stats.longest_wait.as_ref().is_none_or(|l| free > l.free) {
+                                    let holder = match w.holder {
+                                        Some((c, 0)) => format!("idle (swapper/{c})"),
+                                        Some((_, pid)) => {
+                                            format!("{}:{pid}", names.get(&pid).map_or("?", String::as_str))
+                                        }
+                                        None => "?".to_string(),
+                                    };
+                                    let task = spec.tasks[th.task as usize].name.clone();
+                                    stats.longest_wait = Some(LongestWait { task, until: t - z, free, holder });
+                                }
                             }
                         }
                         out(Event::SwitchTo { t: t - z, cpu, task: th.task, job }, &mut stats)?;

@@ -261,7 +261,7 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
             if !as_json {
                 let l = &stats.free_cpu_wait;
                 eprintln!(
-                    "schedlab import: {} lines, {} jobs, {} events; waits with a free CPU: n={} max={}ns mean={:.0}ns p99={}ns{}",
+                    "schedlab import: {} lines, {} jobs, {} events; waits with a free CPU: n={} max={}ns mean={:.0}ns p99={}ns; release jitter {}ns{}",
                     stats.lines,
                     stats.jobs,
                     stats.events_written,
@@ -269,8 +269,15 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
                     l.max,
                     l.mean,
                     l.p99,
+                    stats.release_jitter,
                     if stats.inferred_switches > 0 { format!("; {} switch-ins inferred", stats.inferred_switches) } else { String::new() }
                 );
+                if let Some(line) = stats.first_missing_switch {
+                    eprintln!(
+                        "schedlab import: warning: the recording lost {} switches of mapped threads (first seen at line {line}): jobs may be missing; record again (perf drops events without saying so)",
+                        stats.missing_switches
+                    );
+                }
             }
             Ok(with_written(&stats, &output))
         }
