@@ -10,8 +10,9 @@
 //!   I/O events, mixed policies) is refused with the key and its byte offset.
 //! - [`export`]: a spec → a workload rt-app runs: SCHED_FIFO threads with
 //!   the spec's priority order for fixed-priority policies (pinned for
-//!   `pfp`), SCHED_DEADLINE threads for `gedf`, each a loop of one `runtime`
-//!   of the WCET (times a fill factor) and an absolute `timer` of the period.
+//!   `pfp`), SCHED_DEADLINE threads for `gedf`, each running once one phase
+//!   of ⌈duration / period⌉ steps, a step being one `runtime` of the WCET
+//!   (times a fill factor) and an absolute `timer` of the period.
 
 use crate::error::{At, InteropError};
 use crate::lenient_json::{self, Node, Value};
@@ -441,7 +442,7 @@ fn check(spec: &Spec, file: &str) -> Result<(), InteropError> {
 /// Options of the export.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
-    /// How long the workload runs: each thread loops ⌈duration / period⌉ times.
+    /// How long the workload runs: each thread runs ⌈duration / period⌉ steps.
     pub duration: u64,
     /// Ask rt-app to write its ftrace markers (`global.ftrace`).
     pub ftrace: bool,
