@@ -211,6 +211,8 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
         // The first 400 ms (the longest period) after the threads' set-up
         // are a warm-up: a SCHED_DEADLINE thread that overran its runtime in
         // its set-up may stay throttled until its next period.
+        // perf cannot record rt-app's markers: its releases are wake-ups.
+        let release = if how == Recorder::Perf { ftrace::Release::Wakeup } else { ftrace::Release::RtApp };
         let iopts = ftrace::Options { skip: 400_000_000, release, ..Default::default() };
         let stats = ftrace::import(&txt, &spec, &iopts, &mut |h, e| {
             if header.is_none() {
