@@ -20,13 +20,19 @@
 //! its task, every imported job is one step rt-app ran (one `begins loop`
 //! marker each) and the jobs imported match the steps of rt-app's own
 //! per-thread logs from time zero on; the schedule validates against the
-//! spec's policy with the tolerance taken from the recording (the longest
-//! wait of a job while a CPU it may use ran no mapped job, plus 1 ms), which
-//! must stay within a fifth of the shortest WCET — else the recording is
-//! classified a platform stall, its evidence printed, and made again (three
-//! recordings at most). Under the fixed-priority policies, the same schedule
-//! against the reversed priority order must fail. The instance is removed
-//! (and tracefs unmounted if it was not mounted) even when the test fails.
+//! spec's policy with the tolerance taken from the recording (the largest of
+//! the longest wait of a job while a CPU it may use ran no mapped job, the
+//! release jitter, and the longest a job stayed switched in beyond the run it
+//! asked for; plus 1 ms), which must stay within a fifth of the shortest
+//! WCET. A recording is classified a platform stall, its evidence printed,
+//! and made again (five recordings at most) when that tolerance is larger,
+//! or when it lost switches of the workload's threads (the kernel and perf
+//! drop events without a LOST record) and its jobs do not match rt-app's,
+//! too few waits were measured or the validation fails; without lost
+//! switches, those are failures. Under the fixed-priority policies, the same
+//! schedule against the reversed priority order must fail. The instance is
+//! removed (and tracefs unmounted if it was not mounted) even when the test
+//! fails.
 //!
 //! Needs root, rt-app, trace-cmd and perf (`make test` installs them from
 //! Debian).
@@ -169,6 +175,10 @@ fn cpus() -> u32 {
     std::thread::available_parallelism().map(|n| n.get() as u32).unwrap_or(1)
 }
 
+/// Recordings made at most: a stalled one (its evidence printed) is made
+/// again.
+const ATTEMPTS: u32 = 5;
+
 /// The share of its WCET a job runs.
 const FILL: f64 = 0.7;
 
@@ -261,7 +271,7 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
                 txt.display(),
                 wrong.join("; ")
             );
-            assert!(attempt < 3, "{name}: three recordings, each losing events");
+            assert!(attempt < ATTEMPTS, "{name}: {ATTEMPTS} recordings, each stalled");
             continue;
         }
         // The tolerance comes from the recording's measured latencies, and
@@ -301,7 +311,19 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
             stats.release_jitter,
             stretch.0
         );
-        assert!(wait.count > 20, "too few waits measured");
+        if wait.count < 20 {
+            // Few waits closed: switch-ins were lost (else a panic below).
+            let Some(line) = stats.first_missing_switch else { panic!("{name}: only {} waits measured", wait.count) };
+            eprintln!(
+                "{name}: attempt {attempt}: platform stall: the recording lost {} switches of the workload's threads \
+                 (the first at line {line} of {}), and only {} waits were measured",
+                stats.missing_switches,
+                txt.display(),
+                wait.count
+            );
+            assert!(attempt < ATTEMPTS, "{name}: {ATTEMPTS} recordings, each stalled");
+            continue;
+        }
         if tol > bound {
             let l = stats.longest_wait.as_ref().expect("a longest wait");
             eprintln!(
@@ -311,13 +333,28 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
                  (completed at {} ns)",
                 l.task, l.free, l.until, l.holder, stats.release_jitter, stretch.2, stretch.1, stretch.0, stretch.3
             );
-            assert!(attempt < 3, "{name}: three recordings, each with a latency too long for its jobs");
+            assert!(attempt < ATTEMPTS, "{name}: {ATTEMPTS} recordings, each stalled");
             continue;
         }
         let report = common::validate(&h, &events, tol);
-        // The tolerance covers every wait the recording measured: a failure
-        // is the schedule's, not the platform's.
-        assert!(report.pass, "{name}: validation failed with tolerance {tol} ns:\n{}", report.render());
+        // The tolerance covers every lag the recording measured: a failure is
+        // the schedule's, unless the recording lost switches of the
+        // workload's threads (their times were inferred): then it is the
+        // recorder's loss, a platform stall.
+        if !report.pass {
+            let Some(line) = stats.first_missing_switch else {
+                panic!("{name}: validation failed with tolerance {tol} ns:\n{}", report.render());
+            };
+            eprintln!(
+                "{name}: attempt {attempt}: platform stall: the recording lost {} switches of the workload's threads \
+                 (the first at line {line} of {}), and validation failed with tolerance {tol} ns:\n{}",
+                stats.missing_switches,
+                txt.display(),
+                report.render()
+            );
+            assert!(attempt < ATTEMPTS, "{name}: {ATTEMPTS} recordings, each stalled");
+            continue;
+        }
         if policy != "gedf" {
             // The check can fail: the same schedule against the reversed
             // priority order breaks it.
