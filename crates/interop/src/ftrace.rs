@@ -114,6 +114,8 @@ pub enum Line {
     },
     Marker {
         t: u64,
+        /// The CPU the writer runs on.
+        cpu: u32,
         pid: i32,
         text: String,
     },
@@ -324,7 +326,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
         _ => {
             let text = body.strip_prefix("tracing_mark_write:").map(str::trim_start).unwrap_or(body);
             match writer_pid() {
-                Some(pid) => Ok(Some(Line::Marker { t, pid, text: text.to_string() })),
+                Some(pid) => Ok(Some(Line::Marker { t, cpu, pid, text: text.to_string() })),
                 None => Ok(None),
             }
         }
@@ -624,7 +626,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 let _ = prio;
                 last_t = t;
             }
-            Some(Line::Marker { t, pid, text }) => {
+            Some(Line::Marker { t, pid, text, .. }) => {
                 if rtapp {
                     match rtapp_marker(&text) {
                         Some(RtAppMarker::Begin) => {
@@ -696,7 +698,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             Some(Line::Wakeup { t, pid, prio, .. }) => {
                 t > start && (opts.release == Release::Wakeup || rtapp) && is_rt(prio) && pids.contains_key(&pid)
             }
-            Some(Line::Marker { t, pid, ref text }) => {
+            Some(Line::Marker { t, pid, ref text, .. }) => {
                 t > start
                     && match &opts.release {
                         Release::Marker(p) => text.starts_with(p.as_str()),
@@ -810,8 +812,26 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         if rtapp {
             // rt-app's job boundaries: markers, and the wake-ups between jobs.
             match &l {
-                Line::Marker { pid, text, .. } if thr.contains_key(pid) => {
+                Line::Marker { pid, text, cpu, .. } if thr.contains_key(pid) => {
+                    let cpu = *cpu;
+                    let other_runs = thr.iter().any(|(p, o)| p != pid && o.state == St::Running(cpu));
                     let th = thr.get_mut(pid).expect("a mapped thread");
+                    if th.state == St::Ready && cpu < spec.platform.cpus && !other_runs {
+                        // Its writer runs: the recording lost the switch-in of a
+                        // woken thread, which took place before this line.
+                        stats.missing_switches += 1;
+                        stats.first_missing_switch.get_or_insert(line_no);
+                        th.state = St::Running(cpu);
+                        on_cpu.insert(cpu, *pid);
+                        cpu_last.insert(cpu, t);
+                        if let Some(job) = th.in_job {
+                            cpu_busy.insert(cpu, *pid);
+                            th.run_start = t;
+                            th.wait = None;
+                            stats.inferred_switches += 1;
+                            out(Event::SwitchTo { t: t - z, cpu, task: th.task, job }, &mut stats)?;
+                        }
+                    }
                     match rtapp_marker(text) {
                         Some(RtAppMarker::Begin) => match (&mut th.rt, th.state) {
                             (Some(j), St::Running(cpu)) if j.done => {
@@ -908,6 +928,8 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                                 // whichever is latest.
                                 let t0 = since.max(th.released).max(z).max(last_out.get()).min(t);
                                 th.run_start = t0;
+                                // Its wait ended at an unknown time: not measured.
+                                th.wait = None;
                                 stats.inferred_switches += 1;
                                 out(Event::SwitchTo { t: t0 - z, cpu, task: th.task, job }, &mut stats)?;
                             }
@@ -1030,7 +1052,7 @@ mod tests {
         let m = "  ctrl-77 [001] ..... 5.000001: tracing_mark_write: release ctrl";
         assert_eq!(
             parse_line(m).unwrap(),
-            Some(Line::Marker { t: 5_000_001_000, pid: 77, text: "release ctrl".into() })
+            Some(Line::Marker { t: 5_000_001_000, cpu: 1, pid: 77, text: "release ctrl".into() })
         );
         assert_eq!(parse_line("CPU:1 [LOST 42 EVENTS]").unwrap(), Some(Line::Lost { count: 42 }));
         let perf_lost = "            perf 18628 [000] 12872.618441: PERF_RECORD_LOST lost 818";

@@ -153,11 +153,14 @@ fn rtapp_releases_need_rtapp_markers() {
 
 #[test]
 fn a_lost_switch_is_counted() {
-    // Without the switch-in of step 1 (1.020010), the thread is switched out
-    // of a CPU last seen switching to the idle task.
+    // Without the switch-in of step 1 (1.020010), the thread writes a marker
+    // (line 12) while woken but not seen running: the switch-in is inferred
+    // there, at 1.020020.
     let text: String = recording().lines().filter(|l| !l.contains("1.020010")).map(|l| format!("{l}\n")).collect();
-    let (_, stats) = import_text(&text, ftrace::Release::RtApp);
-    assert_eq!((stats.missing_switches, stats.first_missing_switch), (1, Some(20)));
+    let (events, stats) = import_text(&text, ftrace::Release::RtApp);
+    assert_eq!((stats.missing_switches, stats.first_missing_switch, stats.inferred_switches), (1, Some(12), 1));
+    assert!(events.contains(&Event::SwitchTo { t: 10 * MS + 20 * US, cpu: 0, task: 0, job: 1 }), "{events:?}");
+    assert_eq!(stats.jobs, 3);
     let (_, clean) = import(ftrace::Release::RtApp);
     assert_eq!((clean.missing_switches, clean.first_missing_switch), (0, None));
 }

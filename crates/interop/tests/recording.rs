@@ -193,8 +193,11 @@ fn run_case(name: &str, policy: &str, how: Recorder) {
     let prio = if policy == "gedf" { "" } else { ", priorities: rm" };
     // P-FP: the tasks pinned round-robin over the CPUs.
     let pin = |i: u32| if policy == "pfp" { format!(", cpu: {}", i % m) } else { String::new() };
+    // The recordings hold every thread of the machine: the threads' names
+    // (the tasks') carry this process's id, so that no other thread has them.
+    let tag = std::process::id() % 100_000;
     let yaml = format!(
-        "platform: {{cpus: {m}}}\npolicy: {{name: {policy}{prio}}}\ntasks:\n  - {{name: fast, wcet: 40ms, period: 100ms{}}}\n  - {{name: mid, wcet: 50ms, period: 150ms{}}}\n  - {{name: slow, wcet: 60ms, period: 200ms{}}}\n  - {{name: long, wcet: 80ms, period: 400ms{}}}\n",
+        "platform: {{cpus: {m}}}\npolicy: {{name: {policy}{prio}}}\ntasks:\n  - {{name: fast{tag}, wcet: 40ms, period: 100ms{}}}\n  - {{name: mid{tag}, wcet: 50ms, period: 150ms{}}}\n  - {{name: slow{tag}, wcet: 60ms, period: 200ms{}}}\n  - {{name: long{tag}, wcet: 80ms, period: 400ms{}}}\n",
         pin(0), pin(1), pin(2), pin(3)
     );
     let spec = schedlab_model::load_str(&yaml, None, "<test>").unwrap().spec;
