@@ -74,8 +74,14 @@ fn without_privileges_exit_3_and_nothing_changes() {
     let _s = serial();
     assert_eq!(unsafe { libc::geteuid() }, 0, "this test drops root in a child: run it as root");
     let ok = spec_file("ok3.yaml", SPEC);
+    // A copy of the binary `nobody` may run: the checkout may sit in a
+    // folder only root may enter (a clone into `mktemp -d` does).
+    let exe = dir().join("schedlab");
+    std::fs::copy(env!("CARGO_BIN_EXE_schedlab"), &exe).unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let nobody = || Command::new(&exe);
     // The real thing: the child runs as `nobody` (uid/gid 65534), no capabilities.
-    let out = bin()
+    let out = nobody()
         .args(["run", ok.to_str().unwrap(), "--duration", "1s"])
         .env("SCHEDLAB_CACHE_DIR", dir().join("nobody-cache"))
         .uid(65534)
@@ -85,7 +91,7 @@ fn without_privileges_exit_3_and_nothing_changes() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(3), "{err}");
     assert!(err.contains("CAP_SYS_NICE") && err.contains("Nothing was changed"), "{err}");
-    let out = bin().args(["probe", "latency", "--duration", "10ms"]).uid(65534).gid(65534).output().unwrap();
+    let out = nobody().args(["probe", "latency", "--duration", "10ms"]).uid(65534).gid(65534).output().unwrap();
     assert_eq!(out.status.code(), Some(3));
     clean();
 }
