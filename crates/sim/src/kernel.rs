@@ -361,7 +361,7 @@ impl Host<Time> for State<'_> {
                 self.ctx = Ctx::Timer;
                 self.timer_marks.clear();
             }
-            Delivery::Block(_) | Delivery::Resume(_) => {}
+            Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
         }
     }
     fn delivered(&mut self, what: &Delivery<Time>) {

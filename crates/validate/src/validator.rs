@@ -226,13 +226,17 @@ impl<'p> Validator<'p> {
             policy_name = Some(info.name.to_string());
             domains = if info.domains.is_empty() { vec![(0..cpus).collect()] } else { info.domains.clone() };
             match (info.conformance, options.mode) {
-                (Conformance::PriorityDriven { .. }, Mode::Replay)
+                (Conformance::PriorityDriven { .. } | Conformance::Deferred { .. }, Mode::Replay)
                 | (Conformance::Replay, Mode::Auto | Mode::Replay) => {
                     checks = PolicyChecks::Replay;
                 }
                 (Conformance::PriorityDriven { preemptive, work_conserving, hysteresis }, _) => {
                     checks = PolicyChecks::PriorityDriven;
                     conf = Some(Conf { preemptive, work_conserving, hysteresis });
+                }
+                (Conformance::Deferred { work_conserving }, _) => {
+                    checks = PolicyChecks::PriorityDriven;
+                    conf = Some(Conf { preemptive: false, work_conserving, hysteresis: 0 });
                 }
                 (Conformance::Replay, _) => {
                     return Err(ValidateError::Policy {
