@@ -23,6 +23,8 @@ pub fn policy_title(name: &str) -> String {
         "pllf" => "P-LLF",
         "edzl" => "EDZL",
         "fpds" => "FPDS",
+        "g-fpds" => "G-FPDS",
+        "fpns" => "FPNS",
         "pd2" => "PD^2",
         "run" => "RUN",
         other => return other.to_string(),

@@ -31,6 +31,9 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Edzl,
     PolicyName::Pd2,
     PolicyName::Run,
+    PolicyName::Fpds,
+    PolicyName::GFpds,
+    PolicyName::Fpns,
 ];
 
 /// The base seed of every campaign; `SCHEDLAB_ORACLE_SEED` explores others.
