@@ -112,6 +112,9 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     cpu_key: Vec<K>,
     /// The domain timer and its expiry.
     timer: Option<(TimerId, Time)>,
+    /// A job is committed when it starts (non-preemptive and deferred
+    /// preemption).
+    commits: bool,
 }
 
 impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
@@ -138,6 +141,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
             cpu_heap,
             cpu_key: vec![O::COMMITTED; k],
             timer: None,
+            commits: order.conformance().preemption() != Preemption::Full,
         }
     }
 
@@ -233,11 +237,11 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     /// (NP-G-EDF picks the most urgent job among all of the instant's
     /// releases). A committed job's CPU gets the most urgent possible key, so
     /// it is never displaced.
-    pub fn schedule<O: Order<Key = K, Rank = R>>(&mut self, c: u32, o: &O) -> Option<JobId> {
+    pub fn schedule<O: Order<Key = K, Rank = R>>(&mut self, c: u32, _o: &O) -> Option<JobId> {
         let t = self.linked[c as usize]?;
         let s = &mut self.slots[t as usize];
         s.last_cpu = Some(c);
-        if o.conformance().preemption() != Preemption::Full {
+        if self.commits {
             self.cpu_key[c as usize] = O::COMMITTED;
             self.cpu_heap.set(c, O::rank(Some(O::COMMITTED)));
         }

@@ -4,9 +4,10 @@
 //! helpers that emit trace events, charge overheads and predict completions.
 
 use crate::error::SimError;
-use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE};
+use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUSPEND};
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
+use schedlab_model::SegmentKind;
 use schedlab_policy::{Cpu, Delivery, Host, JobId, ProtocolError, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
@@ -190,7 +191,7 @@ impl<'a> State<'a> {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
             let a = self.tasks[t as usize].active.as_ref()?;
-            Some(c.run_from.saturating_add(a.exec.saturating_sub(a.consumed)))
+            Some(c.run_from.saturating_add(a.seg_until.saturating_sub(a.consumed)))
         });
         if let Some(p) = c.predicted {
             if !matches!(c.entry_t, Some(e) if e <= p) {
@@ -351,7 +352,26 @@ impl Host<Time> for State<'_> {
                     consumed: 0,
                     cpu: None,
                     last_cpu: None,
+                    seg: 0,
+                    // In a leading suspension the job has no CPU segment to end.
+                    seg_until: if ts.segments.kind(0) == SegmentKind::Suspend {
+                        Time::MAX
+                    } else {
+                        ts.segments.until(0, x)
+                    },
+                    suspended: false,
                 });
+                if ts.segments.kind(0) == SegmentKind::Suspend {
+                    // A leading suspension: the job blocks in a further pass
+                    // at this instant, once the policy knows it.
+                    self.queue.push(
+                        self.now,
+                        ord(CLASS_SUSPEND, job.id.task as u64),
+                        Kind::Suspend,
+                        job.id.task,
+                        job.id.seq as u32,
+                    );
+                }
                 // A job handed over after its predecessor completed is
                 // handled where the predecessor completed.
                 self.ctx = if waited { Ctx::Cpu(ts.handover_cpu) } else { Ctx::Release(ts.release_idx) };

@@ -1,5 +1,6 @@
 //! Per-task and per-CPU simulation state, allocated once per run.
 
+use crate::segments::Segments;
 use crate::summary::{CpuSummary, TaskSummary};
 use schedlab_jobs::{Demands, Releases};
 use schedlab_model::overheads::Resume;
@@ -20,12 +21,21 @@ pub(crate) struct Active {
     pub cpu: Option<u32>,
     /// CPU it last ran on.
     pub last_cpu: Option<u32>,
+    /// The segment it is in (`crate::segments`).
+    pub seg: u32,
+    /// The consumed execution at which its current CPU segment ends (its
+    /// execution time in the last segment, or when it has one).
+    pub seg_until: Time,
+    /// In a suspension segment (blocked).
+    pub suspended: bool,
 }
 
 #[derive(Debug)]
 pub(crate) struct TaskState {
     pub arrivals: Releases,
     pub exec: Demands,
+    /// The segments of its jobs.
+    pub segments: Segments,
     /// Relative deadline.
     pub rel_deadline: Time,
     /// Working-set size (bytes), for CPMD.

@@ -17,7 +17,9 @@ impl<X: Copy> Driver<X> {
         timers_until: Time,
     ) -> Result<(), ProtocolError> {
         self.deliver_completions(policy, host)?;
-        self.deliver_segment_ends(policy, host)?;
+        if !self.segment_ends.is_empty() {
+            self.deliver_segment_ends(policy, host)?;
+        }
         self.deliver_suspensions(policy, host)?;
         self.deliver_releases(policy, host)?;
         self.rounds(policy, host, timers_until)
