@@ -381,7 +381,13 @@ impl Host<Time> for State<'_> {
                 self.ctx = Ctx::Timer;
                 self.timer_marks.clear();
             }
-            Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
+            // A preemption point, a suspension and a resumption are handled
+            // on the CPU the job runs or last ran on.
+            Delivery::Block(j) | Delivery::Resume(j) | Delivery::SegmentEnd { job: j, .. } => {
+                let ts = &self.tasks[j.task as usize];
+                let cpu = ts.active.and_then(|a| a.cpu.or(a.last_cpu)).unwrap_or(ts.home);
+                self.ctx = Ctx::Cpu(cpu);
+            }
         }
     }
     fn delivered(&mut self, what: &Delivery<Time>) {

@@ -201,6 +201,25 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
         }
     }
 
+    // Deferred preemption: each WCET in 1 to 4 subjobs (from a stream of
+    // its own, so the other draws stay as they were).
+    if matches!(policy, PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns) {
+        let mut rs = Rng::new(seed ^ 0x5ab_0b5);
+        for t in &mut spec.tasks {
+            let k = rs.range_u64(1, 4).min(t.wcet.0);
+            let mut cuts: Vec<u64> = (1..k).map(|_| rs.range_u64(1, t.wcet.0 - 1)).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut prev = 0;
+            let mut subjobs = Vec::new();
+            for c in cuts.into_iter().chain([t.wcet.0]) {
+                subjobs.push(Duration(c - prev));
+                prev = c;
+            }
+            t.subjobs = Some(subjobs);
+        }
+    }
+
     let hp = hyperperiod(spec.tasks.iter().map(|t| t.period.0)).expect("small periods");
     let max_p = spec.tasks.iter().map(|t| t.period.0).max().unwrap_or(MS);
     let max_o = spec.tasks.iter().map(|t| t.offset.0).max().unwrap_or(0);
