@@ -14,6 +14,7 @@ use crate::file::{cluster_fit, Loaded, SIM_METRICS};
 use crate::generate::Drawn;
 use schedlab_analysis::accounting::{inflate, Accounting, Method};
 use schedlab_analysis::schedulability::{find, Input, Options, TaskParams, Test, Verdict};
+use schedlab_gen::{GenParams, UtilMethod};
 use schedlab_model::overheads::{Costs, Cpmd, Overheads, Resume};
 use schedlab_model::spec::{Domains, Platform, PolicySpec, Spec, Task};
 use schedlab_model::Duration;
@@ -55,6 +56,16 @@ struct Sched {
     options: Options,
     cluster_size: Option<u32>,
     domains: Domains,
+    /// Tests left out for sets of a utilisation distribution (`skip`).
+    skip: Vec<(UtilMethod, String)>,
+}
+
+impl Sched {
+    /// The tests left out for sets drawn with `utils`, into `out`.
+    fn skipped(&self, utils: UtilMethod, out: &mut Vec<String>) {
+        out.clear();
+        out.extend(self.skip.iter().filter(|(u, _)| *u == utils).map(|(_, t)| t.clone()));
+    }
 }
 
 struct Model {
@@ -106,7 +117,13 @@ impl Evaluator {
                 ..Options::default()
             };
             let domains = test.info.policies.first().map_or(Domains::Global, |p| p.domains());
-            scheds.push(Sched { test, options, cluster_size: s.cluster_size, domains });
+            let mut skip = Vec::new();
+            for k in &s.skip {
+                for u in &k.utils {
+                    skip.push((u.parse::<UtilMethod>().map_err(|e| e.to_string())?, k.test.clone()));
+                }
+            }
+            scheds.push(Sched { test, options, cluster_size: s.cluster_size, domains, skip });
         }
         let mut models = Vec::new();
         for o in &e.overheads {
@@ -176,8 +193,10 @@ impl Evaluator {
         Ok(Evaluator { scheds, models, cpmd, sims, evaluations, sim_metrics: keep })
     }
 
-    /// Evaluates `set` on `cpus` CPUs, appending one cell per evaluation.
-    pub fn evaluate(&self, set: &Drawn, cpus: u32, scratch: &mut Scratch, out: &mut Vec<Cell>) {
+    /// Evaluates `set`, drawn for the point of `params` (its CPUs and
+    /// utilisation distribution), appending one cell per evaluation.
+    pub fn evaluate(&self, set: &Drawn, params: &GenParams, scratch: &mut Scratch, out: &mut Vec<Cell>) {
+        let cpus = params.cpus;
         let nan = [f64::NAN; 6];
         if scratch.inputs.len() != self.scheds.len() || scratch.cpus != cpus {
             scratch.cpus = cpus;
@@ -193,6 +212,14 @@ impl Evaluator {
                     i
                 })
                 .collect();
+        }
+        for (s, sched) in self.scheds.iter().enumerate() {
+            if !sched.skip.is_empty() {
+                sched.skipped(params.utils, &mut scratch.skip);
+                if scratch.inputs[s].options.skip != scratch.skip {
+                    scratch.inputs[s].options.skip.clone_from(&scratch.skip);
+                }
+            }
         }
         for model in &self.models {
             for &c in &self.cpmd {
@@ -294,6 +321,7 @@ pub struct Scratch {
     cpus: u32,
     inputs: Vec<Input>,
     tasks: Vec<TaskParams>,
+    skip: Vec<String>,
 }
 
 /// The spec of a generated set for the simulator.

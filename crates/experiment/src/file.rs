@@ -99,6 +99,21 @@ pub struct Scheduler {
     /// Clustered tests: `capacity` (pack by utilisation, then test) or `schedulable` (test-driven; default).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster_fit: Option<String>,
+    /// Tests the combined G-EDF test (`gedf.any`, also as a cluster test)
+    /// leaves out for sets of some utilisation distributions, e.g.
+    /// `[{test: gedf.bar, utils: [uni-light]}]` as the EPOS thesis did.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skip: Vec<Skip>,
+}
+
+/// A test left out for the sets of some utilisation distributions.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Skip {
+    /// A test of `gedf.any` by registry ID, e.g. `gedf.bar`.
+    pub test: String,
+    /// The utilisation distributions (as in `generator.utils`) whose sets leave it out.
+    pub utils: Vec<String>,
 }
 
 /// An overhead model: none (ideal) or an overhead file with its accounting.
@@ -277,6 +292,20 @@ fn check(e: &Experiment, base: &Path) -> Vec<(String, String)> {
         }
         if s.cluster_size == Some(0) {
             out.push((format!("{p}.cluster_size"), "must be at least 1".into()));
+        }
+        for (j, k) in s.skip.iter().enumerate() {
+            let order = schedlab_analysis::schedulability::gedf::combined::ORDER;
+            if !order.contains(&k.test.as_str()) {
+                out.push((
+                    format!("{p}.skip[{j}].test"),
+                    format!("`{}` is not a test of gedf.any; give one of {}", k.test, order.join(", ")),
+                ));
+            }
+            for (u, name) in k.utils.iter().enumerate() {
+                if let Err(m) = name.parse::<schedlab_gen::UtilMethod>() {
+                    out.push((format!("{p}.skip[{j}].utils[{u}]"), m.to_string()));
+                }
+            }
         }
         if (s.test.starts_with("cedf.") || s.test.starts_with("cfp.")) && s.cluster_size.is_none() {
             out.push((format!("{p}.cluster_size"), format!("`{}` is clustered: give `cluster_size`", s.test)));

@@ -103,7 +103,7 @@ impl Plan {
             let seed = self.seed(c.point, sample);
             draw(&p.params, seed, &mut d).map_err(|e| self.gen_error(c.point, e))?;
             let mut cells = Vec::with_capacity(self.evaluator.evaluations.len());
-            self.evaluator.evaluate(&d, p.params.cpus, scratch, &mut cells);
+            self.evaluator.evaluate(&d, &p.params, scratch, &mut cells);
             out.push(SetRow {
                 point: c.point as u32,
                 sample,
@@ -576,7 +576,7 @@ pub fn estimate(plan: &Plan, threads: Option<usize>, probe: usize) -> Result<Est
         let sample = (i / points.max(1)) as u32 % plan.loaded.experiment.samples;
         let d = plan.draw(point, sample)?;
         cells.clear();
-        plan.evaluator.evaluate(&d, plan.grid.points[point].params.cpus, &mut scratch, &mut cells);
+        plan.evaluator.evaluate(&d, &plan.grid.points[point].params, &mut scratch, &mut cells);
     }
     let per_set_s = t0.elapsed().as_secs_f64() / probe as f64;
     let threads = schedlab_analysis::batch::workers(threads);

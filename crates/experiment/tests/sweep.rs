@@ -200,3 +200,60 @@ fn every_shipped_experiment_loads_and_plans() {
     }
     assert!(n >= 1);
 }
+
+/// `skip` leaves tests out of `gedf.any` for the listed distribution only:
+/// for the other distribution the verdicts are the full test's; for the
+/// listed one only GFB is tried (every acceptance is GFB's, and some sets
+/// the full test accepts are then inconclusive).
+#[test]
+fn skip_leaves_tests_out_for_the_listed_distribution_only() {
+    let text = "name: t\nseed: 3\nsamples: 40\ngenerator:\n  cpus: 4\n  utils: [uni-medium, bimo-heavy(0.1)]\n  periods: short\n  util: {from: 1.5, to: 3.5, step: 0.5}\nschedulers:\n  - {name: all, test: gedf.any}\n  - name: gfb\n    test: gedf.any\n    skip: [{test: gedf.bcl, utils: [bimo-heavy(0.1)]}, {test: gedf.bak, utils: [bimo-heavy(0.1)]}, {test: gedf.load, utils: [bimo-heavy(0.1)]}, {test: gedf.rta, utils: [bimo-heavy(0.1)]}, {test: gedf.bar, utils: [bimo-heavy(0.1)]}, {test: gedf.ffdbf, utils: [bimo-heavy(0.1)]}]\n";
+    let p = plan(text);
+    let cols = rows(&p, 2);
+    let col = |name: &str| &cols.iter().find(|c| c.name == name).unwrap().data;
+    let (Data::I64(point), Data::I64(sample), Data::Str(utils, ud), Data::Str(eval, ed), Data::Str(verdict, _)) =
+        (col("point"), col("sample"), col("utils"), col("evaluation"), col("verdict"))
+    else {
+        panic!("column types")
+    };
+    let mut by_set = std::collections::BTreeMap::new();
+    for r in 0..point.len() {
+        let e = by_set.entry((point[r], sample[r])).or_insert((String::new(), 0u32, 0u32));
+        e.0 = ud[utils[r] as usize].clone();
+        if ed[eval[r] as usize] == "all" {
+            e.1 = verdict[r];
+        } else {
+            e.2 = verdict[r];
+        }
+    }
+    let (mut lost, mut same) = (0, 0);
+    for (&(pt, s), (u, all, gfb)) in &by_set {
+        if u == "uni-medium" {
+            assert_eq!(all, gfb, "point {pt} sample {s}: {u}");
+            same += 1;
+            continue;
+        }
+        let d = p.draw(pt as usize, s as u32).unwrap();
+        let gfb_alone = (find("gedf.gfb").unwrap().run)(&Input::new(4, d.tasks.clone())).verdict;
+        if *gfb == 0 {
+            assert_eq!(gfb_alone, schedlab_analysis::schedulability::Verdict::Schedulable);
+        }
+        lost += (*all == 0 && *gfb != 0) as usize;
+    }
+    assert!(same > 0 && lost > 0, "uni-medium sets {same}, bimo-heavy sets the skip made undecided {lost}");
+}
+
+#[test]
+fn a_skip_names_a_test_of_gedf_any_and_a_distribution() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments");
+    let e = load_str(
+        &exp(8, "").replace("test: gedf.any}", "test: gedf.any, skip: [{test: gedf.nope, utils: [uni-nope]}]}"),
+        None,
+        "t.yaml",
+        &dir,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(e.contains("schedulers[0].skip[0].test: `gedf.nope` is not a test of gedf.any"), "{e}");
+    assert!(e.contains("schedulers[0].skip[0].utils[0]"), "{e}");
+}

@@ -1,7 +1,8 @@
 //! The job model: which jobs a task set releases, when, and how much each
 //! one executes — arrivals (periodic, sporadic, offsets, release jitter, the
 //! synchronous release at time 0), execution demand (WCET, uniform in
-//! [BCET, WCET], a fraction of the WCET, per-job lists) and what happens at a
+//! [BCET, WCET], a fraction of the WCET, per-job lists; per segment for
+//! tasks with segments) and what happens at a
 //! deadline miss — with the seeding that makes them reproducible. The
 //! simulator and the runtime both take their jobs from here, so
 //! `schedlab simulate --seed S` and `schedlab run --seed S` release the same
@@ -28,20 +29,39 @@
 //! let mut demands = model.demands(task, 0);
 //! let d = demands.draw();
 //! assert!((500_000..=1_000_000).contains(&d));
+//!
+//! // A task with segments: each job's segments, drawn one by one.
+//! use schedlab_model::SegmentKind;
+//! let spec = schedlab_model::load_str(
+//!     "platform: {cpus: 1}\ntasks:\n  - {name: b, bcet: 1ms, period: 10ms, segments: [{memory: 0.5ms}, {exec: 1.5ms, preemptible: false}, {suspend: 1ms}]}\n",
+//!     None,
+//!     "example.yaml",
+//! )
+//! .unwrap()
+//! .spec;
+//! let mut segments = model.segment_demands(&spec.tasks[0], 0);
+//! let job = segments.next_job();
+//! assert_eq!(job.iter().map(|s| s.kind).collect::<Vec<_>>(), [SegmentKind::Memory, SegmentKind::Exec, SegmentKind::Suspend]);
+//! assert!((250_000..=500_000).contains(&job[0].demand)); // its share of the BCET up to its length
+//! assert!(!job[1].preemptible);
+//! assert!(job[2].demand <= 1_000_000); // a suspension in [0, length]
 //! ```
 //!
-//! Jobs are single pieces of execution today; segments (memory phases,
-//! suspensions, preemption points between subjobs) will be drawn here too,
-//! one stream per purpose, without changing the streams below.
+//! A job of a task with `segments` or `subjobs` is a sequence of segments
+//! (execution, memory phases, self-suspensions); [`JobModel::segment_demands`]
+//! draws what each one takes, from a stream of its own, so the jobs of tasks
+//! without segments are drawn exactly as before.
 
 mod arrivals;
 mod execution;
 mod options;
+mod segments;
 mod streams;
 
 pub use arrivals::{Arrival, Releases};
 pub use execution::Demands;
 pub use options::{Arrivals, Execution, MissPolicy, Sporadic};
+pub use segments::{SegmentDemand, SegmentDemands};
 
 use schedlab_model::Task;
 
@@ -63,8 +83,18 @@ impl JobModel {
         Releases::new(task, index, self.seed, &self.arrivals)
     }
 
-    /// The execution demands of task `index`'s released jobs, in order.
+    /// The execution demands of task `index`'s released jobs, in order:
+    /// each job's total CPU time.
     pub fn demands(&self, task: &Task, index: usize) -> Demands {
         Demands::new(task, index, self.seed, self.execution)
+    }
+
+    /// The segment demands of task `index`'s released jobs, in order: per
+    /// job, each segment's kind, actual length and preemptibility (one
+    /// execution segment, drawn as [`demands`](Self::demands) draws it, for
+    /// a task without segments). The CPU demands of a job add up to what
+    /// `demands` gives that job.
+    pub fn segment_demands(&self, task: &Task, index: usize) -> SegmentDemands {
+        SegmentDemands::new(task, index, self.seed, self.execution)
     }
 }

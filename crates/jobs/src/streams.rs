@@ -14,6 +14,8 @@ pub(crate) enum Purpose {
     Jitter = 2,
     /// Actual execution times.
     Execution = 3,
+    /// Segment demands of tasks with `segments` or `subjobs`.
+    Segments = 4,
 }
 
 /// The generator of `purpose` for `task` under `seed`.

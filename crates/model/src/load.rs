@@ -46,6 +46,31 @@ pub fn parse_positioned(text: &str, format: Option<Format>, file: &str) -> Resul
     })
 }
 
+/// A task may leave `wcet` out when it gives `segments` or `subjobs`: it is
+/// then their CPU total (a sum beyond the largest duration is left for
+/// validation to report). Without them, `wcet` is required.
+fn derive_wcets(spec: &mut Spec, tree: &Node) -> Result<(), Diagnostic> {
+    let tasks = match tree.get("tasks").map(|t| &t.value) {
+        Some(source::Value::Seq(items)) => &items[..],
+        _ => &[],
+    };
+    for (i, t) in spec.tasks.iter_mut().enumerate() {
+        if tasks.get(i).is_some_and(|n| n.get("wcet").is_some()) {
+            continue;
+        }
+        match t.segments_cpu() {
+            Some(cpu) => t.wcet = crate::units::Duration(u64::try_from(cpu).unwrap_or(u64::MAX)),
+            None => {
+                return Err(Diagnostic::new(
+                    format!("tasks[{i}]"),
+                    "the required key `wcet` is missing; add it (or give the task's `segments` or `subjobs`, whose CPU total it then is)",
+                ))
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Loads a spec from text. `file` names it in messages; the format is sniffed
 /// when not given.
 pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded, SpecError> {
@@ -65,6 +90,7 @@ pub fn load_str(text: &str, format: Option<Format>, file: &str) -> Result<Loaded
         let mark = e.mark.unwrap_or_else(|| tree.locate(&path));
         SpecError::one(file, Diagnostic { path, line: Some(mark.line), column: Some(mark.col), message: e.message })
     })?;
+    derive_wcets(&mut spec, &tree).map_err(|d| SpecError::one(file, locate(&tree, d)))?;
     crate::overrides::resolve_priorities(&mut spec);
     let issues = validate(&spec);
     let (errors, warnings): (Vec<_>, Vec<_>) = issues.into_iter().partition(|i| i.severity == Severity::Error);

@@ -19,6 +19,36 @@ pub struct TaskRow {
     pub cluster: Option<u32>,
     pub priority: Option<u32>,
     pub class: &'static str,
+    /// The task's `segments` or `subjobs` in short (`memory 300us, exec
+    /// 2.4ms non-preemptive, suspend 1ms`), when it has them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub segments: Option<String>,
+}
+
+/// Segments listed in a summary row; more are counted.
+const SHOWN_SEGMENTS: usize = 8;
+
+/// A task's segments in short, e.g. `memory 300us, exec 2.4ms non-preemptive`
+/// or `subjobs 1ms, 1.5ms`.
+fn segments_in_short(t: &crate::spec::Task) -> Option<String> {
+    let (head, items): (&str, Vec<String>) = match (&t.segments, &t.subjobs) {
+        (Some(list), _) => (
+            "",
+            list.iter()
+                .map(|s| {
+                    let np = if s.preemptible { "" } else { " non-preemptive" };
+                    format!("{} {}{np}", s.kind.name(), s.length)
+                })
+                .collect(),
+        ),
+        (None, Some(list)) => ("subjobs ", list.iter().map(|d| d.to_string()).collect()),
+        (None, None) => return None,
+    };
+    let mut out = format!("{head}{}", items.iter().take(SHOWN_SEGMENTS).cloned().collect::<Vec<_>>().join(", "));
+    if items.len() > SHOWN_SEGMENTS {
+        out += &format!(", ... ({} in all)", items.len());
+    }
+    Some(out)
 }
 
 /// Facts about a task set.
@@ -75,6 +105,7 @@ impl Summary {
                     cluster: t.cluster,
                     priority: t.priority,
                     class: t.class.name(),
+                    segments: segments_in_short(t),
                 })
                 .collect(),
         }

@@ -2,7 +2,8 @@
 //! a spec unusable; warnings describe legal but notable input (an infeasible
 //! task set is legal: such sets are studied).
 
-use crate::spec::{Domains, Packing, PolicyName, Priorities, Spec};
+use crate::spec::{Domains, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
+use crate::units::Duration;
 use std::collections::HashMap;
 
 /// Largest platform accepted.
@@ -33,6 +34,76 @@ impl Findings {
     }
     fn warn(&mut self, path: impl Into<String>, message: impl Into<String>) {
         self.0.push(Issue { severity: Severity::Warning, path: path.into(), message: message.into() });
+    }
+}
+
+/// A task's `segments` or `subjobs`: one of the two, not empty, every
+/// length above 0, some CPU time, and the CPU lengths adding up to `wcet`
+/// (which the loader derives from them when it is left out).
+fn segments(f: &mut Findings, i: usize, t: &Task) {
+    let at = |field: &str| format!("tasks[{i}].{field}");
+    match (&t.segments, &t.subjobs) {
+        (None, None) => return,
+        (Some(_), Some(_)) => {
+            f.error(
+                at("subjobs"),
+                "cannot be given with `segments`; write each subjob as an `{exec: ...}` segment, or keep one of the two keys",
+            );
+            return;
+        }
+        (Some(list), None) => {
+            if list.is_empty() {
+                f.error(
+                    at("segments"),
+                    "is empty; give at least one segment, e.g. `[{exec: 2ms}]`, or leave the key out",
+                );
+                return;
+            }
+            for (j, s) in list.iter().enumerate() {
+                if s.length.0 == 0 {
+                    f.error(
+                        format!("tasks[{i}].segments[{j}].{}", s.kind.name()),
+                        "must be more than 0, e.g. `1ms`; remove the segment if the job has no such phase",
+                    );
+                }
+            }
+            if !list.iter().any(|s| s.kind.on_cpu()) {
+                f.error(
+                    at("segments"),
+                    "has only suspensions; a job needs at least one `exec` or `memory` segment, e.g. `{exec: 1ms}`",
+                );
+                return;
+            }
+        }
+        (None, Some(list)) => {
+            if list.is_empty() {
+                f.error(
+                    at("subjobs"),
+                    "is empty; give at least one subjob length, e.g. `[1ms, 2ms]`, or leave the key out",
+                );
+                return;
+            }
+            for (j, d) in list.iter().enumerate() {
+                if d.0 == 0 {
+                    f.error(format!("tasks[{i}].subjobs[{j}]"), "must be more than 0, e.g. `1ms`; remove the subjob");
+                }
+            }
+        }
+    }
+    let key = if t.segments.is_some() { "segments" } else { "subjobs" };
+    let cpu = t.segments_cpu().unwrap_or(0);
+    if cpu > u64::MAX as u128 {
+        f.error(at(key), format!("the CPU lengths add up to more than the largest duration, {}", Duration(u64::MAX)));
+    } else if t.wcet.0 > 0 && cpu != t.wcet.0 as u128 {
+        f.error(
+            at("wcet"),
+            format!(
+                "is {} but the {} add up to {} of CPU time (exec and memory); make them equal, or leave `wcet` out to take the total",
+                t.wcet,
+                if key == "segments" { "CPU segments" } else { "subjobs" },
+                Duration(cpu as u64)
+            ),
+        );
     }
 }
 
@@ -133,9 +204,15 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         } else if let Some(prev) = names.insert(t.name.as_str(), i) {
             f.error(at("name"), format!("`{}` is already the name of tasks[{prev}]; names must be unique", t.name));
         }
-        if t.wcet.0 == 0 {
+        if t.wcet.0 == 0 && t.segmented() {
+            // A derived 0 (segments without CPU time) is reported on the segments.
+            if t.segments_cpu() != Some(0) {
+                f.error(at("wcet"), "must be more than 0; leave it out to take the CPU total of the segments");
+            }
+        } else if t.wcet.0 == 0 {
             f.error(at("wcet"), "must be more than 0, e.g. `1ms`");
         }
+        segments(&mut f, i, t);
         if t.period.0 == 0 {
             f.error(at("period"), "must be more than 0, e.g. `10ms`");
         }
@@ -304,6 +381,31 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 }
             }
         }
+        if !pol.name.runs_segments() {
+            for (i, t) in spec.tasks.iter().enumerate() {
+                let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
+                let ignored: Vec<&str> = [
+                    list.iter()
+                        .any(|s| s.kind == SegmentKind::Suspend)
+                        .then_some("self-suspensions (a simulation or run skips them)"),
+                    list.iter()
+                        .any(|s| !s.preemptible)
+                        .then_some("non-preemptive segments (a simulation or run may preempt them)"),
+                ]
+                .into_iter()
+                .flatten()
+                .collect();
+                if !ignored.is_empty() {
+                    f.warn(
+                        format!("tasks[{i}].segments"),
+                        format!(
+                            "`{name}` does not run {} yet, and the analyses take the WCET alone",
+                            ignored.join(" or ")
+                        ),
+                    );
+                }
+            }
+        }
         if pol.priorities == Some(Priorities::Explicit) {
             for (i, t) in spec.tasks.iter().enumerate() {
                 if t.priority.is_none() {
@@ -323,10 +425,20 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
 
     // Legal but notable.
     for (i, t) in spec.tasks.iter().enumerate() {
+        let span = t.segments_span();
         if t.wcet.0 > 0 && t.wcet > t.deadline() {
             f.warn(
                 format!("tasks[{i}].wcet"),
                 format!("{} exceeds the deadline {}: no schedule can meet this task's deadlines", t.wcet, t.deadline()),
+            );
+        } else if t.wcet.0 > 0 && span > t.deadline().0 as u128 && span <= u64::MAX as u128 {
+            f.warn(
+                format!("tasks[{i}].segments"),
+                format!(
+                    "the segments take {} with their suspensions, more than the deadline {}: no schedule can meet this task's deadlines",
+                    Duration(span as u64),
+                    t.deadline()
+                ),
             );
         } else if t.period.0 > 0 && t.wcet > t.period {
             f.warn(

@@ -6,6 +6,7 @@ use proptest::prelude::*;
 use schedlab_model::{load_str, Format};
 
 const SEED_YAML: &str = include_str!("../../../examples/demo.yaml");
+const SEGMENTS_YAML: &str = include_str!("../../../examples/segments.yaml");
 
 fn seed_json() -> String {
     let l = load_str(SEED_YAML, None, "demo.yaml").unwrap();
@@ -62,6 +63,17 @@ proptest! {
     }
 
     #[test]
+    fn mutated_segment_specs(edits in proptest::collection::vec((0usize..2_000, 0usize..20, proptest::collection::vec(0..ALPHABET.len(), 0..6)), 1..6)) {
+        let mut b = SEGMENTS_YAML.as_bytes().to_vec();
+        for (pos, del, ins) in edits {
+            let p = pos % (b.len() + 1);
+            let end = (p + del).min(b.len());
+            b.splice(p..end, ins.iter().map(|&i| ALPHABET[i]));
+        }
+        survive(&String::from_utf8_lossy(&b));
+    }
+
+    #[test]
     fn truncated_specs(cut in 0usize..2000, json in any::<bool>()) {
         let base = if json { seed_json() } else { SEED_YAML.to_string() };
         let cut = cut.min(base.len());
@@ -82,6 +94,9 @@ proptest! {
             survive(&format!("platform: {{cpus: 2}}\ntasks:\n  - {{{}}}\n", task.join(", ")));
         }
         survive(&format!("platform: {{cpus: {v}}}\ntasks:\n  - {{name: a, wcet: 1ms, period: 10ms}}\n"));
+        for list in [format!("segments: [{{exec: {v}}}, {{suspend: {v}}}, {{memory: 1ms}}]"), format!("subjobs: [{v}, {v}]")] {
+            survive(&format!("platform: {{cpus: 1}}\npolicy: {{name: pfp}}\ntasks:\n  - {{name: a, period: 10ms, {list}}}\n"));
+        }
     }
 }
 

@@ -19,12 +19,14 @@
 //! platform; otherwise `inconclusive`.
 
 use super::data::{Data, Partition};
+use super::gedf::model::cmp_util;
 use super::input::Input;
 use super::options::ClusterFit;
 use super::outcome::{Exactness, Outcome, Verdict};
+use super::partitioned::fast::EqualBins;
 use super::partitioned::{global, heuristics, sub_input};
 use super::registry::{registry, Test, TestInfo};
-use schedlab_admission::partition::{pack_with, PinnedCheck, Problem, Share};
+use schedlab_admission::partition::{pack_with, Pin, PinnedCheck, Problem, Share};
 use schedlab_model::exact::Ratio;
 use schedlab_model::PolicyName;
 
@@ -267,6 +269,22 @@ fn decide(input: &Input, prefix: &str) -> Verdict {
         bin_word: "cluster",
         size_word: "utilisation",
     };
+    // Utilisation packing into equal clusters without pins: the packer's
+    // bins without its big rationals (the same members, so the same verdict).
+    let k = clusters[0].len();
+    let free = (0..n).all(|i| problem.pins[i] == Pin::Free);
+    if fit == ClusterFit::Capacity && free && k > 0 && clusters.iter().all(|c| c.len() == k) {
+        let parts: Vec<(u64, u64)> = input.tasks.iter().map(|t| (t.wcet, t.period)).collect();
+        let mut bins = EqualBins::new(&parts, clusters.len(), k as u32);
+        for h in heuristics(input) {
+            if let Some(members) = bins.pack(h) {
+                if members.iter().all(|mem| passes(mem, k as u32)) {
+                    return Verdict::Schedulable;
+                }
+            }
+        }
+        return beyond(input, clusters);
+    }
     let mut members = vec![Vec::new(); clusters.len()];
     for h in heuristics(input) {
         let packed = match fit {
@@ -288,8 +306,13 @@ fn decide(input: &Input, prefix: &str) -> Verdict {
             return Verdict::Schedulable;
         }
     }
-    let m: u128 = clusters.iter().map(|c| c.len() as u128).sum();
-    if Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128))).gt_int(m) {
+    beyond(input, clusters)
+}
+
+/// The verdict when no packing passed: unschedulable above the CPUs.
+fn beyond(input: &Input, clusters: &[Vec<u32>]) -> Verdict {
+    let m: usize = clusters.iter().map(|c| c.len()).sum();
+    if cmp_util(&input.tasks, m as u32) == std::cmp::Ordering::Greater {
         Verdict::Unschedulable
     } else {
         Verdict::Inconclusive
@@ -363,13 +386,19 @@ mod tests {
             let k = r.range_u64(1, 3) as u32;
             let clusters: Vec<Vec<u32>> =
                 (0..r.range_u64(1, 4) as u32).map(|c| (c * k..(c + 1) * k).collect()).collect();
+            // Whole µs (the packer's scaled integers) or any ns (its big
+            // rationals: the least common multiple overflows), then only
+            // with the cheap tests (the pseudo-polynomial ones count ns).
+            let ns = r.range_u64(0, 3) == 0;
             let tasks: Vec<(u64, u64)> = (0..r.range_u64(1, 12))
                 .map(|_| {
-                    let p = r.range_u64(5, 60) * 1000;
+                    let p = if ns { r.range_u64(5_000_000, 60_000_000) } else { r.range_u64(5, 60) * 1000 };
                     (r.range_u64(1, p * 9 / 10), p)
                 })
                 .collect();
-            for tests in [&["gedf.any"][..], &["gedf.gfb", "gedf.bcl"][..], &[][..]] {
+            let all: &[&[&str]] =
+                if ns { &[&["gedf.gfb", "gedf.bcl"]] } else { &[&["gedf.any"], &["gedf.gfb", "gedf.bcl"], &[]] };
+            for &tests in all {
                 for fit in [ClusterFit::Capacity, ClusterFit::Schedulable] {
                     let i = input(clusters.clone(), &tasks, tests, fit);
                     let v = cedf(&i).verdict;

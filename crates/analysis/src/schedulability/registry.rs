@@ -61,7 +61,10 @@ global_decide! {
     rta_decide => gedf::rta::decide,
     ffdbf_decide => gedf::ffdbf::decide,
     load_decide => gedf::load::decide,
-    combined_decide => gedf::combined::decide,
+}
+
+fn combined_decide(input: &Input) -> Verdict {
+    gedf::combined::decide_input(input)
 }
 
 static REGISTRY: &[Test] = &[

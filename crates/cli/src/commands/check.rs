@@ -106,6 +106,13 @@ fn render(file: &str, s: &Summary, priorities: Option<&str>, warnings: &[Diagnos
     for r in rows {
         out += &line(r.to_vec());
     }
+    let segmented: Vec<_> = s.rows.iter().filter_map(|r| Some((&r.name, r.segments.as_ref()?))).collect();
+    if !segmented.is_empty() {
+        out += "\nsegments:\n";
+        for (name, segments) in segmented {
+            out += &format!("  {name}: {segments}\n");
+        }
+    }
     if !warnings.is_empty() {
         out += "\nwarnings:\n";
         for w in warnings {

@@ -93,6 +93,13 @@ impl PolicyName {
             Gedf | Gfp | NpGedf | Llf | Edzl | GFpds | Pd2 | Run => Domains::Global,
         }
     }
+    /// Whether simulations and runs under this policy honour the
+    /// self-suspensions and non-preemptive segments of a task's `segments`.
+    /// None does yet: the driver runs a job's CPU segments as one piece.
+    pub fn runs_segments(self) -> bool {
+        let _ = self;
+        false
+    }
     /// Fixed-priority families, which use `priorities`.
     pub fn is_fixed_priority(self) -> bool {
         use PolicyName::*;

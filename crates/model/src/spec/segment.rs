@@ -61,10 +61,18 @@ impl Segment {
     }
 }
 
+/// The schema of a segment holds exactly one of the length keys.
+fn one_kind(schema: &mut schemars::Schema) {
+    schema.insert(
+        "oneOf".into(),
+        serde_json::json!([{"required": ["exec"]}, {"required": ["memory"]}, {"required": ["suspend"]}]),
+    );
+}
+
 /// A segment as written: exactly one of `exec`, `memory`, `suspend`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
-#[schemars(title = "segment")]
+#[schemars(title = "segment", transform = one_kind)]
 struct SegmentSyntax {
     /// An execution phase of this worst-case length, e.g. `2ms`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -150,8 +158,8 @@ mod tests {
 
     #[test]
     fn a_segment_writes_back_as_it_was_written() {
-        let t = task("segments: [{exec: 2ms, preemptible: false}, {suspend: 1ms}]").unwrap();
+        let t = task("segments: [{exec: 3ms, preemptible: false}, {suspend: 1ms}]").unwrap();
         let json = serde_json::to_string(&t.segments).unwrap();
-        assert_eq!(json, r#"[{"exec":"2ms","preemptible":false},{"suspend":"1ms"}]"#);
+        assert_eq!(json, r#"[{"exec":"3ms","preemptible":false},{"suspend":"1ms"}]"#);
     }
 }

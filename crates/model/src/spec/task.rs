@@ -36,14 +36,31 @@ fn is_hrt(c: &Class) -> bool {
     *c == Class::Hrt
 }
 
+/// The schema of a task needs `wcet` unless `segments` or `subjobs` give
+/// it, and takes at most one of those two (the loader derives it; the field's serde default is no real default).
+fn wcet_or_segments(schema: &mut schemars::Schema) {
+    if let Some(wcet) = schema.get_mut("properties").and_then(|p| p.get_mut("wcet")).and_then(|w| w.as_object_mut()) {
+        wcet.remove("default");
+    }
+    schema.insert(
+        "anyOf".into(),
+        serde_json::json!([{"required": ["wcet"]}, {"required": ["segments"]}, {"required": ["subjobs"]}]),
+    );
+    schema.insert("not".into(), serde_json::json!({"required": ["segments", "subjobs"]}));
+}
+
 /// A periodic or sporadic task: a job every `period` (at least), each needing
 /// at most `wcet` of CPU time before its `deadline` after release.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
+#[schemars(transform = wcet_or_segments)]
 pub struct Task {
     /// Unique name.
     pub name: String,
-    /// Worst-case execution time of one job, e.g. `2ms`.
+    /// Worst-case execution time of one job, e.g. `2ms`. Required, except
+    /// with `segments` or `subjobs`: then it is their CPU total (exec and
+    /// memory lengths), which a given `wcet` must equal.
+    #[serde(default)]
     pub wcet: Duration,
     /// Period, or minimum inter-arrival time, e.g. `10ms`.
     pub period: Duration,
@@ -130,6 +147,17 @@ impl Task {
     /// Whether the task declares segments or subjobs.
     pub fn segmented(&self) -> bool {
         self.segments.is_some() || self.subjobs.is_some()
+    }
+    /// The CPU time of the declared segments or subjobs (exec and memory
+    /// lengths added; suspensions are off the CPU), exactly; `None` for a
+    /// task without them.
+    pub fn segments_cpu(&self) -> Option<u128> {
+        self.segmented().then(|| self.segments().iter().filter(|s| s.kind.on_cpu()).map(|s| s.length.0 as u128).sum())
+    }
+    /// The longest a job can take apart from waiting for a CPU: every
+    /// segment at its length, suspensions included, exactly.
+    pub fn segments_span(&self) -> u128 {
+        self.segments().iter().map(|s| s.length.0 as u128).sum()
     }
     /// The best-case execution time in force (the WCET when none is given).
     pub fn bcet(&self) -> Duration {

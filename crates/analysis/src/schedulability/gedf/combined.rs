@@ -55,12 +55,22 @@ fn full(i: usize, tasks: &[TaskParams], m: u32, names: Names<'_>) -> Outcome {
     }
 }
 
+/// The tests of [`ORDER`] named in `skip`, as a bit mask.
+fn mask(skip: &[String]) -> u32 {
+    ORDER.iter().enumerate().filter(|(_, id)| skip.iter().any(|s| s == *id)).fold(0, |m, (i, _)| m | 1 << i)
+}
+
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
+    core_skipping(tasks, m, 0, ex)
+}
+
+/// [`core`] without the tests of the bit mask `skip` (bit i: `ORDER[i]`).
+fn core_skipping<E: Explain>(tasks: &[TaskParams], m: u32, skip: u32, ex: &mut E) -> Verdict {
     if let Err(v) = precheck(tasks, m, Needs::default(), ex) {
         return v;
     }
     let mut applied = 0;
-    for i in 0..ORDER.len() {
+    for i in (0..ORDER.len()).filter(|i| skip & 1 << i == 0) {
         if let Some((o, names)) = ex.out() {
             let sub = full(i, tasks, m, names);
             o.details.push(format!("{}: {} — {}", sub.test, sub.verdict, sub.reason));
@@ -91,8 +101,17 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
         } else {
             format!("none of the {applied} applicable G-EDF tests accepts the set (see details)")
         };
+        if skip != 0 {
+            let left: Vec<&str> = (0..ORDER.len()).filter(|i| skip & 1 << i != 0).map(|i| ORDER[i]).collect();
+            o.reason.push_str(&format!("; left out (options.skip): {}", left.join(", ")));
+        }
     }
     v
+}
+
+/// The verdict of `input`, without the tests of `input.options.skip`.
+pub fn decide_input(input: &Input) -> Verdict {
+    core_skipping(&input.tasks, input.cpus, mask(&input.options.skip), &mut Quiet)
 }
 
 /// The verdict alone, and the test that accepted (batches).
@@ -120,7 +139,8 @@ pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
 }
 
 pub fn check_input(input: &Input) -> Outcome {
-    explained(ID, Names::of(input), |ex| core(&input.tasks, input.cpus, ex))
+    let skip = mask(&input.options.skip);
+    explained(ID, Names::of(input), |ex| core_skipping(&input.tasks, input.cpus, skip, ex))
 }
 
 #[cfg(test)]
@@ -141,6 +161,25 @@ mod tests {
         assert!(o.reason.starts_with("accepted by gedf.rta"), "{}", o.reason);
         assert_eq!(o.details.len(), 5, "{:?}", o.details);
         assert!(o.details[0].starts_with("gedf.gfb: inconclusive"), "{:?}", o.details);
+    }
+
+    /// Tests left out by `options.skip` are not tried, in the fast and
+    /// the explained paths alike; the explanation names them.
+    #[test]
+    fn skipped_tests_are_not_tried() {
+        let mut input = Input::new(2, vec![TaskParams::implicit(2, 2), TaskParams::implicit(1, 4)]);
+        assert_eq!(decide_input(&input), Verdict::Schedulable);
+        input.options.skip = ORDER[1..].iter().map(|s| s.to_string()).collect();
+        assert_eq!(decide_input(&input), Verdict::Inconclusive);
+        let o = check_input(&input);
+        assert_eq!(o.verdict, Verdict::Inconclusive);
+        assert_eq!(o.details.len(), 1, "{:?}", o.details);
+        assert!(
+            o.reason
+                .ends_with("left out (options.skip): gedf.bcl, gedf.bak, gedf.load, gedf.rta, gedf.bar, gedf.ffdbf"),
+            "{}",
+            o.reason
+        );
     }
 
     #[test]

@@ -130,15 +130,20 @@ impl Sizes for Integer<'_> {
     }
 }
 
-/// Exact fractions num/den with unrelated denominators.
+/// Exact fractions num/den with unrelated denominators, packed into bins
+/// of one capacity (1: CPUs; k: clusters of k CPUs).
 struct Exact<'a> {
     parts: &'a [(u64, u64)],
     /// ⌊size·2⁶⁴⌋ and ⌈size·2⁶⁴⌉ per task.
     fixed: Vec<(u128, u128)>,
+    cap: u32,
 }
 
 impl<'a> Exact<'a> {
     fn new(parts: &'a [(u64, u64)]) -> Exact<'a> {
+        Exact::with_capacity(parts, 1)
+    }
+    fn with_capacity(parts: &'a [(u64, u64)], cap: u32) -> Exact<'a> {
         let fixed = parts
             .iter()
             .map(|&(a, b)| {
@@ -146,7 +151,7 @@ impl<'a> Exact<'a> {
                 (q, q + r as u128)
             })
             .collect();
-        Exact { parts, fixed }
+        Exact { parts, fixed, cap }
     }
 }
 
@@ -165,12 +170,19 @@ impl Sizes for Exact<'_> {
             lo = lo.saturating_add(self.fixed[i].0);
             hi = hi.saturating_add(self.fixed[i].1);
         }
-        if hi <= ONE {
+        let cap = self.cap as u128 * ONE;
+        if hi <= cap {
             true
-        } else if lo > ONE {
+        } else if lo > cap {
             false
-        } else {
+        } else if self.cap == 1 {
             cmp_one(members.iter().chain([&t]).map(|&i| self.parts[i])) != Ordering::Greater
+        } else {
+            let term = |k: usize| {
+                let (x, y) = self.parts[if k < members.len() { members[k] } else { t }];
+                (x as i128, y as u128)
+            };
+            cmp_sum(members.len() + 1, term, (self.cap as i128, 1)) != Ordering::Greater
         }
     }
     fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
@@ -184,6 +196,27 @@ impl Sizes for Exact<'_> {
             }
         };
         cmp_sum(a.len() + b.len(), term, (0, 1))
+    }
+}
+
+/// Clusters of `cap` CPUs each, packed by exact utilisation alone (the
+/// clustered tests' `capacity` fit), as
+/// [`schedlab_admission::partition::pack_with`] packs them without pins:
+/// the members of each cluster (in task order), or `None` when a task fits
+/// no cluster. With bins of equal capacity, comparing rooms (best and
+/// worst fit) is comparing loads, which [`Exact`] does without big
+/// rationals.
+pub(crate) struct EqualBins<'a> {
+    s: Scratch,
+    q: Exact<'a>,
+}
+
+impl<'a> EqualBins<'a> {
+    pub(crate) fn new(parts: &'a [(u64, u64)], bins: usize, cap: u32) -> EqualBins<'a> {
+        EqualBins { s: Scratch::new(parts.len(), bins), q: Exact::with_capacity(parts, cap) }
+    }
+    pub(crate) fn pack(&mut self, h: Heuristic) -> Option<&[Vec<usize>]> {
+        pack(&mut self.s, &self.q, h, |_, _| true).then_some(&self.s.members[..])
     }
 }
 

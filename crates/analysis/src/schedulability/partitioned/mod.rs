@@ -23,7 +23,7 @@
 //! analysis packs every task freely.
 
 pub mod admission;
-mod fast;
+pub(crate) mod fast;
 
 use super::data::{Data, Partition};
 use super::input::Input;
@@ -78,6 +78,7 @@ pub(crate) fn sub_input(input: &Input, members: &[usize], cpus: u32) -> Input {
         members.iter().map(|&i| input.options.npr.get(i).copied().flatten()).collect()
     };
     sub.options.cluster_tests = input.options.cluster_tests.clone();
+    sub.options.skip = input.options.skip.clone();
     sub
 }
 
