@@ -115,7 +115,7 @@ fn prepare<'a>(
         tasks.push(TaskState {
             arrivals: jobs.releases(t, i),
             exec: jobs.demands(t, i),
-            segments: Segments::of(t),
+            segments: Segments::of(&jobs, t, i),
             rel_deadline: t.deadline().0,
             wss: t.wss.map_or(0, |w| w.0),
             home,
@@ -156,6 +156,7 @@ pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig
         st.release_cpu.capacity(),
         st.touched.capacity(),
         st.deferred_capacity(),
+        st.tasks.iter().filter_map(|t| t.segments.as_ref()).map(|s| s.capacity()).sum(),
     ];
     Ok(caps)
 }
@@ -336,7 +337,10 @@ impl Engine {
         }
         let seq = ts.next_seq;
         ts.next_seq += 1;
-        let exec = ts.exec.draw();
+        let exec = match ts.segments.as_mut() {
+            Some(s) => s.arrive(),
+            None => ts.exec.draw(),
+        };
         let deadline = a.saturating_add(ts.rel_deadline);
         ts.sum.released += 1;
         let arm = ts.dl_seq == seq;
@@ -406,7 +410,7 @@ impl Engine {
         let now = st.now;
         st.settle(cpu);
         let task = st.cpus[cpu as usize].job.expect("completion on an idle CPU");
-        if st.tasks[task as usize].segments.last() > 0 && self.segment_boundary(st, cpu, task) {
+        if st.tasks[task as usize].segments.is_some() && self.segment_boundary(st, cpu, task) {
             return;
         }
         st.cpus[cpu as usize].job = None;
@@ -427,16 +431,17 @@ impl Engine {
         loop {
             let ts = &mut st.tasks[task as usize];
             let a = ts.active.as_mut().expect("running job is active");
+            let segs = ts.segments.as_ref().expect("a segmented task");
             if a.consumed < a.seg_until {
                 break;
             }
-            if a.seg >= ts.segments.last() {
+            if a.seg >= segs.last() {
                 return false;
             }
-            let (seg, kind) = (a.seg, ts.segments.kind(a.seg));
+            let (seg, kind) = (a.seg, segs.kind(a.seg));
             a.seg += 1;
-            a.seg_until = ts.segments.until(a.seg, a.exec);
-            let (seq, next) = (a.seq, ts.segments.kind(a.seg));
+            a.seg_until = segs.until(a.seg);
+            let (seq, next) = (a.seq, segs.kind(a.seg));
             st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
             self.drv.segment_end(JobId { task, seq }, seg, kind);
             if next == SegmentKind::Suspend {
@@ -482,7 +487,7 @@ impl Engine {
             a.last_cpu = Some(c);
         }
         a.suspended = true;
-        let until = now.saturating_add(ts.segments.suspension(a.seg));
+        let until = now.saturating_add(ts.segments.as_ref().expect("a segmented task").suspension(a.seg));
         let seq = a.seq;
         st.emit(&Event::Block { t: now, task, job: seq });
         self.drv.block(JobId { task, seq });
@@ -495,8 +500,9 @@ impl Engine {
         let now = st.now;
         let ts = &mut st.tasks[task as usize];
         let a = ts.active.as_mut().expect("active job");
+        let segs = ts.segments.as_ref().expect("a segmented task");
         let seq = a.seq;
-        if a.seg >= ts.segments.last() {
+        if a.seg >= segs.last() {
             a.suspended = false;
             let (cpu, exec) = (a.last_cpu.unwrap_or(ts.home), a.consumed);
             st.emit(&Event::Resume { t: now, task, job: seq });
@@ -506,11 +512,11 @@ impl Engine {
         }
         let seg = a.seg;
         a.seg += 1;
-        a.seg_until = ts.segments.until(a.seg, a.exec);
+        a.seg_until = segs.until(a.seg);
         self.drv.segment_end(JobId { task, seq }, seg, SegmentKind::Suspend);
-        if ts.segments.kind(a.seg) == SegmentKind::Suspend {
+        if segs.kind(a.seg) == SegmentKind::Suspend {
             // Suspended on: the next suspension starts at once.
-            let until = now.saturating_add(ts.segments.suspension(a.seg));
+            let until = now.saturating_add(segs.suspension(a.seg));
             st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
         } else {
             a.suspended = false;
@@ -560,6 +566,9 @@ impl Engine {
             _ => {
                 // A held job the policy never saw: dropped.
                 let known = self.drv.complete(JobId { task, seq });
+                if let Some(s) = st.tasks[task as usize].segments.as_mut() {
+                    s.drop_oldest();
+                }
                 debug_assert!(!known, "the oldest incomplete job is held");
                 let ts = &mut st.tasks[task as usize];
                 ts.sum.completed += 1;

@@ -344,34 +344,35 @@ impl Host<Time> for State<'_> {
             Delivery::Complete(j) => self.ctx = Ctx::Cpu(self.tasks[j.task as usize].handover_cpu),
             Delivery::Release { job, x, waited } => {
                 let ts = &mut self.tasks[job.id.task as usize];
+                // In a leading suspension the job has no CPU segment to end.
+                let (seg_until, leading) = match ts.segments.as_mut() {
+                    None => (x, false),
+                    Some(s) => {
+                        s.activate();
+                        match s.kind(0) {
+                            SegmentKind::Suspend => (Time::MAX, true),
+                            _ => (s.until(0), false),
+                        }
+                    }
+                };
                 ts.active = Some(Active {
                     seq: job.id.seq,
                     release: job.release,
                     deadline: job.deadline,
-                    exec: x,
                     consumed: 0,
                     cpu: None,
                     last_cpu: None,
                     seg: 0,
-                    // In a leading suspension the job has no CPU segment to end.
-                    seg_until: if ts.segments.kind(0) == SegmentKind::Suspend {
-                        Time::MAX
-                    } else {
-                        ts.segments.until(0, x)
-                    },
+                    seg_until,
                     suspended: false,
                 });
-                if ts.segments.kind(0) == SegmentKind::Suspend {
-                    // A leading suspension: the job blocks in a further pass
-                    // at this instant, once the policy knows it.
-                    self.queue.push(
-                        self.now,
-                        ord(CLASS_SUSPEND, job.id.task as u64),
-                        Kind::Suspend,
-                        job.id.task,
-                        job.id.seq as u32,
-                    );
+                if leading {
+                    // The job blocks in a further pass at this instant, once
+                    // the policy knows it.
+                    let (t, task) = (self.now, job.id.task);
+                    self.queue.push(t, ord(CLASS_SUSPEND, task as u64), Kind::Suspend, task, job.id.seq as u32);
                 }
+                let ts = &self.tasks[job.id.task as usize];
                 // A job handed over after its predecessor completed is
                 // handled where the predecessor completed.
                 self.ctx = if waited { Ctx::Cpu(ts.handover_cpu) } else { Ctx::Release(ts.release_idx) };

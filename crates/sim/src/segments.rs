@@ -2,99 +2,107 @@
 //! and memory phases) in order, with a preemption point reported to the
 //! policy at each boundary (`Policy::segment_end`, through the driver) and a
 //! `segment-end` trace event; a suspension segment takes the job off its
-//! CPU for the segment's length (block, then resume, through the driver).
+//! CPU for its length (block, then resume, through the driver).
 //!
-//! A task without declared segments has one execution segment, and its
-//! jobs run exactly as before segments existed (no extra queue entry, no
-//! extra event).
+//! Each job's segment demands come from the job model
+//! (`schedlab_jobs::SegmentDemands`, the same draws the runtime makes): they
+//! are drawn when the job arrives, wait with it while it is held behind its
+//! predecessor, and become the active job's when the policy gets it. A task
+//! without declared segments has one execution segment and draws its demand
+//! as before (no extra queue entry, no extra event).
 
-use schedlab_model::{Segment, SegmentKind, Task};
+use schedlab_jobs::{JobModel, SegmentDemand, SegmentDemands};
+use schedlab_model::{SegmentKind, Task};
 use schedlab_policy::Time;
+use std::collections::VecDeque;
 
-/// A task's segments with what the simulator needs of them precomputed.
-#[derive(Debug, Clone)]
+/// A segmented task's jobs' segments.
+#[derive(Debug)]
 pub(crate) struct Segments {
-    pub list: Box<[Segment]>,
-    /// Per segment: the worst-case CPU time of the segments up to and
-    /// including it (suspensions add nothing).
-    cpu_upto: Box<[Time]>,
+    draw: SegmentDemands,
+    per_job: usize,
+    /// The segments of the jobs drawn and not yet active, oldest first
+    /// (`per_job` entries each).
+    waiting: VecDeque<SegmentDemand>,
+    /// The active job's segments.
+    active: Vec<SegmentDemand>,
+    /// Per segment of the active job: its CPU demand up to and including it.
+    upto: Vec<Time>,
+    scratch: Vec<SegmentDemand>,
 }
 
 impl Segments {
-    pub fn of(task: &Task) -> Segments {
-        let list: Box<[Segment]> = task.segments().iter().copied().collect();
-        let mut acc = 0u64;
-        let cpu_upto = list
-            .iter()
-            .map(|s| {
-                if s.kind.on_cpu() {
-                    acc = acc.saturating_add(s.length.0);
-                }
-                acc
-            })
-            .collect();
-        Segments { list, cpu_upto }
+    /// The task's segments, or `None` when it declares none.
+    pub fn of(jobs: &JobModel, task: &Task, index: usize) -> Option<Segments> {
+        if !task.segmented() {
+            return None;
+        }
+        let draw = jobs.segment_demands(task, index);
+        let n = draw.segments_per_job();
+        Some(Segments {
+            draw,
+            per_job: n,
+            waiting: VecDeque::with_capacity(4 * n),
+            active: Vec::with_capacity(n),
+            upto: Vec::with_capacity(n),
+            scratch: Vec::with_capacity(n),
+        })
+    }
+
+    /// Draws the segments of a job that arrives; returns its CPU demand.
+    pub fn arrive(&mut self) -> Time {
+        self.draw.draw_into(&mut self.scratch);
+        self.waiting.extend(self.scratch.iter().copied());
+        self.scratch.iter().filter(|s| s.kind.on_cpu()).fold(0, |a, s| a.saturating_add(s.demand))
+    }
+
+    /// The oldest waiting job becomes the active one.
+    pub fn activate(&mut self) {
+        self.active.clear();
+        self.upto.clear();
+        let mut acc: Time = 0;
+        for _ in 0..self.per_job {
+            let s = self.waiting.pop_front().expect("a job's segments were drawn at its arrival");
+            if s.kind.on_cpu() {
+                acc = acc.saturating_add(s.demand);
+            }
+            self.active.push(s);
+            self.upto.push(acc);
+        }
+    }
+
+    /// The oldest waiting job is dropped (aborted before the policy got it).
+    pub fn drop_oldest(&mut self) {
+        let n = self.per_job.min(self.waiting.len());
+        self.waiting.drain(..n);
     }
 
     /// The index of the last segment.
     #[inline]
     pub fn last(&self) -> u32 {
-        self.list.len() as u32 - 1
+        self.per_job as u32 - 1
     }
 
+    /// The kind of the active job's segment `seg`.
     #[inline]
     pub fn kind(&self, seg: u32) -> SegmentKind {
-        self.list[seg as usize].kind
+        self.active[seg as usize].kind
     }
 
-    /// The execution a job with actual execution time `exec` has consumed
-    /// when its segment `seg` ends (for a suspension: when it starts and
-    /// ends; for the last CPU segment: `exec`).
-    ///
-    /// Until the job model draws a demand per segment, a job's drawn demand
-    /// is split over its CPU segments in proportion to their worst-case
-    /// lengths (to be replaced by the per-segment demands of `schedlab-jobs`).
+    /// The active job's consumed execution when its segment `seg` ends.
     #[inline]
-    pub fn until(&self, seg: u32, exec: Time) -> Time {
-        let total = *self.cpu_upto.last().expect("a task has a segment");
-        let upto = self.cpu_upto[seg as usize];
-        if upto >= total || total == 0 {
-            return exec;
-        }
-        (exec as u128 * upto as u128 / total as u128) as Time
+    pub fn until(&self, seg: u32) -> Time {
+        self.upto[seg as usize]
     }
 
-    /// How long suspension segment `seg` lasts: its worst-case length (until
-    /// the job model draws suspension lengths).
+    /// How long the active job's suspension segment `seg` lasts.
     #[inline]
     pub fn suspension(&self, seg: u32) -> Time {
-        self.list[seg as usize].length.0
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use schedlab_model::Duration;
-
-    fn task(segments: Vec<Segment>) -> Task {
-        let mut t = Task::new("a", Duration(6), Duration(10));
-        t.segments = Some(segments);
-        t
+        self.active[seg as usize].demand
     }
 
-    #[test]
-    fn the_demand_splits_in_proportion_and_ends_exactly_at_exec() {
-        let s = Segments::of(&task(vec![
-            Segment::exec(Duration(2)),
-            Segment { kind: SegmentKind::Suspend, length: Duration(5), preemptible: true },
-            Segment::exec(Duration(4)),
-        ]));
-        assert_eq!((s.until(0, 6), s.until(1, 6), s.until(2, 6)), (2, 2, 6));
-        assert_eq!((s.until(0, 3), s.until(2, 3)), (1, 3));
-        assert_eq!(s.suspension(1), 5);
-        assert_eq!(s.last(), 2);
-        let one = Segments::of(&Task::new("b", Duration(6), Duration(10)));
-        assert_eq!((one.last(), one.until(0, 4)), (0, 4));
+    /// Capacity of the collections (memory tests).
+    pub fn capacity(&self) -> usize {
+        self.waiting.capacity() + self.active.capacity() + self.upto.capacity() + self.scratch.capacity()
     }
 }

@@ -13,8 +13,6 @@ pub(crate) struct Active {
     pub seq: u64,
     pub release: Time,
     pub deadline: Time,
-    /// The job's actual execution time.
-    pub exec: Time,
     /// Execution consumed up to the last settlement.
     pub consumed: Time,
     /// CPU it runs on.
@@ -24,7 +22,8 @@ pub(crate) struct Active {
     /// The segment it is in (`crate::segments`).
     pub seg: u32,
     /// The consumed execution at which its current CPU segment ends (its
-    /// execution time in the last segment, or when it has one).
+    /// actual execution time in its last CPU segment, or when it has one
+    /// segment).
     pub seg_until: Time,
     /// In a suspension segment (blocked).
     pub suspended: bool,
@@ -34,8 +33,8 @@ pub(crate) struct Active {
 pub(crate) struct TaskState {
     pub arrivals: Releases,
     pub exec: Demands,
-    /// The segments of its jobs.
-    pub segments: Segments,
+    /// The segments of its jobs (`None`: one execution segment).
+    pub segments: Option<Segments>,
     /// Relative deadline.
     pub rel_deadline: Time,
     /// Working-set size (bytes), for CPMD.
