@@ -51,7 +51,7 @@ from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
 from ._errors import Diagnostic, SpecError
 from ._run import Job, RunError, RunResult, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -79,6 +79,7 @@ __all__ = [
     "stats",
     "TaskSet",
     "Task",
+    "Segment",
     "Platform",
     "Cache",
     "Policy",

@@ -203,6 +203,29 @@ class Meta:
 
 
 @dataclass(frozen=True)
+class Segment:
+    """One segment of a task's jobs (``segments`` in the spec; see
+    ``docs/spec.md``).
+
+    Attributes:
+        kind: ``"exec"``, ``"memory"`` (a memory phase) or ``"suspend"``
+            (a self-suspension).
+        length: Worst-case length, in nanoseconds.
+        preemptible: False: a non-preemptive region.
+    """
+
+    kind: str
+    length: int
+    preemptible: bool = True
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {self.kind: _ns(self.length)}
+        if not self.preemptible:
+            d["preemptible"] = False
+        return d
+
+
+@dataclass(frozen=True)
 class Task:
     """A periodic or sporadic task: a job every ``period`` (at least), each
     needing at most ``wcet`` of CPU time before ``deadline`` after its release.
@@ -226,6 +249,10 @@ class Task:
         colors: Cache colours as sorted inclusive ranges ``((lo, hi), ...)``, or None.
         class_: Criticality: ``"hrt"`` (default), ``"srt"`` or ``"be"``
             (``class`` in the spec).
+        segments: The :class:`Segment` objects every job runs in order, or
+            None (one execution segment of the WCET).
+        subjobs: Subjob lengths in nanoseconds (``subjobs`` in the spec, the
+            short form of execution segments), or None.
     """
 
     name: str
@@ -242,6 +269,8 @@ class Task:
     wss: int | None = None
     colors: tuple[tuple[int, int], ...] | None = None
     class_: str = "hrt"
+    segments: tuple[Segment, ...] | None = None
+    subjobs: tuple[int, ...] | None = None
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -251,6 +280,11 @@ class Task:
         if self.executions is not None:
             object.__setattr__(self, "executions", tuple(int(e) for e in self.executions))
         object.__setattr__(self, "colors", _ranges(self.colors))
+        if self.segments is not None:
+            segs = tuple(g if isinstance(g, Segment) else Segment(**g) for g in self.segments)
+            object.__setattr__(self, "segments", segs)
+        if self.subjobs is not None:
+            object.__setattr__(self, "subjobs", tuple(int(j) for j in self.subjobs))
 
     @property
     def utilization(self) -> float:
@@ -283,6 +317,10 @@ class Task:
             d["colors"] = [f"{lo}-{hi}" for lo, hi in self.colors]
         if self.class_ != "hrt":
             d["class"] = self.class_
+        if self.segments is not None:
+            d["segments"] = [g._raw() for g in self.segments]
+        if self.subjobs is not None:
+            d["subjobs"] = [_ns(j) for j in self.subjobs]
         return d
 
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 import dataclasses
 import json
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
 import schedlab
-from schedlab import KIB, MIB, MS, US, Cache, Meta, Platform, Policy, Task, TaskSet
+from schedlab import KIB, MIB, MS, US, Cache, Meta, Platform, Policy, Segment, Task, TaskSet
 
 
 def test_values_are_nanoseconds_and_bytes(small_yaml: str) -> None:
@@ -181,3 +182,23 @@ def test_task_set_covers_every_top_level_field() -> None:
     spec_fields = set(schedlab.schema()["properties"])
     py_fields = {f.name for f in dataclasses.fields(TaskSet) if f.init} - {"warnings", "file"}
     assert spec_fields == py_fields
+
+
+def test_segments_and_subjobs_survive_a_copy(repo: Path) -> None:
+    ts = schedlab.load(repo / "examples" / "segments.yaml")
+    cam = ts["camera"]
+    assert cam.segments == (
+        Segment("memory", 300 * US),
+        Segment("exec", 2400 * US, preemptible=False),
+        Segment("suspend", 1 * MS),
+        Segment("memory", 300 * US),
+    )
+    assert cam.wcet == 3 * MS, "derived from the CPU segments"
+    assert ts["control"].subjobs == (1 * MS, 1500 * US, 500 * US)
+    assert ts["logger"].segments is None and ts["logger"].subjobs is None
+    # A copy is written from its fields: the segments are among them.
+    copy = dataclasses.replace(ts, meta=None)
+    assert copy.summary() == ts.summary()
+    again = schedlab.loads(copy.to_yaml())
+    assert again["camera"].segments == cam.segments
+    assert again["control"].subjobs == ts["control"].subjobs

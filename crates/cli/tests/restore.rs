@@ -5,7 +5,8 @@
 //! the root's load balancing, tracefs instances, the RT throttling settings
 //! in /proc, crash journals) equals the state before, and a following run
 //! validates. Two kills per policy (~15 s); `SCHEDLAB_KILL_CAMPAIGN=N` for N
-//! per policy, `SCHEDLAB_KILL_SEED=S` to replay.
+//! per policy, `SCHEDLAB_KILL_SEED=S` to replay. A run with a `cmd:`
+//! workload killed with SIGKILL leaves no command running (~2 s).
 
 mod retry;
 
@@ -158,4 +159,60 @@ fn sigkill_at_random_points_of_every_kernel_policy_then_restore_leaves_the_machi
     assert!(killed as u64 >= kills * POLICIES.len() as u64 / 2, "most kills land while the run lives");
     assert!(actions > 0, "some kills left something to restore");
     std::fs::remove_dir_all(&dir).unwrap();
+}
+
+/// The processes whose command line is exactly `argv`.
+fn processes_running(argv: &[&str]) -> Vec<u32> {
+    let want: Vec<u8> = argv.iter().flat_map(|a| a.bytes().chain([0])).collect();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|c| c == want))
+        .collect()
+}
+
+/// A `cmd:` workload's command dies with a run killed by SIGKILL (it is
+/// bound to its worker thread's life), instead of running on, at a
+/// real-time priority, with no run to wait for it.
+#[test]
+fn a_killed_run_leaves_no_command_behind() {
+    let _s = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    assert_eq!(unsafe { libc::geteuid() }, 0, "this test runs real-time threads: run it as root");
+    let dir = std::env::temp_dir().join(format!("schedlab-cmd-kill-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let spec = dir.join("one.yaml");
+    std::fs::write(
+        &spec,
+        "platform: {cpus: 2}\npolicy: {name: gfp}\ntasks:\n  - {name: a, wcet: 16ms, period: 160ms}\n",
+    )
+    .unwrap();
+    // A sleep no other process runs: its length names it.
+    let argv = ["sleep", "37.123457"];
+    let mut child = bin()
+        .arg("run")
+        .arg(&spec)
+        .args(["--duration", "5s", "--allow-command", "--wait", "--workload", &format!("cmd:{}", argv.join(" "))])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let seen = (0..100).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        !processes_running(&argv).is_empty()
+    });
+    unsafe { libc::kill(child.id() as i32, libc::SIGKILL) };
+    let _ = child.wait();
+    assert!(seen, "the run started its command within 2 s");
+    let left = (0..50).map(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        processes_running(&argv)
+    });
+    let last = left.last().unwrap();
+    for pid in &last {
+        unsafe { libc::kill(*pid as i32, libc::SIGKILL) };
+    }
+    restore_json();
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(last.is_empty(), "the command outlived the killed run: PIDs {last:?}");
 }

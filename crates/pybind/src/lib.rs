@@ -87,6 +87,10 @@ fn values(spec: &Spec) -> Value {
                 "wss": t.wss.map(|s| s.bytes()),
                 "colors": t.colors.as_ref().map(|c| c.ranges().to_vec()),
                 "class": t.class.name(),
+                "segments": t.segments.as_ref().map(|v| v.iter().map(|g| json!({
+                    "kind": g.kind.name(), "length": g.length.ns(), "preemptible": g.preemptible,
+                })).collect::<Vec<_>>()),
+                "subjobs": t.subjobs.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
             })
         })
         .collect();

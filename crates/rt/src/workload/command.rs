@@ -6,9 +6,12 @@
 //! must end (abort at deadline, a stopping run) the child is killed — the
 //! one truly asynchronous abort schedlab offers. Environment:
 //! `SCHEDLAB_TASK`, `SCHEDLAB_JOB`, `SCHEDLAB_EXEC_NS`, `SCHEDLAB_DEADLINE_NS`.
+//! The child is killed (SIGKILL) when the worker thread that started it
+//! dies, so a run killed with SIGKILL leaves no real-time command behind.
 
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
+use std::os::unix::process::CommandExt;
 use std::process::{Command as Proc, Stdio};
 
 pub struct Command {
@@ -18,15 +21,30 @@ pub struct Command {
 impl JobBody for Command {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError> {
         ctx.check()?;
-        let mut child = Proc::new(&self.argv[0])
+        let mut child = Proc::new(&self.argv[0]);
+        child
             .args(&self.argv[1..])
             .env("SCHEDLAB_TASK", ctx.task.to_string())
             .env("SCHEDLAB_JOB", ctx.job.to_string())
             .env("SCHEDLAB_EXEC_NS", ctx.exec.to_string())
             .env("SCHEDLAB_DEADLINE_NS", ctx.deadline.to_string())
-            .stdin(Stdio::null())
-            .spawn()
-            .map_err(|e| JobError::Failed(format!("cannot run {}: {e}", self.argv[0])))?;
+            .stdin(Stdio::null());
+        let parent = std::process::id() as libc::pid_t;
+        // SAFETY: between fork and exec only async-signal-safe calls: prctl,
+        // getppid, raise. PR_SET_PDEATHSIG fires when the forking thread
+        // exits; a parent already gone before the prctl shows as a changed
+        // parent PID.
+        unsafe {
+            child.pre_exec(move || {
+                if libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL as libc::c_ulong, 0, 0, 0) != 0
+                    || libc::getppid() != parent
+                {
+                    libc::raise(libc::SIGKILL);
+                }
+                Ok(())
+            });
+        }
+        let mut child = child.spawn().map_err(|e| JobError::Failed(format!("cannot run {}: {e}", self.argv[0])))?;
         loop {
             match child.try_wait() {
                 Ok(Some(st)) if st.success() => return Ok(()),

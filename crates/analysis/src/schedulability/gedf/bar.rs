@@ -160,7 +160,9 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
     let mut points = 0usize;
     let mut diffs = Vec::with_capacity(n);
-    let mut cand: Vec<u128> = Vec::new();
+    // Every candidate is below 2⁵⁷ (count ≤ MAX_POINTS bounds hi by
+    // MAX_POINTS·Tᵢ + Dᵢ): u64, which sorts twice as fast as u128.
+    let mut cand: Vec<u64> = Vec::new();
     let mut pos: Vec<Pos> = Vec::with_capacity(n);
     // The m − 1 largest differences: a small sorted array when m is small.
     let mut top = vec![0u64; (m as usize).saturating_sub(1).min(n)];
@@ -192,15 +194,14 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             let (di, p) = (ti.deadline as u128, ti.period as u128);
             let mut t = if di >= dk { di } else { di + (dk - di).div_ceil(p) * p };
             while t - dk <= hi {
-                cand.push(t - dk);
+                cand.push((t - dk) as u64);
                 t += p;
             }
         }
         cand.sort_unstable();
         cand.dedup();
         let near = hi_f * (1.0 - 1e-9) - 2.0;
-        // Every candidate is below 2⁵⁷ (count ≤ MAX_POINTS bounds hi by
-        // MAX_POINTS·Tᵢ + Dᵢ): positions in u64, sums in u128.
+        // Positions in u64, sums in u128.
         pos.clear();
         for (i, ti) in tasks.iter().enumerate() {
             let (c, t) = (ti.wcet as i64, ti.period as i64);
@@ -208,12 +209,12 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64 });
         }
         let mut at = 0u64;
-        for &a in &cand {
+        for &a64 in &cand {
+            let a = a64 as u128;
             if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
                 break;
             }
             points += 1;
-            let a64 = a as u64;
             let delta = a64 - at;
             at = a64;
             for p in pos.iter_mut() {
