@@ -24,10 +24,11 @@
 //! of its domain (jobs eligible for less than the tolerance excepted).
 //!
 //! Deferred-preemption policies (FPDS, G-FPDS; OSPERT 2009, Bergsma et
-//! al.) are held to the pairwise rule with more time: a waiting job may be
-//! outranked-and-waiting for up to one subjob (the longest subjob of the
-//! domain's tasks) plus the tolerance, the longest a running job takes to
-//! reach its next preemption point. In addition, a `preempt` switch-away
+//! al.) are held to the pairwise rule with an allowance: a waiting job may
+//! stay behind a running job it outranks while that job executes up to one
+//! subjob (the longest subjob of the domain's tasks) plus the tolerance,
+//! the most it executes before its next preemption point (measured in
+//! execution, as overheads stretch a subjob in time). In addition, a `preempt` switch-away
 //! must come at one of the job's preemption points (`segment-end` events;
 //! `point-preemption`), a job that goes on at a point must not leave a
 //! higher-priority job waiting for its CPU (`point-decision`), and a CPU
@@ -55,6 +56,9 @@ pub(crate) struct Wrong {
     pub since: Time,
     pub reported: bool,
     pub domain: usize,
+    /// Deferred preemption: the running job it waits behind and that job's
+    /// execution when the wait behind it began.
+    pub behind: Option<(JobRef, Time)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -157,7 +161,7 @@ impl Validator<'_> {
             let ids: HashSet<JobRef> = list.iter().map(|x| x.0).collect();
             self.wrongs.retain(|j, w| w.domain != d || ids.contains(j));
             for &(j, _) in &list {
-                self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d });
+                self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d, behind: None });
             }
             if list.is_empty() {
                 self.conforms(d, t);
@@ -177,12 +181,12 @@ impl Validator<'_> {
                     Some(x) => x.since,
                     None => {
                         let s = self.crossing(d, w, t, next);
-                        self.wrongs.insert(w, Wrong { since: s, reported: false, domain: d });
+                        self.wrongs.insert(w, Wrong { since: s, reported: false, domain: d, behind: None });
                         s
                     }
                 };
                 let reported = self.wrongs.get(&w).is_some_and(|x| x.reported);
-                if !reported && next - since > tol + self.allowance(d, reason) {
+                if !reported && self.waited(d, w, reason, since.max(t), next).unwrap_or(next - since) > tol {
                     // Describe the wrong at the instant it began (or at the
                     // current schedule's instant, if later).
                     let at = since.max(t);
@@ -197,6 +201,29 @@ impl Validator<'_> {
                 self.conforms(d, next);
             }
         }
+    }
+
+    /// Deferred preemption: how much longer than one subjob `w` has waited
+    /// behind the running job of `reason`, measured in that job's execution
+    /// (overheads on its CPU stretch a subjob in time, not in execution);
+    /// `None` for the other rules (wall-clock time counts).
+    fn waited(&mut self, d: usize, w: JobRef, reason: Reason, from: Time, next: Time) -> Option<Time> {
+        let (Some(Preemption::AtPoints), Reason::Beats { running, .. }) = (self.conf.map(|c| c.preemption), reason)
+        else {
+            return None;
+        };
+        let now = self.state.consumed_at(running, next);
+        let base = match self.wrongs.get(&w).and_then(|x| x.behind) {
+            Some((r, c)) if r == running => c,
+            _ => {
+                let c = self.state.consumed_at(running, from);
+                if let Some(x) = self.wrongs.get_mut(&w) {
+                    x.behind = Some((running, c));
+                }
+                c
+            }
+        };
+        Some(now.saturating_sub(base).saturating_sub(self.longest_subjob[d]))
     }
 
     /// How long beyond the tolerance a job may stay wronged for this reason:
@@ -267,7 +294,11 @@ impl Validator<'_> {
                 let dr = self.describe(running, at);
                 let extra = self.allowance(d, reason);
                 let tail = if extra > 0 {
-                    format!(" (for longer than one subjob, {}, plus the tolerance {})", time(extra), time(self.tol))
+                    format!(
+                        " (while it executed more than one subjob, {}, plus the tolerance {})",
+                        time(extra),
+                        time(self.tol)
+                    )
                 } else {
                     tail
                 };

@@ -81,7 +81,7 @@ fn going_on_at_a_point_while_a_higher_priority_job_waits_is_caught() {
     let v = r.first(Check::Conformance).unwrap_or_else(|| panic!("{}", r.render()));
     // From 1 ms; found at the first event after 1 + 2 ms (the point at 4 ms).
     assert_eq!((v.t, v.detected), (MS, 4 * MS));
-    assert!(v.message.contains("for longer than one subjob, 2ms"), "{}", v.message);
+    assert!(v.message.contains("while it executed more than one subjob, 2ms"), "{}", v.message);
     // The same trace is a valid FPNS schedule.
     let (h, ev) = sim(&camera("fpns"));
     let r = validate(&h, ev, &Options::default()).unwrap();
