@@ -9,12 +9,16 @@
 //! glob or `pid:N`; by default a thread named like a task is that task).
 //! While a mapped thread has a real-time priority, a job starts when it is
 //! woken (or at a `trace_marker` line it writes, with `release` from
-//! markers), runs while it is switched in, is preempted when it is switched
-//! out runnable, and completes when it is switched out sleeping. The
-//! schedule starts once every mapped thread has slept once as a real-time
-//! thread (its set-up is not a job), plus an optional warm-up, and time zero
-//! is the first release after that. A wake-up is `sched_wakeup` or
-//! `sched_waking` (what `perf sched record` records).
+//! markers; or as rt-app's own markers delimit its steps, see
+//! [`Release::RtApp`]), runs while it is switched in, is preempted when it is
+//! switched out runnable, and completes when it is switched out sleeping (or
+//! blocks, under rt-app's markers, when the step is not done). The schedule
+//! starts once every mapped thread has slept once as a real-time thread (its
+//! set-up is not a job), plus an optional warm-up, and time zero is the first
+//! release after that. A wake-up is `sched_wakeup` or `sched_waking` (what
+//! `perf sched record` records). The import measures each wait of a job
+//! while a CPU it may use runs no mapped job ([`Stats::free_cpu_wait`]), the
+//! decision lag a validator must tolerate.
 //!
 //! Two streaming passes over the file: the first finds the threads and the
 //! start, the second converts. Memory holds per-thread state only.
@@ -36,6 +40,35 @@ pub enum Release {
     Wakeup,
     /// At each `trace_marker` line the thread writes that starts with the prefix.
     Marker(String),
+    /// rt-app's own markers (its `global.ftrace`): a job is released at the
+    /// wake-up that ends the thread's sleep between two jobs (or, when the
+    /// thread did not sleep, at its `[N] begins loop` marker), and completes
+    /// at the first sleep after its `[N] executing E` marker for the last
+    /// event E of the step (the timer or sleep); a sleep before that marker
+    /// blocks the job, and the next wake-up resumes it.
+    RtApp,
+}
+
+/// An rt-app marker: `[N] begins loop L phase P step S` or `[N] executing E`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtAppMarker {
+    Begin,
+    Executing(u32),
+}
+
+/// The rt-app marker in a `trace_marker` text, if it is one (rt-app 1.0's
+/// format: `[thread index] begins loop ...` / `[thread index] executing E`).
+pub fn rtapp_marker(text: &str) -> Option<RtAppMarker> {
+    let rest = text.strip_prefix('[')?;
+    let (ind, rest) = rest.split_once("] ")?;
+    if ind.is_empty() || !ind.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    if rest.starts_with("begins loop ") {
+        return Some(RtAppMarker::Begin);
+    }
+    let e = rest.strip_prefix("executing ")?.trim_end();
+    e.parse().ok().map(RtAppMarker::Executing)
 }
 
 /// Options of the import.
@@ -81,6 +114,8 @@ pub enum Line {
     },
     Marker {
         t: u64,
+        /// The CPU the writer runs on.
+        cpu: u32,
         pid: i32,
         text: String,
     },
@@ -186,9 +221,13 @@ const EVENTS: &[&str] = &[
 
 /// Parse one line; `Ok(None)` for lines that are not scheduler events.
 pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
-    if let Some(i) = line.find("[LOST ") {
-        let n: String = line[i + 6..].chars().take_while(|c| c.is_ascii_digit()).collect();
-        return Ok(Some(Line::Lost { count: n.parse().unwrap_or(1) }));
+    // tracefs / trace-cmd: `CPU:1 [LOST 42 EVENTS]`; `perf script
+    // --show-lost-events`: `... PERF_RECORD_LOST lost 42`.
+    for mark in ["[LOST ", "PERF_RECORD_LOST lost "] {
+        if let Some(i) = line.find(mark) {
+            let n: String = line[i + mark.len()..].chars().take_while(|c| c.is_ascii_digit()).collect();
+            return Ok(Some(Line::Lost { count: n.parse().unwrap_or(1) }));
+        }
     }
     let trimmed = line.trim_start();
     if trimmed.is_empty() || trimmed.starts_with('#') {
@@ -287,7 +326,7 @@ pub fn parse_line(line: &str) -> Result<Option<Line>, String> {
         _ => {
             let text = body.strip_prefix("tracing_mark_write:").map(str::trim_start).unwrap_or(body);
             match writer_pid() {
-                Some(pid) => Ok(Some(Line::Marker { t, pid, text: text.to_string() })),
+                Some(pid) => Ok(Some(Line::Marker { t, cpu, pid, text: text.to_string() })),
                 None => Ok(None),
             }
         }
@@ -310,15 +349,51 @@ pub struct Stats {
     /// Absolute time (ns, the recording's clock) of time zero.
     pub zero: u64,
     pub jobs: u64,
-    /// Wake-up to first switch-in of each job whose task's CPU set had an
-    /// idle CPU (no mapped job) at its release: the kernel's own latency.
-    pub wakeup_latency: LatencySummary,
+    /// Each wait of a job for a CPU (from its release, resumption or
+    /// preemption to its switch-in) during which a CPU it may run on ran no
+    /// mapped job: the time that CPU stayed free of it. A validator reads
+    /// such a CPU as idle, so this is the decision lag the recording shows
+    /// (the kernel's wake-up and migration latency, and the time threads
+    /// outside the map held the CPU), whatever the policy.
+    pub free_cpu_wait: LatencySummary,
     /// Lines whose time went backwards (set to the previous time).
     pub reordered: u64,
     /// Switch-ins missing from the recording (a thread switched out of a
     /// CPU it was not seen switched into), inserted at the CPU's previous
     /// switch or the job's release, whichever is later.
     pub inferred_switches: u64,
+    /// With rt-app markers: jobs that did not hold exactly one of rt-app's
+    /// `begins loop` markers (0 when every job imported is one rt-app ran).
+    pub unconfirmed_jobs: u64,
+    /// The longest of those waits, with what ran on the free CPU.
+    pub longest_wait: Option<LongestWait>,
+    /// How far each task's releases stray from its period grid: per task,
+    /// the spread (max − min) of release(job k) − k × period over the jobs
+    /// imported, ns; the largest over the tasks. For a periodic program it is
+    /// the jitter of its timer's wake-ups (a late release shortens the next
+    /// separation by as much); a sporadic program, or releases cut in
+    /// several by wake-ups inside jobs, makes it large.
+    pub release_jitter: u64,
+    /// Switches of mapped threads the recording lost: a CPU switched away
+    /// from a thread it was not seen switching to, where either is a mapped
+    /// thread (perf drops events without a LOST record, and a dropped
+    /// switch-in may take a wake-up, hence a job, with it).
+    pub missing_switches: u64,
+    /// The line of the first of them.
+    pub first_missing_switch: Option<u64>,
+}
+
+/// The longest wait with a free CPU: the evidence of a recording's stall.
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
+pub struct LongestWait {
+    pub task: String,
+    /// When the wait ended (the job's switch-in), ns from time zero.
+    pub until: u64,
+    /// Its time with a free CPU, ns.
+    pub free: u64,
+    /// The thread (`comm:pid`, or `idle (swapper/N)`) that ran on the free
+    /// CPU when the wait's (last) free stretch began.
+    pub holder: String,
 }
 
 /// Count, max, mean and 99th percentile (ns).
@@ -407,8 +482,96 @@ struct Thr {
     exec: u64,
     run_start: u64,
     jobs: u64,
-    first_run_pending: Option<u64>,
+    /// The job's current wait for a CPU.
+    wait: Option<Wait>,
+    /// The least and greatest release(job k) − k × period, ns.
+    grid: Option<(i128, i128)>,
     released: u64,
+    /// With `Release::RtApp`: the step (job) the thread is in, written or not.
+    rt: Option<RtJob>,
+}
+
+/// A job's wait for a CPU: the free-CPU time so far, since when a CPU it may
+/// use is free, and whether one was.
+#[derive(Clone, Copy, Default)]
+struct Wait {
+    free: u64,
+    since: Option<u64>,
+    seen: bool,
+    holder: Option<(u32, i32)>,
+}
+
+/// Bring every waiting job's free-CPU time up to `t` (the CPUs' state from
+/// `t` on is `cpu_busy`).
+/// `on_cpu`: the PID each CPU runs.
+fn refresh_waits(
+    thr: &mut HashMap<i32, Thr>,
+    spec: &Spec,
+    cpu_busy: &HashMap<u32, i32>,
+    on_cpu: &HashMap<u32, i32>,
+    t: u64,
+) {
+    for th in thr.values_mut() {
+        if let Some(w) = th.wait.as_mut() {
+            let task = &spec.tasks[th.task as usize];
+            let free = (0..spec.platform.cpus).find(|c| task.cpu.is_none_or(|p| p == *c) && !cpu_busy.contains_key(c));
+            match (free, w.since) {
+                (Some(c), None) => {
+                    w.since = Some(t);
+                    w.seen = true;
+                    w.holder = on_cpu.get(&c).map(|p| (c, *p));
+                }
+                (None, Some(s)) => {
+                    w.free += t.saturating_sub(s);
+                    w.since = None;
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// An rt-app step in progress.
+#[derive(Clone, Copy, Default)]
+struct RtJob {
+    /// Its `executing E` marker of the step's last event was written: its
+    /// next sleep completes it.
+    done: bool,
+    /// `begins loop` markers seen in it (1 when the import found rt-app's job).
+    begins: u32,
+}
+
+/// Start the thread's next job at `t` (≥ `z`): its release, and its
+/// switch-in when the thread is running (a marker release).
+fn start_job(
+    th: &mut Thr,
+    t: u64,
+    z: u64,
+    spec: &Spec,
+    stats: &mut Stats,
+    out: &mut dyn FnMut(Event, &mut Stats) -> Result<(), InteropError>,
+) -> Result<(), InteropError> {
+    let job = th.jobs;
+    th.jobs += 1;
+    th.in_job = Some(job);
+    th.exec = 0;
+    th.released = t;
+    stats.jobs += 1;
+    th.wait = Some(Wait::default());
+    let x = i128::from(t) - i128::from(job) * i128::from(spec.tasks[th.task as usize].period.0);
+    let (lo, hi) = th.grid.map_or((x, x), |(lo, hi)| (lo.min(x), hi.max(x)));
+    th.grid = Some((lo, hi));
+    stats.release_jitter = stats.release_jitter.max(u64::try_from(hi - lo).unwrap_or(u64::MAX));
+    let (task, t0) = (th.task, t - z);
+    let deadline = t0 + spec.tasks[task as usize].deadline().0;
+    out(Event::Release { t: t0, task, job, deadline }, stats)?;
+    if let St::Running(cpu) = th.state {
+        // Marker releases come from the running thread itself.
+        th.run_start = t;
+        th.wait = None;
+        out(Event::SwitchTo { t: t0, cpu, task, job }, stats)?;
+    }
+    Ok(())
 }
 
 /// Where an import's output goes: first the header (with `None`), then
@@ -421,6 +584,12 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     // Pass 1: the mapped threads and the start.
     let mut pids: HashMap<i32, (u32, String)> = HashMap::new();
     let mut slept: HashMap<i32, u64> = HashMap::new();
+    // rt-app markers (with `Release::RtApp`): per writer PID, the index of the
+    // last event of a step (the highest `executing E`) and the time of the
+    // last `begins loop` (a wake-up after it ends the thread's last step).
+    let mut last_event: HashMap<i32, u32> = HashMap::new();
+    let mut last_begin: HashMap<i32, u64> = HashMap::new();
+    let rtapp = opts.release == Release::RtApp;
     let mut last_t = 0;
     let mut r = open(path)?;
     let see = |pid: i32, comm: &str, pids: &mut HashMap<i32, (u32, String)>| -> Result<(), InteropError> {
@@ -439,8 +608,9 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     &file,
                     At::Line(line_no),
                     format!(
-                    "the recording lost {count} events (ring buffer overrun): enlarge buffer_size_kb and record again"
-                ),
+                        "the recording lost {count} events (ring buffer overrun): record again with a larger buffer \
+                         (tracefs buffer_size_kb, trace-cmd -b, perf -m)"
+                    ),
                 ))
             }
             Some(Line::Switch { t, prev_comm, prev_pid, prev_prio, prev_runnable, next_comm, next_pid, .. }) => {
@@ -456,7 +626,21 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 let _ = prio;
                 last_t = t;
             }
-            Some(Line::Marker { t, .. }) => last_t = t,
+            Some(Line::Marker { t, pid, text, .. }) => {
+                if rtapp {
+                    match rtapp_marker(&text) {
+                        Some(RtAppMarker::Begin) => {
+                            last_begin.insert(pid, t);
+                        }
+                        Some(RtAppMarker::Executing(e)) => {
+                            let m = last_event.entry(pid).or_insert(e);
+                            *m = (*m).max(e);
+                        }
+                        None => {}
+                    }
+                }
+                last_t = t
+            }
             Some(Line::Exit { t, .. }) => last_t = t,
             None => {}
         }
@@ -482,6 +666,24 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             ));
         }
     }
+    if rtapp {
+        let mut missing: Vec<&str> = pids
+            .iter()
+            .filter(|(p, _)| !last_begin.contains_key(p) || !last_event.contains_key(p))
+            .map(|(_, (_, comm))| comm.as_str())
+            .collect();
+        missing.sort();
+        if let Some(comm) = missing.first() {
+            return Err(InteropError::file(
+                &file,
+                format!(
+                    "thread `{comm}` wrote no rt-app job markers (`[N] begins loop ...`, `[N] executing E`): run the \
+                     workload with \"ftrace\": true in its `global` (schedlab export rt-app --ftrace) and let its \
+                     trace_marker writes reach the recording, or import with --release wakeup"
+                ),
+            ));
+        }
+    }
     let start = match pids.keys().map(|p| slept.get(p).copied()).collect::<Option<Vec<u64>>>() {
         Some(v) => v.into_iter().max().unwrap_or(0).saturating_add(opts.skip),
         None => {
@@ -494,11 +696,15 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
     while let Some((_, l)) = r.next()? {
         let hit = match l {
             Some(Line::Wakeup { t, pid, prio, .. }) => {
-                t > start && opts.release == Release::Wakeup && is_rt(prio) && pids.contains_key(&pid)
+                t > start && (opts.release == Release::Wakeup || rtapp) && is_rt(prio) && pids.contains_key(&pid)
             }
-            Some(Line::Marker { t, pid, ref text }) => {
+            Some(Line::Marker { t, pid, ref text, .. }) => {
                 t > start
-                    && matches!(&opts.release, Release::Marker(p) if text.starts_with(p.as_str()))
+                    && match &opts.release {
+                        Release::Marker(p) => text.starts_with(p.as_str()),
+                        Release::RtApp => rtapp_marker(text) == Some(RtAppMarker::Begin),
+                        Release::Wakeup => false,
+                    }
                     && pids.contains_key(&pid)
             }
             _ => false,
@@ -543,18 +749,22 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     exec: 0,
                     run_start: 0,
                     jobs: 0,
-                    first_run_pending: None,
+                    wait: None,
+                    grid: None,
                     released: 0,
+                    rt: None,
                 },
             )
         })
         .collect();
     let mut cpu_busy: HashMap<u32, i32> = HashMap::new();
     let mut cpu_last: HashMap<u32, u64> = HashMap::new();
+    // What each CPU runs, and the names of the threads seen switched in.
+    let mut on_cpu: HashMap<u32, i32> = HashMap::new();
+    let mut names: HashMap<i32, String> = HashMap::new();
     let mut lat = schedlab_trace::histogram::Histogram::default();
     let mut prev_t = 0u64;
     let mut r = open(path)?;
-    let deadline = |task: u32| spec.tasks[task as usize].deadline().0;
     let last_out = std::cell::Cell::new(z);
     let mut out = |ev: Event, stats: &mut Stats| -> Result<(), InteropError> {
         stats.events_written += 1;
@@ -573,6 +783,8 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
             stats.reordered += 1;
             t = prev_t;
         }
+        // The CPUs' state changed at the previous line.
+        refresh_waits(&mut thr, spec, &cpu_busy, &on_cpu, prev_t);
         prev_t = t;
         let is_release = match &l {
             Line::Wakeup { pid, prio, .. } => {
@@ -593,32 +805,99 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 th.state = St::Ready;
             }
             if t >= z && th.in_job.is_none() && !th.skip_job {
-                let job = th.jobs;
-                th.jobs += 1;
-                th.in_job = Some(job);
-                th.exec = 0;
-                th.released = t;
-                stats.jobs += 1;
-                let task = &spec.tasks[th.task as usize];
-                let idle =
-                    (0..spec.platform.cpus).any(|c| task.cpu.is_none_or(|p| p == c) && !cpu_busy.contains_key(&c));
-                th.first_run_pending = idle.then_some(t);
-                if let St::Running(cpu) = th.state {
-                    // Marker releases come from the running thread itself.
-                    th.run_start = t;
-                    th.first_run_pending = None;
-                    let (task, t0) = (th.task, t - z);
-                    out(Event::Release { t: t0, task, job, deadline: t0 + deadline(task) }, &mut stats)?;
-                    out(Event::SwitchTo { t: t0, cpu, task, job }, &mut stats)?;
-                } else {
-                    let task = th.task;
-                    out(Event::Release { t: t - z, task, job, deadline: t - z + deadline(task) }, &mut stats)?;
-                }
+                start_job(th, t, z, spec, &mut stats, &mut out)?;
             }
             continue;
         }
+        if rtapp {
+            // rt-app's job boundaries: markers, and the wake-ups between jobs.
+            match &l {
+                Line::Marker { pid, text, cpu, .. } if thr.contains_key(pid) => {
+                    let cpu = *cpu;
+                    let other_runs = thr.iter().any(|(p, o)| p != pid && o.state == St::Running(cpu));
+                    let th = thr.get_mut(pid).expect("a mapped thread");
+                    if th.state == St::Ready && cpu < spec.platform.cpus && !other_runs {
+                        // Its writer runs: the recording lost the switch-in of a
+                        // woken thread, which took place before this line.
+                        stats.missing_switches += 1;
+                        stats.first_missing_switch.get_or_insert(line_no);
+                        th.state = St::Running(cpu);
+                        on_cpu.insert(cpu, *pid);
+                        cpu_last.insert(cpu, t);
+                        if let Some(job) = th.in_job {
+                            cpu_busy.insert(cpu, *pid);
+                            th.run_start = t;
+                            th.wait = None;
+                            stats.inferred_switches += 1;
+                            out(Event::SwitchTo { t: t - z, cpu, task: th.task, job }, &mut stats)?;
+                        }
+                    }
+                    match rtapp_marker(text) {
+                        Some(RtAppMarker::Begin) => match (&mut th.rt, th.state) {
+                            (Some(j), St::Running(cpu)) if j.done => {
+                                // The step began without a sleep (its timer had
+                                // expired): the job ends and the next one starts here.
+                                if let Some(job) = th.in_job.take() {
+                                    th.exec += t - th.run_start;
+                                    let (task, exec, t0) = (th.task, th.exec, t - z);
+                                    let reason = SwitchReason::Complete;
+                                    out(Event::SwitchAway { t: t0, cpu, task, job, reason, exec }, &mut stats)?;
+                                    out(Event::Completion { t: t0, cpu, task, job, exec, forced: false }, &mut stats)?;
+                                    cpu_busy.remove(&cpu);
+                                    stats.unconfirmed_jobs += u64::from(j.begins != 1);
+                                }
+                                th.rt = Some(RtJob { begins: 1, ..RtJob::default() });
+                                if t >= z {
+                                    start_job(th, t, z, spec, &mut stats, &mut out)?;
+                                    cpu_busy.insert(cpu, *pid);
+                                }
+                            }
+                            (Some(j), _) => j.begins += 1,
+                            (None, St::Running(cpu)) => {
+                                // The first step (no sleep before it).
+                                th.rt = Some(RtJob { begins: 1, ..RtJob::default() });
+                                if t >= z {
+                                    start_job(th, t, z, spec, &mut stats, &mut out)?;
+                                    cpu_busy.insert(cpu, *pid);
+                                }
+                            }
+                            (None, _) => {}
+                        },
+                        Some(RtAppMarker::Executing(e)) if last_event.get(pid) == Some(&e) => {
+                            if let Some(j) = th.rt.as_mut() {
+                                j.done = true;
+                            }
+                        }
+                        _ => {}
+                    }
+                    continue;
+                }
+                Line::Wakeup { pid, prio, .. }
+                    if is_rt(*prio) && thr.get(pid).is_some_and(|th| th.state == St::Idle) =>
+                {
+                    let th = thr.get_mut(pid).expect("a mapped thread");
+                    th.state = St::Ready;
+                    if th.rt.is_some() {
+                        // A job blocked inside its step resumes.
+                        if let Some(job) = th.in_job {
+                            out(Event::Resume { t: t - z, task: th.task, job }, &mut stats)?;
+                            th.wait = Some(Wait::default());
+                        }
+                    } else if last_begin.get(pid).is_some_and(|&b| t <= b) {
+                        // The wake-up that ends the sleep between two steps
+                        // (after the thread's last step, a wake-up only leads to its exit).
+                        th.rt = Some(RtJob::default());
+                        if t >= z {
+                            start_job(th, t, z, spec, &mut stats, &mut out)?;
+                        }
+                    }
+                    continue;
+                }
+                _ => {}
+            }
+        }
         match l {
-            Line::Switch { cpu, prev_pid, prev_prio, prev_runnable, next_pid, .. } => {
+            Line::Switch { cpu, prev_pid, prev_prio, prev_runnable, next_pid, next_comm, .. } => {
                 if cpu >= spec.platform.cpus {
                     return Err(InteropError::at(
                         &file,
@@ -631,6 +910,12 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                 }
                 cpu_busy.remove(&cpu);
                 let since = cpu_last.insert(cpu, t).unwrap_or(z);
+                let cur = on_cpu.insert(cpu, next_pid);
+                if cur.is_some_and(|c| c != prev_pid && (thr.contains_key(&c) || thr.contains_key(&prev_pid))) {
+                    stats.missing_switches += 1;
+                    stats.first_missing_switch.get_or_insert(line_no);
+                }
+                names.entry(next_pid).or_insert_with(|| next_comm.clone());
                 if let Some(th) = thr.get_mut(&prev_pid) {
                     let was = th.state;
                     th.state = if prev_runnable { St::Ready } else { St::Idle };
@@ -643,6 +928,8 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                                 // whichever is latest.
                                 let t0 = since.max(th.released).max(z).max(last_out.get()).min(t);
                                 th.run_start = t0;
+                                // Its wait ended at an unknown time: not measured.
+                                th.wait = None;
                                 stats.inferred_switches += 1;
                                 out(Event::SwitchTo { t: t0 - z, cpu, task: th.task, job }, &mut stats)?;
                             }
@@ -651,16 +938,27 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                             if prev_runnable && is_rt(prev_prio) {
                                 let reason = SwitchReason::Preempt;
                                 out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
+                                th.wait = Some(Wait::default());
+                            } else if th.rt.is_some_and(|j| !j.done) && !prev_runnable && is_rt(prev_prio) {
+                                // rt-app: a sleep inside the step blocks the job.
+                                let reason = SwitchReason::Block;
+                                out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
+                                out(Event::Block { t: t - z, task, job }, &mut stats)?;
                             } else {
                                 let reason = SwitchReason::Complete;
                                 out(Event::SwitchAway { t: t - z, cpu, task, job, reason, exec }, &mut stats)?;
                                 out(Event::Completion { t: t - z, cpu, task, job, exec, forced: false }, &mut stats)?;
                                 th.in_job = None;
+                                stats.unconfirmed_jobs += u64::from(th.rt.take().is_some_and(|j| j.begins != 1));
                             }
                         }
                         None => {
                             if !prev_runnable {
                                 th.skip_job = false;
+                                // rt-app: a step begun before time zero ends at its sleep.
+                                if th.rt.is_some_and(|j| j.done) {
+                                    th.rt = None;
+                                }
                             }
                         }
                     }
@@ -676,8 +974,22 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
                     if let Some(job) = th.in_job {
                         cpu_busy.insert(cpu, next_pid);
                         th.run_start = t;
-                        if let Some(r0) = th.first_run_pending.take() {
-                            lat.add(t - r0);
+                        if let Some(w) = th.wait.take() {
+                            if w.seen {
+                                let free = w.free + w.since.map_or(0, |s| t.saturating_sub(s));
+                                lat.add(free);
+                                if stats.longest_wait.as_ref().is_none_or(|l| free > l.free) {
+                                    let holder = match w.holder {
+                                        Some((c, 0)) => format!("idle (swapper/{c})"),
+                                        Some((_, pid)) => {
+                                            format!("{}:{pid}", names.get(&pid).map_or("?", String::as_str))
+                                        }
+                                        None => "?".to_string(),
+                                    };
+                                    let task = spec.tasks[th.task as usize].name.clone();
+                                    stats.longest_wait = Some(LongestWait { task, until: t - z, free, holder });
+                                }
+                            }
                         }
                         out(Event::SwitchTo { t: t - z, cpu, task: th.task, job }, &mut stats)?;
                     }
@@ -700,7 +1012,7 @@ pub fn import(path: &Path, spec: &Spec, opts: &Options, sink: &mut Sink<'_>) -> 
         }
     }
     stats.zero = z;
-    stats.wakeup_latency =
+    stats.free_cpu_wait =
         LatencySummary { count: lat.count(), max: lat.max(), mean: lat.mean(), p99: lat.quantile(0.99) };
     Ok(stats)
 }
@@ -740,9 +1052,15 @@ mod tests {
         let m = "  ctrl-77 [001] ..... 5.000001: tracing_mark_write: release ctrl";
         assert_eq!(
             parse_line(m).unwrap(),
-            Some(Line::Marker { t: 5_000_001_000, pid: 77, text: "release ctrl".into() })
+            Some(Line::Marker { t: 5_000_001_000, cpu: 1, pid: 77, text: "release ctrl".into() })
         );
         assert_eq!(parse_line("CPU:1 [LOST 42 EVENTS]").unwrap(), Some(Line::Lost { count: 42 }));
+        let perf_lost = "            perf 18628 [000] 12872.618441: PERF_RECORD_LOST lost 818";
+        assert_eq!(parse_line(perf_lost).unwrap(), Some(Line::Lost { count: 818 }));
+        assert_eq!(rtapp_marker("[3] begins loop 0 phase 0 step 27"), Some(RtAppMarker::Begin));
+        assert_eq!(rtapp_marker("[12] executing 1"), Some(RtAppMarker::Executing(1)));
+        assert_eq!(rtapp_marker("[3] end loop 0 phase 0 step 27"), None);
+        assert_eq!(rtapp_marker("release ctrl"), None);
         assert_eq!(parse_line("# tracer: nop").unwrap(), None);
         assert!(parse_line("x-1 [000] 1.0: sched_switch: garbage").is_err());
     }

@@ -10,8 +10,9 @@
 //!   I/O events, mixed policies) is refused with the key and its byte offset.
 //! - [`export`]: a spec → a workload rt-app runs: SCHED_FIFO threads with
 //!   the spec's priority order for fixed-priority policies (pinned for
-//!   `pfp`), SCHED_DEADLINE threads for `gedf`, each a loop of one `runtime`
-//!   of the WCET (times a fill factor) and an absolute `timer` of the period.
+//!   `pfp`), SCHED_DEADLINE threads for `gedf`, each running once one phase
+//!   of ⌈duration / period⌉ steps, a step being one `runtime` of the WCET
+//!   (times a fill factor) and an absolute `timer` of the period.
 
 use crate::error::{At, InteropError};
 use crate::lenient_json::{self, Node, Value};
@@ -441,7 +442,7 @@ fn check(spec: &Spec, file: &str) -> Result<(), InteropError> {
 /// Options of the export.
 #[derive(Debug, Clone)]
 pub struct ExportOptions {
-    /// How long the workload runs: each thread loops ⌈duration / period⌉ times.
+    /// How long the workload runs: each thread runs ⌈duration / period⌉ steps.
     pub duration: u64,
     /// Ask rt-app to write its ftrace markers (`global.ftrace`).
     pub ftrace: bool,
@@ -549,15 +550,19 @@ pub fn export(spec: &Spec, o: &ExportOptions) -> Result<String, InteropError> {
         if t.offset.0 > 0 {
             th.insert("delay".into(), us(t.offset.0, "offset", t)?.into());
         }
-        th.insert("loop".into(), o.duration.div_ceil(t.period.0).max(1).into());
         if !(o.fill > 0.0 && o.fill <= 1.0) {
             return Err(InteropError::usage("the fill must be in (0, 1]"));
         }
-        th.insert("runtime".into(), ((wcet as f64 * o.fill).round() as u64).max(1).into());
-        th.insert(
-            "timer".into(),
-            serde_json::json!({ "ref": format!("tick-{}", t.name), "period": period, "mode": "absolute" }),
-        );
+        // One phase of ⌈duration / period⌉ steps, run once: a thread whose
+        // events sit in the thread object loops until `global.duration`
+        // instead (its `loop` counts the steps of the phase, repeated).
+        th.insert("loop".into(), 1.into());
+        let job = serde_json::json!({
+            "loop": o.duration.div_ceil(t.period.0).max(1),
+            "runtime": ((wcet as f64 * o.fill).round() as u64).max(1),
+            "timer": { "ref": format!("tick-{}", t.name), "period": period, "mode": "absolute" },
+        });
+        th.insert("phases".into(), serde_json::json!({ "job": job }));
         tasks.insert(t.name.clone(), serde_json::Value::Object(th));
     }
     let doc = serde_json::json!({

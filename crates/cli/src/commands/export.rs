@@ -59,7 +59,7 @@ enum Format {
     #[command(name = "rt-app")]
     RtApp {
         spec: PathBuf,
-        /// How long the workload runs (each thread loops ⌈duration / period⌉ times).
+        /// How long the workload runs (each thread runs ⌈duration / period⌉ steps, its jobs).
         #[arg(long, default_value = "10s")]
         duration: Duration,
         /// The share of the WCET each job executes, in (0, 1].

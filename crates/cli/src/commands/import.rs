@@ -68,7 +68,7 @@ enum What {
     /// A Linux scheduler recording (tracefs `trace`, `trace-cmd report`, `perf script`) → a schedlab trace.
     #[command(
         visible_aliases = ["trace-cmd", "perf"],
-        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n\nThe summary (stderr, or --json) gives the wake-up latency measured in the recording: use it for\n`schedlab validate --tolerance`."
+        after_help = "Examples:\n  schedlab import ftrace trace.txt --spec set.yaml -o run.jsonl\n  trace-cmd report > rep.txt && schedlab import trace-cmd rep.txt --spec set.yaml --map 'worker-*=ctrl' -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release marker --marker job-start -o run.jsonl\n  schedlab import ftrace trace.txt --spec set.yaml --release rt-app --skip 100ms -o run.jsonl\n\nThe summary (stderr, or --json) gives the longest wait of a job while a CPU it may use ran no mapped job\n(free_cpu_wait): use it for `schedlab validate --tolerance`."
     )]
     Ftrace {
         file: PathBuf,
@@ -78,7 +78,7 @@ enum What {
         /// PATTERN=TASK: threads whose name matches the glob (or pid:N) are TASK. Repeat. Default: a thread named like a task.
         #[arg(long = "map", value_name = "PATTERN=TASK")]
         map: Vec<String>,
-        /// Where releases come from: `wakeup` or `marker`.
+        /// Where releases come from: `wakeup`, `marker`, or `rt-app` (rt-app's own job markers).
         #[arg(long, default_value = "wakeup")]
         release: String,
         /// With `--release marker`: the prefix of the trace_marker text that marks a release.
@@ -235,7 +235,8 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
             let release = match release.as_str() {
                 "wakeup" => ftrace::Release::Wakeup,
                 "marker" => ftrace::Release::Marker(marker),
-                o => return Err(CliError::option("--release", format!("`{o}`: use wakeup or marker"))),
+                "rt-app" => ftrace::Release::RtApp,
+                o => return Err(CliError::option("--release", format!("`{o}`: use wakeup, marker or rt-app"))),
             };
             let opts = ftrace::Options { map: pairs, release, skip: skip.0 };
             let mut out: Option<PendingTrace> = None;
@@ -258,9 +259,9 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
             .map_err(|e| werr.take().unwrap_or_else(|| cli_error(e)))?;
             out.expect("the header was written").commit()?;
             if !as_json {
-                let l = &stats.wakeup_latency;
+                let l = &stats.free_cpu_wait;
                 eprintln!(
-                    "schedlab import: {} lines, {} jobs, {} events; wake-up latency on a free CPU: n={} max={}ns mean={:.0}ns p99={}ns{}",
+                    "schedlab import: {} lines, {} jobs, {} events; waits with a free CPU: n={} max={}ns mean={:.0}ns p99={}ns; release jitter {}ns{}",
                     stats.lines,
                     stats.jobs,
                     stats.events_written,
@@ -268,8 +269,15 @@ fn run_inner(a: Args, as_json: bool) -> Result<serde_json::Value, CliError> {
                     l.max,
                     l.mean,
                     l.p99,
+                    stats.release_jitter,
                     if stats.inferred_switches > 0 { format!("; {} switch-ins inferred", stats.inferred_switches) } else { String::new() }
                 );
+                if let Some(line) = stats.first_missing_switch {
+                    eprintln!(
+                        "schedlab import: warning: the recording lost {} switches of mapped threads (first seen at line {line}): jobs may be missing; record again (perf drops events without saying so)",
+                        stats.missing_switches
+                    );
+                }
             }
             Ok(with_written(&stats, &output))
         }

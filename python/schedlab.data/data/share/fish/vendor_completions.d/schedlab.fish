@@ -201,7 +201,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand export; and not __fish
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and not __fish_seen_subcommand_from rt-app simso sched-trace help" -a "simso" -d 'A spec as a SimSo configuration (XML)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and not __fish_seen_subcommand_from rt-app simso sched-trace help" -a "sched-trace" -d 'A trace as LITMUS^RT sched_trace files, one per CPU (DIR/st-<cpu>.bin)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and not __fish_seen_subcommand_from rt-app simso sched-trace help" -a "help" -d 'Print this message or the help of the given subcommand(s)'
-complete -c schedlab -n "__fish_schedlab_using_subcommand export; and __fish_seen_subcommand_from rt-app" -l duration -d 'How long the workload runs (each thread loops ⌈duration / period⌉ times)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand export; and __fish_seen_subcommand_from rt-app" -l duration -d 'How long the workload runs (each thread runs ⌈duration / period⌉ steps, its jobs)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and __fish_seen_subcommand_from rt-app" -l fill -d 'The share of the WCET each job executes, in (0, 1]' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and __fish_seen_subcommand_from rt-app" -s o -l output -d 'The workload [default: standard output]' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand export; and __fish_seen_subcommand_from rt-app" -l ftrace -d 'Ask rt-app to write its own trace_marker lines'
@@ -243,7 +243,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_see
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from feather-trace" -s h -l help -d 'Print help'
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l spec -d 'The spec the threads run (tasks, policy, platform)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l map -d 'PATTERN=TASK: threads whose name matches the glob (or pid:N) are TASK. Repeat. Default: a thread named like a task' -r
-complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l release -d 'Where releases come from: `wakeup` or `marker`' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l release -d 'Where releases come from: `wakeup`, `marker`, or `rt-app` (rt-app\'s own job markers)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l marker -d 'With `--release marker`: the prefix of the trace_marker text that marks a release' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -l skip -d 'Leave out this much of the schedule after the threads\' set-up (a warm-up)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -s o -l output -d 'The trace to write (.jsonl or .sltrace)' -r -F
@@ -251,7 +251,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_see
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from ftrace" -s h -l help -d 'Print help'
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l spec -d 'The spec the threads run (tasks, policy, platform)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l map -d 'PATTERN=TASK: threads whose name matches the glob (or pid:N) are TASK. Repeat. Default: a thread named like a task' -r
-complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l release -d 'Where releases come from: `wakeup` or `marker`' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l release -d 'Where releases come from: `wakeup`, `marker`, or `rt-app` (rt-app\'s own job markers)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l marker -d 'With `--release marker`: the prefix of the trace_marker text that marks a release' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -l skip -d 'Leave out this much of the schedule after the threads\' set-up (a warm-up)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -s o -l output -d 'The trace to write (.jsonl or .sltrace)' -r -F
@@ -259,7 +259,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_see
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from trace-cmd" -s h -l help -d 'Print help'
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l spec -d 'The spec the threads run (tasks, policy, platform)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l map -d 'PATTERN=TASK: threads whose name matches the glob (or pid:N) are TASK. Repeat. Default: a thread named like a task' -r
-complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l release -d 'Where releases come from: `wakeup` or `marker`' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l release -d 'Where releases come from: `wakeup`, `marker`, or `rt-app` (rt-app\'s own job markers)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l marker -d 'With `--release marker`: the prefix of the trace_marker text that marks a release' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -l skip -d 'Leave out this much of the schedule after the threads\' set-up (a warm-up)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand import; and __fish_seen_subcommand_from perf" -s o -l output -d 'The trace to write (.jsonl or .sltrace)' -r -F
