@@ -5,7 +5,7 @@ use crate::edf::Edf;
 use crate::edzl::Edzl;
 use crate::engine::Engine;
 use crate::fp::Fp;
-use crate::interface::{Policy, Time};
+use crate::interface::{Policy, Preemption, Time};
 use crate::llf::{Llf, DEFAULT_LLF_HYSTERESIS};
 use crate::placement::layout;
 use schedlab_model::spec::Domains;
@@ -109,8 +109,10 @@ pub fn build_with(
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
         }
         PolicyName::Run => crate::run::build(spec, placement)?,
-        PolicyName::Fpds => {
-            return Err(AdmissionError::at("policy.name", format!("`{}` is not yet implemented", name.name())));
+        PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {
+            let preemption = if name == PolicyName::Fpns { Preemption::None } else { Preemption::AtPoints };
+            let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.preempting(preemption);
+            Box::new(Engine::new(name.name(), fp, lay()?, m))
         }
     };
     Ok(policy)

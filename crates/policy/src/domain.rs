@@ -31,7 +31,20 @@
 //! nothing.
 //!
 //! Non-preemptive policies use an order that never displaces: only idle
-//! CPUs take work. LLF arms one domain timer for the instant the top waiting
+//! CPUs take work.
+//!
+//! Deferred preemption (FPDS, G-FPDS), push model: a release is queued at
+//! once, as under full preemption, but a started job's CPU is committed
+//! like a non-preemptive one, so the release cannot displace it. At the
+//! job's preemption point ([`Domain::segment_end`]) its CPU is uncommitted
+//! (its real running key) and rebalanced: it yields only if a more urgent
+//! job is waiting then, and otherwise is committed again when the driver
+//! asks `schedule` at the end of the instant (so a release at the very
+//! instant of the point still gets in, as under the response-time
+//! analysis). Under G-FPDS the first running job to reach a point while a
+//! more urgent job waits is the one that yields (not necessarily the
+//! lowest-priority running job, whose CPU is committed). The final segment
+//! has no point after it: it runs to completion. LLF arms one domain timer for the instant the top waiting
 //! job would displace the lowest-priority linked job ([`Order::displaces_at`]);
 //! EDZL arms a timer per waiting job for the instant its key changes
 //! ([`Order::rekey_at`]).
@@ -39,7 +52,7 @@
 //! [`balance`]: Domain::balance
 
 use crate::heap::IndexedHeap;
-use crate::interface::{Conformance, Cpu, Job, JobId, Kernel, Time, TimerId};
+use crate::interface::{Cpu, Job, JobId, Kernel, Preemption, Time, TimerId};
 use crate::order::Order;
 use crate::ready::ReadyQueue;
 
@@ -99,6 +112,9 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     cpu_key: Vec<K>,
     /// The domain timer and its expiry.
     timer: Option<(TimerId, Time)>,
+    /// A job is committed when it starts (non-preemptive and deferred
+    /// preemption).
+    commits: bool,
 }
 
 impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
@@ -125,6 +141,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
             cpu_heap,
             cpu_key: vec![O::COMMITTED; k],
             timer: None,
+            commits: order.conformance().preemption() != Preemption::Full,
         }
     }
 
@@ -188,6 +205,21 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         }
     }
 
+    /// The job reached a preemption point (under deferred preemption): its
+    /// CPU is uncommitted and rebalanced (see the module comment).
+    pub fn segment_end<O: Order<Key = K, Rank = R>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+        if !self.holds(t, id) {
+            return;
+        }
+        let State::Linked(c) = self.slots[t as usize].state else { return };
+        let job = self.slots[t as usize].job.expect("linked job");
+        let key = o.running(&job, consumed::<O>(k, job.id), k.now());
+        self.cpu_key[c as usize] = key;
+        self.cpu_heap.set(c, O::rank(Some(key)));
+        k.resched(self.cpus[c as usize]);
+        self.balance(o, k);
+    }
+
     /// The domain timer fired.
     pub fn domain_timer<O: Order<Key = K, Rank = R>>(&mut self, timer: TimerId, o: &O, k: &mut dyn Kernel) {
         if self.timer.map(|(id, _)| id) != Some(timer) {
@@ -205,11 +237,11 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     /// (NP-G-EDF picks the most urgent job among all of the instant's
     /// releases). A committed job's CPU gets the most urgent possible key, so
     /// it is never displaced.
-    pub fn schedule<O: Order<Key = K, Rank = R>>(&mut self, c: u32, o: &O) -> Option<JobId> {
+    pub fn schedule<O: Order<Key = K, Rank = R>>(&mut self, c: u32, _o: &O) -> Option<JobId> {
         let t = self.linked[c as usize]?;
         let s = &mut self.slots[t as usize];
         s.last_cpu = Some(c);
-        if matches!(o.conformance(), Conformance::PriorityDriven { preemptive: false, .. }) {
+        if self.commits {
             self.cpu_key[c as usize] = O::COMMITTED;
             self.cpu_heap.set(c, O::rank(Some(O::COMMITTED)));
         }

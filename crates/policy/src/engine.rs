@@ -4,9 +4,10 @@
 //! routed to the domain of the job's task; `schedule` to the domain of the CPU.
 
 use crate::domain::{Domain, DOMAIN_TAG};
-use crate::interface::{Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, TimerId};
+use crate::interface::{Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption, Priority, TimerId};
 use crate::order::Order;
 use crate::placement::Layout;
+use schedlab_model::SegmentKind;
 
 const NONE: (u32, u32) = (u32::MAX, u32::MAX);
 
@@ -68,6 +69,14 @@ impl<O: Order> Policy for Engine<O> {
     fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
         if let Some((d, l)) = self.at(job.task) {
             self.domains[d].complete(l, job, &self.order, k);
+        }
+    }
+    fn segment_end(&mut self, job: JobId, _segment: u32, _kind: SegmentKind, k: &mut dyn Kernel) {
+        if self.info.conformance.preemption() != Preemption::AtPoints {
+            return;
+        }
+        if let Some((d, l)) = self.at(job.task) {
+            self.domains[d].segment_end(l, job, &self.order, k);
         }
     }
     fn block(&mut self, job: JobId, k: &mut dyn Kernel) {

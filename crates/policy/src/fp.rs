@@ -2,9 +2,15 @@
 //! by rate monotonic (shorter period first), deadline monotonic (shorter
 //! relative deadline first) or explicit (the tasks' `priority` field, 1 the
 //! highest). Ties to the lower task index.
+//!
+//! The same order serves the non-preemptive and deferred-preemption
+//! variants: FPNS (`fpns`, a started job runs to completion) and FPDS
+//! (`fpds`, `g-fpds`, a running job is preempted only at its preemption
+//! points; Bergsma et al., OSPERT 2009, §1 of the seed notes). The domain
+//! scheduler ([`crate::domain`]) applies the preemption model; see there.
 
 use crate::build::AdmissionError;
-use crate::interface::{Conformance, Job, JobView, Priority, Time};
+use crate::interface::{Conformance, Job, JobView, Preemption, Priority, Time};
 use crate::order::{rank_u128, Order};
 use crate::ready::LevelQueue;
 use schedlab_model::{Priorities, Spec};
@@ -12,6 +18,7 @@ use schedlab_model::{Priorities, Spec};
 /// The FP order: each task's rank (smaller is more urgent).
 pub(crate) struct Fp {
     ranks: Vec<i128>,
+    preemption: Preemption,
 }
 
 impl Fp {
@@ -40,7 +47,11 @@ impl Fp {
                 },
             });
         }
-        Ok(Fp { ranks })
+        Ok(Fp { ranks, preemption: Preemption::Full })
+    }
+    /// The same order with another preemption model (FPNS, FPDS).
+    pub fn preempting(self, preemption: Preemption) -> Fp {
+        Fp { preemption, ..self }
     }
     fn key(&self, task: u32) -> Priority {
         Priority::new(self.ranks.get(task as usize).copied().unwrap_or(i128::MAX), 0, task)
@@ -89,6 +100,10 @@ impl Order for Fp {
         self.key(view.id.task)
     }
     fn conformance(&self) -> Conformance {
-        Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 }
+        match self.preemption {
+            Preemption::Full => Conformance::PriorityDriven { preemptive: true, work_conserving: true, hysteresis: 0 },
+            Preemption::None => Conformance::PriorityDriven { preemptive: false, work_conserving: true, hysteresis: 0 },
+            Preemption::AtPoints => Conformance::Deferred { work_conserving: true },
+        }
     }
 }

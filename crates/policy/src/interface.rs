@@ -15,8 +15,8 @@
 //! # Protocol
 //!
 //! At each instant the driver delivers every event due at that time, in this
-//! order: completions, then blocks and resumes, then releases (in task order),
-//! then timers (in the order they were armed). Each callback may call
+//! order: completions, then segment ends, then blocks and resumes, then
+//! releases (in task order), then timers (in the order they were armed). Each callback may call
 //! [`Kernel::resched`] for any CPU. After the last event of the instant, the
 //! driver calls [`Policy::schedule`] once for each CPU marked for
 //! rescheduling, in increasing CPU order, and then performs the resulting
@@ -28,7 +28,7 @@
 //! This protocol is implemented once, in [`crate::driver`], which every
 //! driver (simulator, runtime dispatcher, replay, tests) goes through.
 
-use schedlab_model::Placement;
+use schedlab_model::{Placement, SegmentKind};
 
 /// Time in integer nanoseconds since the system release.
 pub type Time = u64;
@@ -109,6 +109,19 @@ impl Priority {
     }
 }
 
+/// How a policy preempts a running job.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Preemption {
+    /// At any instant, by a higher-priority job (G-EDF, P-FP, ...).
+    Full,
+    /// Never: a started job runs to completion (NP-G-EDF, FPNS).
+    None,
+    /// Only at the job's preemption points, the boundaries between its
+    /// segments ([`Policy::segment_end`]); the final segment (the final
+    /// non-preemptive region) runs to completion (FPDS, G-FPDS).
+    AtPoints,
+}
+
 /// How the validator checks a schedule of this policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Conformance {
@@ -126,9 +139,29 @@ pub enum Conformance {
         /// laxity-tie thrashing); 0 for job-level fixed priorities.
         hysteresis: Time,
     },
+    /// Priority-driven with deferred preemption ([`Preemption::AtPoints`]):
+    /// a running job is switched away only at one of its preemption points
+    /// or when it completes or blocks; there, the CPU takes the
+    /// highest-priority eligible job of its domain. A waiting job that
+    /// outranks a running one waits at most until that job's next point.
+    Deferred {
+        /// No CPU of a domain idles while an eligible job of the domain waits.
+        work_conserving: bool,
+    },
     /// Not "top-m by priority" (PD^2, RUN): checked by replaying the policy
     /// over the trace's releases and completions.
     Replay,
+}
+
+impl Conformance {
+    /// How the policy preempts (replayed policies preempt at any instant).
+    pub fn preemption(&self) -> Preemption {
+        match self {
+            Conformance::PriorityDriven { preemptive: true, .. } | Conformance::Replay => Preemption::Full,
+            Conformance::PriorityDriven { preemptive: false, .. } => Preemption::None,
+            Conformance::Deferred { .. } => Preemption::AtPoints,
+        }
+    }
 }
 
 /// What a policy declares about itself once admitted.
@@ -173,6 +206,14 @@ pub trait Policy: Send {
     fn block(&mut self, job: JobId, k: &mut dyn Kernel);
     /// A blocked job resumes.
     fn resume(&mut self, job: JobId, k: &mut dyn Kernel);
+    /// The job finished its segment `segment` (0-based, of
+    /// `schedlab_model::Task::segments`), of kind `kind`, and goes on with
+    /// the next: the boundary between two segments, a preemption point for
+    /// deferred-preemption policies. Delivered for every boundary a driver
+    /// observes (not after the last segment: that is [`Policy::complete`]);
+    /// a job whose next segment is a suspension blocks right after (a
+    /// separate [`Policy::block`]). Default: nothing.
+    fn segment_end(&mut self, _job: JobId, _segment: u32, _kind: SegmentKind, _k: &mut dyn Kernel) {}
     /// A timer armed with [`Kernel::arm`] expired.
     fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel);
     /// The job `cpu` should run now, or `None` to idle.

@@ -15,8 +15,6 @@ fn err(s: &schedlab_model::Spec, placement: Option<&[Placement]>) -> String {
 
 #[test]
 fn unimplemented_policies_are_refused() {
-    let e = err(&spec(2, PolicyName::Fpds, &[(1, 10)]), None);
-    assert!(e.starts_with("policy.name: `") && e.ends_with("` is not yet implemented"), "{e}");
     let mut s = spec(2, PolicyName::Pedf, &[(1, 10)]);
     s.policy.as_mut().unwrap().partitioning = Some(Packing::CapGs);
     assert!(err(&s, None).contains("`cap-gs` is not yet implemented"));

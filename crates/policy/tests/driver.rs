@@ -224,3 +224,89 @@ fn the_lint_sees_a_copy() {
         .count();
     assert!(arms >= 1, "the driver's own timer store is where the lint looks for `fn arm`");
 }
+
+/// `segment_end` reaches the policy after the instant's completions and
+/// before its blocks and releases; the segment end of a job the policy does
+/// not know (completed, or never released) is dropped; a policy that does
+/// not override `segment_end` is unaffected (the default does nothing).
+#[test]
+fn segment_ends_are_delivered_between_completions_and_blocks() {
+    use schedlab_model::SegmentKind;
+    use schedlab_policy::{Delivery, Driver, Host};
+    struct Log {
+        info: PolicyInfo,
+        seen: Vec<String>,
+    }
+    impl Policy for Log {
+        fn info(&self) -> &PolicyInfo {
+            &self.info
+        }
+        fn release(&mut self, job: Job, _k: &mut dyn Kernel) {
+            self.seen.push(format!("release {}", job.id.task));
+        }
+        fn complete(&mut self, job: JobId, _k: &mut dyn Kernel) {
+            self.seen.push(format!("complete {}", job.task));
+        }
+        fn segment_end(&mut self, job: JobId, segment: u32, kind: SegmentKind, _k: &mut dyn Kernel) {
+            self.seen.push(format!("segment_end {} {segment} {}", job.task, kind.name()));
+        }
+        fn block(&mut self, job: JobId, _k: &mut dyn Kernel) {
+            self.seen.push(format!("block {}", job.task));
+        }
+        fn resume(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+        fn timer(&mut self, _t: TimerId, _tag: u64, _k: &mut dyn Kernel) {}
+        fn schedule(&mut self, _cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
+            None
+        }
+        fn priority(&self, _job: &JobView) -> Option<Priority> {
+            None
+        }
+    }
+    struct H {
+        now: u64,
+        deliveries: Vec<Delivery<()>>,
+    }
+    impl Host for H {
+        fn now(&self) -> u64 {
+            self.now
+        }
+        fn consumed(&self, _job: JobId) -> u64 {
+            0
+        }
+        fn running(&self, _cpu: Cpu) -> Option<JobId> {
+            None
+        }
+        fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
+        fn delivering(&mut self, what: &Delivery<()>) {
+            self.deliveries.push(*what);
+        }
+    }
+    let mut info = Rogue::new(1, None, vec![]).info;
+    info.placement = vec![Placement::Global; 3];
+    let mut p = Log { info, seen: Vec::new() };
+    let mut h = H { now: 0, deliveries: Vec::new() };
+    let mut d: Driver = Driver::new(1, vec![Placement::Global; 3]);
+    let job = |task| Job { id: JobId { task, seq: 0 }, release: 0, deadline: 100 };
+    d.release(job(0), (), 0);
+    d.release(job(1), (), 0);
+    d.instant(&mut p, &mut h, 0).unwrap();
+    p.seen.clear();
+    h.now = 5;
+    d.block(job(1).id);
+    d.segment_end(job(1).id, 0, SegmentKind::Exec);
+    d.segment_end(job(0).id, 2, SegmentKind::Exec);
+    d.complete(job(0).id);
+    d.segment_end(job(2).id, 0, SegmentKind::Exec);
+    d.release(job(2), (), 5);
+    d.instant(&mut p, &mut h, 5).unwrap();
+    assert_eq!(p.seen, ["complete 0", "segment_end 1 0 exec", "block 1", "release 2"]);
+    assert!(h.deliveries.contains(&Delivery::SegmentEnd { job: job(1).id, segment: 0, kind: SegmentKind::Exec }));
+    // The default `segment_end` of a policy that does not use segments: nothing happens.
+    let mut r = Rogue::new(1, None, vec![]);
+    let mut d: Driver = Driver::new(1, vec![Placement::Global; 2]);
+    d.release(job(0), (), 0);
+    d.instant(&mut r, &mut h, 0).unwrap();
+    d.segment_end(job(0).id, 0, SegmentKind::Exec);
+    d.instant(&mut r, &mut h, 0).unwrap();
+    assert_eq!(d.delivered(0).map(|(j, _)| j.id), Some(job(0).id));
+}

@@ -22,12 +22,13 @@ use crate::config::{ReleaseCpu, SimConfig};
 use crate::error::SimError;
 use crate::horizon::horizon;
 use crate::kernel::State;
-use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_TICK};
+use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_SUSPEND, CLASS_TICK};
+use crate::segments::Segments;
 use crate::state::TaskState;
 use crate::summary::SimSummary;
 use schedlab_jobs::MissPolicy;
 use schedlab_model::overheads::{Costs, Overheads};
-use schedlab_model::Spec;
+use schedlab_model::{SegmentKind, Spec};
 use schedlab_policy::{Driver, Job, JobId, Policy, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 
@@ -114,6 +115,7 @@ fn prepare<'a>(
         tasks.push(TaskState {
             arrivals: jobs.releases(t, i),
             exec: jobs.demands(t, i),
+            segments: Segments::of(&jobs, t, i),
             rel_deadline: t.deadline().0,
             wss: t.wss.map_or(0, |w| w.0),
             home,
@@ -154,6 +156,7 @@ pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig
         st.release_cpu.capacity(),
         st.touched.capacity(),
         st.deferred_capacity(),
+        st.tasks.iter().filter_map(|t| t.segments.as_ref()).map(|s| s.capacity()).sum(),
     ];
     Ok(caps)
 }
@@ -270,6 +273,18 @@ impl Engine {
                         self.events += 1;
                         self.arrival(st, e.idx);
                     }
+                    Kind::Suspend => {
+                        if st.tasks[e.idx as usize].active.is_some_and(|a| a.seq as u32 == e.gen && !a.suspended) {
+                            self.events += 1;
+                            self.suspend(st, e.idx);
+                        }
+                    }
+                    Kind::Resume => {
+                        if st.tasks[e.idx as usize].active.is_some_and(|a| a.seq as u32 == e.gen && a.suspended) {
+                            self.events += 1;
+                            self.resume(st, e.idx);
+                        }
+                    }
                     Kind::Tick => {
                         self.events += 1;
                         tick_now = true;
@@ -322,7 +337,10 @@ impl Engine {
         }
         let seq = ts.next_seq;
         ts.next_seq += 1;
-        let exec = ts.exec.draw();
+        let exec = match ts.segments.as_mut() {
+            Some(s) => s.arrive(),
+            None => ts.exec.draw(),
+        };
         let deadline = a.saturating_add(ts.rel_deadline);
         ts.sum.released += 1;
         let arm = ts.dl_seq == seq;
@@ -391,13 +409,120 @@ impl Engine {
     fn complete(&mut self, st: &mut State, cpu: u32) {
         let now = st.now;
         st.settle(cpu);
-        let task = st.cpus[cpu as usize].job.take().expect("completion on an idle CPU");
+        let task = st.cpus[cpu as usize].job.expect("completion on an idle CPU");
+        if st.tasks[task as usize].segments.is_some() && self.segment_boundary(st, cpu, task) {
+            return;
+        }
+        st.cpus[cpu as usize].job = None;
         st.cpus[cpu as usize].predicted = None;
         let a = st.tasks[task as usize].active.expect("active job");
         let job = a.seq;
         st.emit(&Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
         st.emit(&Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
         self.finish(st, task, cpu, false);
+    }
+
+    /// The job running on `cpu` reached the end of its current CPU segment:
+    /// each boundary passed is reported (trace and driver). Returns false
+    /// when the job has also reached its end (the caller completes it).
+    /// A job whose next segment is a suspension leaves its CPU and blocks.
+    fn segment_boundary(&mut self, st: &mut State, cpu: u32, task: u32) -> bool {
+        let now = st.now;
+        loop {
+            let ts = &mut st.tasks[task as usize];
+            let a = ts.active.as_mut().expect("running job is active");
+            let segs = ts.segments.as_ref().expect("a segmented task");
+            if a.consumed < a.seg_until {
+                break;
+            }
+            if a.seg >= segs.last() {
+                return false;
+            }
+            let (seg, kind) = (a.seg, segs.kind(a.seg));
+            a.seg += 1;
+            a.seg_until = segs.until(a.seg);
+            let (seq, next) = (a.seq, segs.kind(a.seg));
+            st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
+            self.drv.segment_end(JobId { task, seq }, seg, kind);
+            if next == SegmentKind::Suspend {
+                self.suspend(st, task);
+                return true;
+            }
+        }
+        let cs = &mut st.cpus[cpu as usize];
+        if !cs.touched {
+            cs.touched = true;
+            st.touched.push(cpu);
+        }
+        true
+    }
+
+    /// The task's active job starts a suspension segment: off its CPU (if
+    /// on one), blocked until the segment's length has passed.
+    fn suspend(&mut self, st: &mut State, task: u32) {
+        let now = st.now;
+        let a = st.tasks[task as usize].active.expect("active job");
+        if let Some(c) = a.cpu {
+            st.settle(c);
+            let consumed = st.tasks[task as usize].active.expect("active").consumed;
+            st.emit(&Event::SwitchAway {
+                t: now,
+                cpu: c,
+                task,
+                job: a.seq,
+                reason: SwitchReason::Block,
+                exec: consumed,
+            });
+            let cs = &mut st.cpus[c as usize];
+            cs.job = None;
+            cs.predicted = None;
+            if !cs.touched {
+                cs.touched = true;
+                st.touched.push(c);
+            }
+        }
+        let ts = &mut st.tasks[task as usize];
+        let a = ts.active.as_mut().expect("active job");
+        if let Some(c) = a.cpu.take() {
+            a.last_cpu = Some(c);
+        }
+        a.suspended = true;
+        let until = now.saturating_add(ts.segments.as_ref().expect("a segmented task").suspension(a.seg));
+        let seq = a.seq;
+        st.emit(&Event::Block { t: now, task, job: seq });
+        self.drv.block(JobId { task, seq });
+        st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
+    }
+
+    /// The task's active job ends its suspension segment: it resumes with
+    /// its next segment, suspends again, or completes (a trailing suspension).
+    fn resume(&mut self, st: &mut State, task: u32) {
+        let now = st.now;
+        let ts = &mut st.tasks[task as usize];
+        let a = ts.active.as_mut().expect("active job");
+        let segs = ts.segments.as_ref().expect("a segmented task");
+        let seq = a.seq;
+        if a.seg >= segs.last() {
+            a.suspended = false;
+            let (cpu, exec) = (a.last_cpu.unwrap_or(ts.home), a.consumed);
+            st.emit(&Event::Resume { t: now, task, job: seq });
+            st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec, forced: false });
+            self.finish(st, task, cpu, false);
+            return;
+        }
+        let seg = a.seg;
+        a.seg += 1;
+        a.seg_until = segs.until(a.seg);
+        self.drv.segment_end(JobId { task, seq }, seg, SegmentKind::Suspend);
+        if segs.kind(a.seg) == SegmentKind::Suspend {
+            // Suspended on: the next suspension starts at once.
+            let until = now.saturating_add(segs.suspension(a.seg));
+            st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
+        } else {
+            a.suspended = false;
+            st.emit(&Event::Resume { t: now, task, job: seq });
+            self.drv.resume(JobId { task, seq });
+        }
     }
 
     /// The deadline of the task's oldest unchecked job has come and it is not complete.
@@ -441,6 +566,9 @@ impl Engine {
             _ => {
                 // A held job the policy never saw: dropped.
                 let known = self.drv.complete(JobId { task, seq });
+                if let Some(s) = st.tasks[task as usize].segments.as_mut() {
+                    s.drop_oldest();
+                }
                 debug_assert!(!known, "the oldest incomplete job is held");
                 let ts = &mut st.tasks[task as usize];
                 ts.sum.completed += 1;

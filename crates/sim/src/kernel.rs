@@ -4,9 +4,10 @@
 //! helpers that emit trace events, charge overheads and predict completions.
 
 use crate::error::SimError;
-use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE};
+use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUSPEND};
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
+use schedlab_model::SegmentKind;
 use schedlab_policy::{Cpu, Delivery, Host, JobId, ProtocolError, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
@@ -190,7 +191,7 @@ impl<'a> State<'a> {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
             let a = self.tasks[t as usize].active.as_ref()?;
-            Some(c.run_from.saturating_add(a.exec.saturating_sub(a.consumed)))
+            Some(c.run_from.saturating_add(a.seg_until.saturating_sub(a.consumed)))
         });
         if let Some(p) = c.predicted {
             if !matches!(c.entry_t, Some(e) if e <= p) {
@@ -343,15 +344,35 @@ impl Host<Time> for State<'_> {
             Delivery::Complete(j) => self.ctx = Ctx::Cpu(self.tasks[j.task as usize].handover_cpu),
             Delivery::Release { job, x, waited } => {
                 let ts = &mut self.tasks[job.id.task as usize];
+                // In a leading suspension the job has no CPU segment to end.
+                let (seg_until, leading) = match ts.segments.as_mut() {
+                    None => (x, false),
+                    Some(s) => {
+                        s.activate();
+                        match s.kind(0) {
+                            SegmentKind::Suspend => (Time::MAX, true),
+                            _ => (s.until(0), false),
+                        }
+                    }
+                };
                 ts.active = Some(Active {
                     seq: job.id.seq,
                     release: job.release,
                     deadline: job.deadline,
-                    exec: x,
                     consumed: 0,
                     cpu: None,
                     last_cpu: None,
+                    seg: 0,
+                    seg_until,
+                    suspended: false,
                 });
+                if leading {
+                    // The job blocks in a further pass at this instant, once
+                    // the policy knows it.
+                    let (t, task) = (self.now, job.id.task);
+                    self.queue.push(t, ord(CLASS_SUSPEND, task as u64), Kind::Suspend, task, job.id.seq as u32);
+                }
+                let ts = &self.tasks[job.id.task as usize];
                 // A job handed over after its predecessor completed is
                 // handled where the predecessor completed.
                 self.ctx = if waited { Ctx::Cpu(ts.handover_cpu) } else { Ctx::Release(ts.release_idx) };
@@ -361,7 +382,13 @@ impl Host<Time> for State<'_> {
                 self.ctx = Ctx::Timer;
                 self.timer_marks.clear();
             }
-            Delivery::Block(_) | Delivery::Resume(_) => {}
+            // A preemption point, a suspension and a resumption are handled
+            // on the CPU the job runs or last ran on.
+            Delivery::Block(j) | Delivery::Resume(j) | Delivery::SegmentEnd { job: j, .. } => {
+                let ts = &self.tasks[j.task as usize];
+                let cpu = ts.active.and_then(|a| a.cpu.or(a.last_cpu)).unwrap_or(ts.home);
+                self.ctx = Ctx::Cpu(cpu);
+            }
         }
     }
     fn delivered(&mut self, what: &Delivery<Time>) {

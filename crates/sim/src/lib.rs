@@ -27,6 +27,7 @@ pub mod header;
 pub mod horizon;
 mod kernel;
 mod queue;
+mod segments;
 pub mod session;
 mod state;
 pub mod summary;

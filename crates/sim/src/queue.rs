@@ -15,6 +15,9 @@ pub(crate) const CLASS_COMPLETION: u64 = 0;
 pub(crate) const CLASS_DEADLINE: u64 = 1;
 pub(crate) const CLASS_HORIZON: u64 = 2;
 pub(crate) const CLASS_RELEASE: u64 = 3;
+/// The start of a job's leading suspension (after its release reached the
+/// policy) and the end of a suspension segment.
+pub(crate) const CLASS_SUSPEND: u64 = 4;
 pub(crate) const CLASS_TICK: u64 = 5;
 
 /// What a queue entry is about.
@@ -38,6 +41,12 @@ pub(crate) enum Kind {
     Due,
     /// Periodic tick.
     Tick,
+    /// Task `idx`'s job (sequence number `gen`, truncated) starts its
+    /// leading suspension segment.
+    Suspend,
+    /// Task `idx`'s job (sequence number `gen`, truncated) ends its
+    /// suspension segment.
+    Resume,
 }
 
 #[derive(Debug, Clone, Copy)]

@@ -1,5 +1,6 @@
 //! Per-task and per-CPU simulation state, allocated once per run.
 
+use crate::segments::Segments;
 use crate::summary::{CpuSummary, TaskSummary};
 use schedlab_jobs::{Demands, Releases};
 use schedlab_model::overheads::Resume;
@@ -12,20 +13,28 @@ pub(crate) struct Active {
     pub seq: u64,
     pub release: Time,
     pub deadline: Time,
-    /// The job's actual execution time.
-    pub exec: Time,
     /// Execution consumed up to the last settlement.
     pub consumed: Time,
     /// CPU it runs on.
     pub cpu: Option<u32>,
     /// CPU it last ran on.
     pub last_cpu: Option<u32>,
+    /// The segment it is in (`crate::segments`).
+    pub seg: u32,
+    /// The consumed execution at which its current CPU segment ends (its
+    /// actual execution time in its last CPU segment, or when it has one
+    /// segment).
+    pub seg_until: Time,
+    /// In a suspension segment (blocked).
+    pub suspended: bool,
 }
 
 #[derive(Debug)]
 pub(crate) struct TaskState {
     pub arrivals: Releases,
     pub exec: Demands,
+    /// The segments of its jobs (`None`: one execution segment).
+    pub segments: Option<Segments>,
     /// Relative deadline.
     pub rel_deadline: Time,
     /// Working-set size (bytes), for CPMD.

@@ -49,6 +49,7 @@ pub mod tag {
     pub const DEADLINE_MISS: u8 = 0x08;
     pub const BUDGET_EXHAUSTED: u8 = 0x09;
     pub const POLICY: u8 = 0x0a;
+    pub const SEGMENT_END: u8 = 0x0b;
     /// `0x10 + reason index` (preempt, complete, block, budget, abort).
     pub const SWITCH_AWAY: u8 = 0x10;
     /// `0x20 + kind index` (release, schedule, context-switch, ipi, tick,
@@ -118,6 +119,14 @@ fn encode_record(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceE
             varint::put(buf, dt(*t));
             varint::put(buf, *task as u64);
             varint::put(buf, *job);
+        }
+        Event::SegmentEnd { t, cpu, task, job, segment } => {
+            buf.push(tag::SEGMENT_END);
+            varint::put(buf, dt(*t));
+            varint::put(buf, *cpu as u64);
+            varint::put(buf, *task as u64);
+            varint::put(buf, *job);
+            varint::put(buf, *segment as u64);
         }
         Event::Overhead { t, cpu, kind, dur } => {
             buf.push(tag::OVERHEAD + kind.index() as u8);
@@ -419,6 +428,7 @@ impl<R: BufRead> BinaryReader<R> {
             tag::DEADLINE_MISS => "deadline-miss",
             tag::BUDGET_EXHAUSTED => "budget-exhausted",
             tag::POLICY => "policy",
+            tag::SEGMENT_END => "segment-end",
             0x10..=0x14 => "switch-away",
             0x20..=0x26 => "overhead",
             _ => {
@@ -481,6 +491,14 @@ impl<R: BufRead> BinaryReader<R> {
                     tag::DEADLINE_MISS => Event::DeadlineMiss { t, task, job },
                     _ => Event::BudgetExhausted { t, task, job },
                 }
+            }
+            tag::SEGMENT_END => {
+                let t = self.time(&rec)?;
+                let cpu = self.u32var(&rec, "cpu")?;
+                let task = self.u32var(&rec, "task")?;
+                let job = self.uvar(&rec, "job")?;
+                let segment = self.u32var(&rec, "segment")?;
+                Event::SegmentEnd { t, cpu, task, job, segment }
             }
             tag::POLICY => {
                 let t = self.time(&rec)?;

@@ -83,6 +83,12 @@ pub enum Event {
     Block { t: Time, task: u32, job: u64 },
     /// A blocked job resumes.
     Resume { t: Time, task: u32, job: u64 },
+    /// The job running on `cpu` finished its segment `segment` (0-based, of
+    /// its task's segments) and goes on with the next: a preemption point
+    /// under deferred preemption (`fpds`, `g-fpds`). Not written after the
+    /// last segment (that is the completion). Added in schedlab 0.1 without
+    /// a schema change: a trace without it reads as before.
+    SegmentEnd { t: Time, cpu: u32, task: u32, job: u64, segment: u32 },
     /// A job's deadline passed before it completed.
     DeadlineMiss { t: Time, task: u32, job: u64 },
     /// A job's execution budget was exhausted.
@@ -169,7 +175,7 @@ impl std::fmt::Display for OverheadKind {
 
 impl Event {
     /// The value of `ev` for every event kind, in declaration order.
-    pub const NAMES: [&'static str; 11] = [
+    pub const NAMES: [&'static str; 12] = [
         "sys-release",
         "release",
         "switch-to",
@@ -177,6 +183,7 @@ impl Event {
         "completion",
         "block",
         "resume",
+        "segment-end",
         "deadline-miss",
         "budget-exhausted",
         "overhead",
@@ -193,6 +200,7 @@ impl Event {
             Event::Completion { .. } => "completion",
             Event::Block { .. } => "block",
             Event::Resume { .. } => "resume",
+            Event::SegmentEnd { .. } => "segment-end",
             Event::DeadlineMiss { .. } => "deadline-miss",
             Event::BudgetExhausted { .. } => "budget-exhausted",
             Event::Overhead { .. } => "overhead",
@@ -210,6 +218,7 @@ impl Event {
             | Event::Completion { t, .. }
             | Event::Block { t, .. }
             | Event::Resume { t, .. }
+            | Event::SegmentEnd { t, .. }
             | Event::DeadlineMiss { t, .. }
             | Event::BudgetExhausted { t, .. }
             | Event::Overhead { t, .. }
@@ -227,6 +236,7 @@ impl Event {
             | Event::Completion { t, .. }
             | Event::Block { t, .. }
             | Event::Resume { t, .. }
+            | Event::SegmentEnd { t, .. }
             | Event::DeadlineMiss { t, .. }
             | Event::BudgetExhausted { t, .. }
             | Event::Overhead { t, .. }
@@ -242,6 +252,7 @@ impl Event {
             | Event::Completion { task, job, .. }
             | Event::Block { task, job, .. }
             | Event::Resume { task, job, .. }
+            | Event::SegmentEnd { task, job, .. }
             | Event::DeadlineMiss { task, job, .. }
             | Event::BudgetExhausted { task, job, .. } => Some(JobRef { task, job }),
             _ => None,
@@ -253,6 +264,7 @@ impl Event {
             Event::SwitchTo { cpu, .. }
             | Event::SwitchAway { cpu, .. }
             | Event::Completion { cpu, .. }
+            | Event::SegmentEnd { cpu, .. }
             | Event::Overhead { cpu, .. } => Some(cpu),
             Event::Policy { cpu, .. } => cpu,
             _ => None,

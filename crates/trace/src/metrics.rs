@@ -415,6 +415,7 @@ impl<S: JobSink> Metrics<S> {
             Event::SysRelease { .. }
             | Event::Block { .. }
             | Event::Resume { .. }
+            | Event::SegmentEnd { .. }
             | Event::BudgetExhausted { .. }
             | Event::Policy { .. } => {}
             Event::Release { t, task, job, deadline } => match self.jobs.entry(JobRef { task, job }) {

@@ -44,6 +44,13 @@ pub enum Check {
     /// Non-preemptive policies: a CPU that picks a job picks the
     /// highest-priority waiting job.
     NpDecision,
+    /// Deferred-preemption policies: a running job is switched away for
+    /// another only at one of its preemption points (a `segment-end` event,
+    /// within the tolerance).
+    PointPreemption,
+    /// Deferred-preemption policies: at a preemption point the job goes on
+    /// only if no higher-priority job that may take its CPU waits.
+    PointDecision,
     /// Replay: the trace's per-CPU assignment is the policy's.
     Replay,
 }
@@ -65,6 +72,8 @@ impl Check {
         Check::WorkConserving,
         Check::NpPreemption,
         Check::NpDecision,
+        Check::PointPreemption,
+        Check::PointDecision,
         Check::Replay,
     ];
 
@@ -85,6 +94,8 @@ impl Check {
             Check::WorkConserving => "work-conserving",
             Check::NpPreemption => "np-preemption",
             Check::NpDecision => "np-decision",
+            Check::PointPreemption => "point-preemption",
+            Check::PointDecision => "point-decision",
             Check::Replay => "replay",
         }
     }
@@ -108,6 +119,12 @@ impl Check {
             Check::WorkConserving => "no CPU idles while an eligible job that may run there waits",
             Check::NpPreemption => "a non-preemptive policy never preempts a job",
             Check::NpDecision => "a CPU that picks a job picks the highest-priority waiting job",
+            Check::PointPreemption => {
+                "a deferred-preemption policy preempts a job only at one of its preemption points"
+            }
+            Check::PointDecision => {
+                "at a preemption point a job goes on only if no higher-priority job waits for its CPU"
+            }
             Check::Replay => "each CPU runs the job the replayed policy chose",
         }
     }
@@ -117,7 +134,13 @@ impl Check {
     pub fn is_policy(self) -> bool {
         matches!(
             self,
-            Check::Conformance | Check::WorkConserving | Check::NpPreemption | Check::NpDecision | Check::Replay
+            Check::Conformance
+                | Check::WorkConserving
+                | Check::NpPreemption
+                | Check::NpDecision
+                | Check::PointPreemption
+                | Check::PointDecision
+                | Check::Replay
         )
     }
 

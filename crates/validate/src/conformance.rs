@@ -22,19 +22,30 @@
 //! and running jobs; instead no switch-away may have reason `preempt`, and a
 //! CPU that picks a job must pick the highest-priority waiting eligible job
 //! of its domain (jobs eligible for less than the tolerance excepted).
+//!
+//! Deferred-preemption policies (FPDS, G-FPDS; OSPERT 2009, Bergsma et
+//! al.) are held to the pairwise rule with an allowance: a waiting job may
+//! stay behind a running job it outranks while that job executes up to one
+//! subjob (the longest subjob of the domain's tasks) plus the tolerance,
+//! the most it executes before its next preemption point (measured in
+//! execution, as overheads stretch a subjob in time). In addition, a `preempt` switch-away
+//! must come at one of the job's preemption points (`segment-end` events;
+//! `point-preemption`), a job that goes on at a point must not leave a
+//! higher-priority job waiting for its CPU (`point-decision`), and a CPU
+//! that picks a job picks the highest-priority waiting one (`np-decision`).
 
 use crate::check::Check;
 use crate::names::time;
 use crate::recorder::Detail;
 use crate::validator::Validator;
-use schedlab_policy::{JobId, JobView, Priority};
+use schedlab_policy::{JobId, JobView, Preemption, Priority};
 use schedlab_trace::{JobRef, Time};
 use std::collections::HashSet;
 
 /// The priority-driven rules a policy declared.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Conf {
-    pub preemptive: bool,
+    pub preemption: Preemption,
     pub work_conserving: bool,
     pub hysteresis: Time,
 }
@@ -45,6 +56,9 @@ pub(crate) struct Wrong {
     pub since: Time,
     pub reported: bool,
     pub domain: usize,
+    /// Deferred preemption: the running job it waits behind and that job's
+    /// execution when the wait behind it began.
+    pub behind: Option<(JobRef, Time)>,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -117,7 +131,7 @@ impl Validator<'_> {
                     continue;
                 }
             }
-            if !conf.preemptive {
+            if conf.preemption == Preemption::None {
                 continue;
             }
             let Some(pw) = self.priority(w, now) else { continue };
@@ -147,7 +161,7 @@ impl Validator<'_> {
             let ids: HashSet<JobRef> = list.iter().map(|x| x.0).collect();
             self.wrongs.retain(|j, w| w.domain != d || ids.contains(j));
             for &(j, _) in &list {
-                self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d });
+                self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d, behind: None });
             }
             if list.is_empty() {
                 self.conforms(d, t);
@@ -167,12 +181,12 @@ impl Validator<'_> {
                     Some(x) => x.since,
                     None => {
                         let s = self.crossing(d, w, t, next);
-                        self.wrongs.insert(w, Wrong { since: s, reported: false, domain: d });
+                        self.wrongs.insert(w, Wrong { since: s, reported: false, domain: d, behind: None });
                         s
                     }
                 };
                 let reported = self.wrongs.get(&w).is_some_and(|x| x.reported);
-                if !reported && next - since > tol {
+                if !reported && self.waited(d, w, reason, since.max(t), next).unwrap_or(next - since) > tol {
                     // Describe the wrong at the instant it began (or at the
                     // current schedule's instant, if later).
                     let at = since.max(t);
@@ -186,6 +200,39 @@ impl Validator<'_> {
             if list.is_empty() {
                 self.conforms(d, next);
             }
+        }
+    }
+
+    /// Deferred preemption: how much longer than one subjob `w` has waited
+    /// behind the running job of `reason`, measured in that job's execution
+    /// (overheads on its CPU stretch a subjob in time, not in execution);
+    /// `None` for the other rules (wall-clock time counts).
+    fn waited(&mut self, d: usize, w: JobRef, reason: Reason, from: Time, next: Time) -> Option<Time> {
+        let (Some(Preemption::AtPoints), Reason::Beats { running, .. }) = (self.conf.map(|c| c.preemption), reason)
+        else {
+            return None;
+        };
+        let now = self.state.consumed_at(running, next);
+        let base = match self.wrongs.get(&w).and_then(|x| x.behind) {
+            Some((r, c)) if r == running => c,
+            _ => {
+                let c = self.state.consumed_at(running, from);
+                if let Some(x) = self.wrongs.get_mut(&w) {
+                    x.behind = Some((running, c));
+                }
+                c
+            }
+        };
+        Some(now.saturating_sub(base).saturating_sub(self.longest_subjob[d]))
+    }
+
+    /// How long beyond the tolerance a job may stay wronged for this reason:
+    /// under deferred preemption, a waiting job outranking a running one
+    /// waits for its next preemption point, at most one subjob.
+    fn allowance(&self, d: usize, reason: Reason) -> Time {
+        match (self.conf.map(|c| c.preemption), reason) {
+            (Some(Preemption::AtPoints), Reason::Beats { .. }) => self.longest_subjob[d],
+            _ => 0,
         }
     }
 
@@ -245,6 +292,16 @@ impl Validator<'_> {
             }
             Reason::Beats { cpu, running } => {
                 let dr = self.describe(running, at);
+                let extra = self.allowance(d, reason);
+                let tail = if extra > 0 {
+                    format!(
+                        " (while it executed more than one subjob, {}, plus the tolerance {})",
+                        time(extra),
+                        time(self.tol)
+                    )
+                } else {
+                    tail
+                };
                 let body = format!("{dr} runs while {dw} waits{tail}; running on domain {d}: {listed}");
                 self.rec.violation(Check::Conformance, since, detected, Some(cpu), |_| {
                     Detail::new(body).ran(ran).expected(vec![wname])
@@ -253,10 +310,63 @@ impl Validator<'_> {
         }
     }
 
-    /// Non-preemptive policies: the jobs CPUs picked at instant `t` must be
-    /// the highest-priority waiting ones.
+    /// Deferred preemption: the preemption points of instant `t`, checked
+    /// once the tolerance has passed ([`Validator::point_decisions`]).
+    pub(crate) fn note_points(&mut self, t: Time) {
+        if self.conf.is_some_and(|c| c.preemption == Preemption::AtPoints) {
+            for i in 0..self.inst.points.len() {
+                let (cpu, j) = self.inst.points[i];
+                self.point_checks.push((t, cpu, j));
+            }
+        }
+    }
+
+    /// Deferred preemption: a job that reached a preemption point at `p`
+    /// and still runs on its CPU at `p + tolerance` (the schedule settled
+    /// before `next`) must not leave a higher-priority job that was waiting
+    /// at the point waiting for that CPU.
+    pub(crate) fn point_decisions(&mut self, next: Time) {
+        let Some(conf) = self.conf.filter(|c| c.preemption == Preemption::AtPoints) else { return };
+        let tol = self.tol;
+        let mut i = 0;
+        while i < self.point_checks.len() {
+            let (p, cpu, j) = self.point_checks[i];
+            if p.saturating_add(tol) >= next {
+                i += 1;
+                continue;
+            }
+            self.point_checks.swap_remove(i);
+            let at = p.saturating_add(tol);
+            if !self.state.cpus[cpu as usize].jobs.contains(&j) {
+                continue;
+            }
+            let (Some(d), Some(pj)) = (self.state.cpus[cpu as usize].domain, self.priority(j, at)) else { continue };
+            let best = self
+                .waiting_in(d)
+                .filter(|w| self.placement[w.task as usize].allows(cpu))
+                .filter(|w| self.state.jobs.get(w).is_some_and(|s| s.eligible_since <= p))
+                .filter_map(|w| self.priority(w, at).map(|pr| (w, pr)))
+                .filter(|&(_, pw)| beats(pw, pj, conf.hysteresis))
+                .min_by_key(|&(w, pr)| (pr.major, pr.minor, w));
+            if let Some((w, _)) = best {
+                let tail = if tol > 0 { format!(" (still {} later)", time(tol)) } else { String::new() };
+                let body = format!(
+                    "{} goes on at its preemption point on cpu {cpu} while {} waits{tail}",
+                    self.describe(j, p),
+                    self.describe(w, p)
+                );
+                let (jn, wn) = (self.rec.names.job(j), self.rec.names.job(w));
+                self.rec.violation(Check::PointDecision, p, at, Some(cpu), |_| {
+                    Detail::new(body).ran(vec![jn]).expected(vec![wn])
+                });
+            }
+        }
+    }
+
+    /// Non-preemptive and deferred-preemption policies: the jobs CPUs
+    /// picked at instant `t` must be the highest-priority waiting ones.
     pub(crate) fn np_decisions(&mut self, t: Time) {
-        let Some(conf) = self.conf.filter(|c| !c.preemptive) else { return };
+        let Some(conf) = self.conf.filter(|c| c.preemption != Preemption::Full) else { return };
         let picks = std::mem::take(&mut self.inst.picks);
         for &(cpu, j) in &picks {
             if self.state.cpus[cpu as usize].jobs.as_slice() != [j] {

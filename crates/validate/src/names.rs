@@ -23,6 +23,8 @@ pub fn policy_title(name: &str) -> String {
         "pllf" => "P-LLF",
         "edzl" => "EDZL",
         "fpds" => "FPDS",
+        "g-fpds" => "G-FPDS",
+        "fpns" => "FPNS",
         "pd2" => "PD^2",
         "run" => "RUN",
         other => return other.to_string(),
@@ -74,6 +76,9 @@ impl Names {
             }
             Event::Block { task, job, .. } => format!("{t} block {}", j(*task, *job)),
             Event::Resume { task, job, .. } => format!("{t} resume {}", j(*task, *job)),
+            Event::SegmentEnd { cpu, task, job, segment, .. } => {
+                format!("{t} cpu {cpu} segment-end {} (segment {segment})", j(*task, *job))
+            }
             Event::DeadlineMiss { task, job, .. } => format!("{t} deadline-miss {}", j(*task, *job)),
             Event::BudgetExhausted { task, job, .. } => format!("{t} budget-exhausted {}", j(*task, *job)),
             Event::Overhead { cpu, kind, dur, .. } => {

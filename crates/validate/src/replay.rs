@@ -29,10 +29,16 @@ use schedlab_trace::{JobRef, Time};
 /// The events of an instant the policy hears about.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum RelEv {
-    Release { j: JobRef, release: Time, deadline: Time },
+    Release {
+        j: JobRef,
+        release: Time,
+        deadline: Time,
+    },
     Complete(JobRef),
     Block(JobRef),
     Resume(JobRef),
+    /// The job reached the end of this segment (a `segment-end` event).
+    SegmentEnd(JobRef, u32, schedlab_model::SegmentKind),
 }
 
 /// The replay driver's state.
@@ -91,6 +97,7 @@ impl Validator<'_> {
             }
             RelEv::Block(j) => core.drv.block(id(j)),
             RelEv::Resume(j) => core.drv.resume(id(j)),
+            RelEv::SegmentEnd(j, segment, kind) => core.drv.segment_end(id(j), segment, kind),
         }
     }
 

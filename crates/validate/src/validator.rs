@@ -20,7 +20,8 @@ use crate::recorder::{Detail, Recorder};
 use crate::replay::ReplayCore;
 use crate::report::{CheckReport, JobCounts, Miss, Misses, Overrun, Overruns, PolicyChecks, Report};
 use crate::state::State;
-use schedlab_policy::{Conformance, Policy};
+use schedlab_model::SegmentKind;
+use schedlab_policy::{Conformance, Policy, Preemption};
 use schedlab_trace::{Event, Header, JobRef, OverheadKind, Placement, Source, SwitchReason, Time, SCHEMA_VERSION};
 use std::collections::{BTreeMap, HashMap, HashSet, VecDeque};
 
@@ -36,6 +37,10 @@ pub(crate) struct TaskParams {
     pub jitter: Time,
     pub offset: Time,
     pub executions: Option<Vec<Time>>,
+    /// The kinds of the task's segments (for replaying segment ends).
+    pub segments: Vec<SegmentKind>,
+    /// The longest worst-case length of its CPU segments (its longest subjob).
+    pub longest_subjob: Time,
 }
 
 /// A condition that is a violation only if it lasts longer than the tolerance.
@@ -60,6 +65,8 @@ pub(crate) struct InstantBuf {
     pub dirty_jobs: Vec<JobRef>,
     /// Switch-tos of the instant: (CPU, job).
     pub picks: Vec<(u32, JobRef)>,
+    /// Preemption points of the instant: (CPU, job).
+    pub points: Vec<(u32, JobRef)>,
 }
 
 /// A small copy of an event's fields, for handling after the event itself
@@ -105,6 +112,13 @@ enum Ev {
         t: Time,
         dur: Time,
     },
+    /// A job reached the end of a segment (a preemption point).
+    Point {
+        t: Time,
+        cpu: u32,
+        j: JobRef,
+        segment: u32,
+    },
     Other,
 }
 
@@ -118,6 +132,7 @@ impl Ev {
             Event::Completion { t, cpu, task, job, .. } => Ev::Done { t, cpu, j: r(task, job) },
             Event::Block { t, task, job } => Ev::Block { t, j: r(task, job) },
             Event::Resume { t, task, job } => Ev::Resume { t, j: r(task, job) },
+            Event::SegmentEnd { t, cpu, task, job, segment } => Ev::Point { t, cpu, j: r(task, job), segment },
             Event::Overhead { t, kind: OverheadKind::ReleaseLatency, dur, .. } => Ev::ReleaseLatency { t, dur },
             Event::Overhead { t, cpu, dur, .. } => Ev::Overhead { t, cpu, dur },
             _ => Ev::Other,
@@ -148,6 +163,14 @@ pub struct Validator<'p> {
     /// (the delayed release instant) and the longest such delay.
     latencies: BTreeMap<Time, Time>,
     pub(crate) wrongs: HashMap<JobRef, Wrong>,
+    /// Per job: its latest preemption point (deferred preemption).
+    pub(crate) points: HashMap<JobRef, Time>,
+    /// Preemption points whose decision is checked once the tolerance has
+    /// passed: (instant, CPU, job).
+    pub(crate) point_checks: Vec<(Time, u32, JobRef)>,
+    /// Per domain: the longest subjob of its tasks, the longest a waiting
+    /// job may wait for a preemption point under deferred preemption.
+    pub(crate) longest_subjob: Vec<Time>,
     pub(crate) lat: Latencies,
     pub(crate) open: Vec<VecDeque<(Time, LatencyKind)>>,
     pub(crate) replay: Option<ReplayCore>,
@@ -207,7 +230,7 @@ impl<'p> Validator<'p> {
                 });
             }
         }
-        let params = spec
+        let params: Vec<TaskParams> = spec
             .tasks
             .iter()
             .map(|t| TaskParams {
@@ -217,6 +240,15 @@ impl<'p> Validator<'p> {
                 jitter: t.jitter.0,
                 offset: t.offset.0,
                 executions: t.executions.as_ref().map(|v| v.iter().map(|d| d.0).collect()),
+                segments: t.segments().iter().map(|g| g.kind).collect(),
+                // The longest subjob, scaled up when the `executions` list
+                // lets a job run longer than its WCET.
+                longest_subjob: {
+                    let longest =
+                        t.segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).max().unwrap_or(0);
+                    let most = t.executions.iter().flatten().map(|d| d.0).max().unwrap_or(0).max(t.wcet.0);
+                    (longest as u128 * most as u128).div_ceil(t.wcet.0.max(1) as u128) as Time
+                },
             })
             .collect();
         let policy = if options.mode == Mode::Generic { None } else { policy };
@@ -226,13 +258,17 @@ impl<'p> Validator<'p> {
             policy_name = Some(info.name.to_string());
             domains = if info.domains.is_empty() { vec![(0..cpus).collect()] } else { info.domains.clone() };
             match (info.conformance, options.mode) {
-                (Conformance::PriorityDriven { .. }, Mode::Replay)
+                (Conformance::PriorityDriven { .. } | Conformance::Deferred { .. }, Mode::Replay)
                 | (Conformance::Replay, Mode::Auto | Mode::Replay) => {
                     checks = PolicyChecks::Replay;
                 }
-                (Conformance::PriorityDriven { preemptive, work_conserving, hysteresis }, _) => {
+                (Conformance::PriorityDriven { work_conserving, hysteresis, .. }, _) => {
                     checks = PolicyChecks::PriorityDriven;
-                    conf = Some(Conf { preemptive, work_conserving, hysteresis });
+                    conf = Some(Conf { preemption: info.conformance.preemption(), work_conserving, hysteresis });
+                }
+                (Conformance::Deferred { work_conserving }, _) => {
+                    checks = PolicyChecks::PriorityDriven;
+                    conf = Some(Conf { preemption: Preemption::AtPoints, work_conserving, hysteresis: 0 });
                 }
                 (Conformance::Replay, _) => {
                     return Err(ValidateError::Policy {
@@ -245,6 +281,12 @@ impl<'p> Validator<'p> {
             notes.push("no policy to check against: generic invariants only".to_string());
         }
         let task_domain: Vec<Option<usize>> = placement.iter().map(|p| domain_of(p, &domains, cpus)).collect();
+        let mut longest_subjob = vec![0; domains.len()];
+        for (i, d) in task_domain.iter().enumerate() {
+            if let Some(d) = *d {
+                longest_subjob[d] = longest_subjob[d].max(params[i].longest_subjob);
+            }
+        }
         let state = State::new(n, cpus, &domains, task_domain);
         let names = Names::new(spec.tasks.iter().map(|t| t.name.clone()).collect());
         let title = policy_name.as_deref().map(policy_title).unwrap_or_default();
@@ -272,6 +314,9 @@ impl<'p> Validator<'p> {
             zombies: HashSet::new(),
             latencies: BTreeMap::new(),
             wrongs: HashMap::new(),
+            points: HashMap::new(),
+            point_checks: Vec::new(),
+            longest_subjob,
             lat: Latencies::default(),
             replay,
             inst: InstantBuf::default(),
@@ -372,6 +417,14 @@ impl<'p> Validator<'p> {
                     self.dirty_job(j);
                     self.latency_event(j.task, LatencyKind::Resume, t);
                     self.replay_note(ev_resume(j));
+                }
+            }
+            Ev::Point { t, cpu, j, segment } => {
+                if self.state.jobs.get(&j).is_some_and(|s| s.runs_on(cpu)) {
+                    self.points.insert(j, t);
+                    self.inst.points.push((cpu, j));
+                    let kind = self.params[j.task as usize].segments.get(segment as usize).copied();
+                    self.replay_note(ev_segment_end(j, segment, kind.unwrap_or(SegmentKind::Exec)));
                 }
             }
             Ev::Overhead { t, cpu, dur } => self.state.overhead(cpu, t, dur),
@@ -487,11 +540,30 @@ impl<'p> Validator<'p> {
     }
 
     fn on_switch_away(&mut self, t: Time, cpu: u32, j: JobRef, reason: SwitchReason) {
-        if reason == SwitchReason::Preempt && self.conf.is_some_and(|c| !c.preemptive) {
+        let preemption = self.conf.map(|c| c.preemption);
+        if reason == SwitchReason::Preempt && preemption == Some(Preemption::None) {
             self.rec.violation(Check::NpPreemption, t, t, Some(cpu), |n| {
                 Detail::new(format!("{} is preempted on cpu {cpu}; the policy is non-preemptive", n.job(j)))
                     .ran(vec![n.job(j)])
             });
+        }
+        if reason == SwitchReason::Preempt && preemption == Some(Preemption::AtPoints) {
+            let point = self.points.get(&j).copied();
+            if !point.is_some_and(|p| p <= t && t - p <= self.tol) {
+                let tol = self.tol;
+                self.rec.violation(Check::PointPreemption, t, t, Some(cpu), |n| {
+                    let last = match point {
+                        Some(p) => format!("its last preemption point was at {}", time(p)),
+                        None => "it reached no preemption point".to_string(),
+                    };
+                    let within = if tol > 0 { format!(" within the tolerance {}", time(tol)) } else { String::new() };
+                    Detail::new(format!(
+                        "{} is preempted on cpu {cpu} at no preemption point{within} ({last})",
+                        n.job(j)
+                    ))
+                    .ran(vec![n.job(j)])
+                });
+            }
         }
         if self.state.stop(j, cpu, t) {
             self.dirty_cpu(cpu);
@@ -534,6 +606,7 @@ impl<'p> Validator<'p> {
             self.state.jobs.remove(&j);
             return;
         }
+        self.points.remove(&j);
         let cpus = self.state.stop_all(j, t);
         for &c in &cpus {
             self.state.cpus[c as usize].last_completed = Some((j, t));
@@ -645,11 +718,13 @@ impl<'p> Validator<'p> {
             PolicyChecks::PriorityDriven => {
                 self.conformance_settled(t);
                 self.np_decisions(t);
+                self.note_points(t);
             }
             PolicyChecks::Replay => self.replay_compare(t, true),
             PolicyChecks::None => {}
         }
         self.inst.picks.clear();
+        self.inst.points.clear();
     }
 
     fn set_cond(&mut self, c: Cond, on: bool, t: Time) {
@@ -682,7 +757,10 @@ impl<'p> Validator<'p> {
             }
         }
         match self.checks {
-            PolicyChecks::PriorityDriven => self.conformance_elapsed(t, next),
+            PolicyChecks::PriorityDriven => {
+                self.conformance_elapsed(t, next);
+                self.point_decisions(next);
+            }
             PolicyChecks::Replay => self.replay_compare(next, false),
             PolicyChecks::None => {}
         }
@@ -833,7 +911,11 @@ impl<'p> Validator<'p> {
         match c {
             Check::Conformance => self.checks == PolicyChecks::PriorityDriven,
             Check::WorkConserving => self.conf.is_some_and(|c| c.work_conserving),
-            Check::NpPreemption | Check::NpDecision => self.conf.is_some_and(|c| !c.preemptive),
+            Check::NpPreemption => self.conf.is_some_and(|c| c.preemption == Preemption::None),
+            Check::NpDecision => self.conf.is_some_and(|c| c.preemption != Preemption::Full),
+            Check::PointPreemption | Check::PointDecision => {
+                self.conf.is_some_and(|c| c.preemption == Preemption::AtPoints)
+            }
             Check::Replay => self.checks == PolicyChecks::Replay,
             _ => true,
         }
@@ -846,4 +928,8 @@ fn ev_block(j: JobRef) -> crate::replay::RelEv {
 
 fn ev_resume(j: JobRef) -> crate::replay::RelEv {
     crate::replay::RelEv::Resume(j)
+}
+
+fn ev_segment_end(j: JobRef, segment: u32, kind: SegmentKind) -> crate::replay::RelEv {
+    crate::replay::RelEv::SegmentEnd(j, segment, kind)
 }

@@ -110,10 +110,11 @@ fn every_schedule_passes(policy: PolicyName) {
             t.sets - t.skipped
         );
     }
-    // Every kind of overhead is charged, except CPMD without preemptions and
+    // Every kind of overhead is charged, except CPMD without preemptions
+    // (NP-G-EDF, FPNS) and
     // IPIs without migrations or remote decisions (one CPU per domain).
     let mut kinds = vec!["ContextSwitch", "Release", "ReleaseLatency", "Schedule", "Tick"];
-    if policy != PolicyName::NpGedf {
+    if !matches!(policy, PolicyName::NpGedf | PolicyName::Fpns) {
         kinds.push("Cpmd");
     }
     if policy.domains() != schedlab_model::spec::Domains::PerCpu {
@@ -155,6 +156,9 @@ every_schedule_passes! {
     every_schedule_passes_edzl: Edzl,
     every_schedule_passes_pd2: Pd2,
     every_schedule_passes_run: Run,
+    every_schedule_passes_fpds: Fpds,
+    every_schedule_passes_g_fpds: GFpds,
+    every_schedule_passes_fpns: Fpns,
 }
 
 // ---------------------------------------------------------------------------

@@ -8,12 +8,18 @@
 //! the other way: a set without jitter that QPA or RTA rejects misses in the
 //! synchronous periodic simulation.
 //!
-//! Not simulated: `uni.fpds.rta` / `pfpds.rta` (the simulator has no FPDS
-//! policy yet); the soft real-time tardiness bounds.
+//! FPDS (`uni.fpds.rta`, Bril, Lukkien & Verhaegh 2009) is checked the
+//! same way on random sets whose tasks are split into subjobs, simulated
+//! under `fpds`; its rejections that the synchronous simulation confirms
+//! with a miss are counted (the synchronous release is not FPDS's critical
+//! instant, which starts with a lower-priority subjob just begun, so a
+//! rejection need not show a miss). Not simulated: `pfpds.rta`; the soft
+//! real-time tardiness bounds.
 //!
 //! Uniprocessor sets run under G-EDF / G-FP on one CPU (the same schedule
 //! as any EDF / FP policy there, and no packing at admission, so sets with
 //! U > 1 run too). Fixed seeds; run with `--nocapture` to see the counts.
+//! `SCHEDLAB_FPDS_SETS=N` runs the FPDS campaign on N sets (default 1000).
 
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::rng::Rng;
@@ -126,6 +132,13 @@ fn campaign(name: &str, sets: usize, seed: u64, tests: &[&str], make: impl Fn(&m
                         }
                     }
                 }
+                Verdict::Unschedulable if no_jitter && spec.platform.cpus == 1 && *id == "uni.fpds.rta" => {
+                    counts[j].rejected += 1;
+                    let m = *sync_misses.get_or_insert_with(|| misses(&spec, None, false, 0));
+                    if m > 0 {
+                        counts[j].exact_rejections_missed += 1;
+                    }
+                }
                 Verdict::Unschedulable
                     if no_jitter && spec.platform.cpus == 1 && matches!(*id, "uni.edf.qpa" | "uni.fp.rta") =>
                 {
@@ -142,7 +155,7 @@ fn campaign(name: &str, sets: usize, seed: u64, tests: &[&str], make: impl Fn(&m
         }
     }
     for (id, c) in tests.iter().zip(&counts) {
-        println!("{name}: {id:18} {sets} sets: {} accepted ({} simulations, 0 misses), {} not accepted ({} exact rejections confirmed by a miss)", c.accepted, c.simulated, c.rejected, c.exact_rejections_missed);
+        println!("{name}: {id:18} {sets} sets: {} accepted ({} simulations, 0 misses), {} not accepted ({} rejections confirmed by a miss in the synchronous simulation)", c.accepted, c.simulated, c.rejected, c.exact_rejections_missed);
     }
     assert!(failures.is_empty(), "{} failures; the first:\n{}", failures.len(), failures[0]);
     for (id, c) in tests.iter().zip(&counts) {
@@ -210,6 +223,43 @@ fn partitioned_fp_tests_are_sound() {
         let (u, jitter) = (r.uniform(0.5, 0.95) * m as f64, constrained && r.below(2) == 0);
         let mut s = random_spec(r, m, n, u, constrained, jitter, PolicyName::Pfp);
         s.policy.as_mut().unwrap().priorities = Some(if constrained { Priorities::Dm } else { Priorities::Rm });
+        s
+    });
+}
+
+/// FPDS: random uniprocessor sets, each task's WCET split into 1 to 4
+/// subjobs (whole µs); the response-time analysis takes Bᵢ (the longest
+/// lower-priority subjob, e.g. the lowest-priority task's final subjob) and
+/// Fᵢ (the task's last subjob) from the spec. No accepted set misses under
+/// `fpds`.
+#[test]
+fn uniprocessor_fpds_analysis_is_sound() {
+    let sets = std::env::var("SCHEDLAB_FPDS_SETS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000);
+    campaign("uni FPDS", sets, 16, &["uni.fpds.rta"], |r| {
+        let n = r.range_u64(2, 7) as usize;
+        let u = r.uniform(0.4, 0.95);
+        let constrained = r.below(2) == 0;
+        let jitter = constrained && r.below(2) == 0;
+        let mut s = random_spec(r, 1, n, u, constrained, jitter, PolicyName::Fpds);
+        s.policy.as_mut().unwrap().priorities = Some(if constrained {
+            [Priorities::Dm, Priorities::Explicit][r.below(2) as usize]
+        } else {
+            Priorities::Rm
+        });
+        for t in &mut s.tasks {
+            let units = t.wcet.0 / US;
+            let k = r.range_u64(1, 4).min(units);
+            let mut cuts: Vec<u64> = (1..k).map(|_| r.range_u64(1, units - 1)).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut prev = 0;
+            let mut subjobs = Vec::new();
+            for c in cuts.into_iter().chain([units]) {
+                subjobs.push(Duration((c - prev) * US));
+                prev = c;
+            }
+            t.subjobs = Some(subjobs);
+        }
         s
     });
 }

@@ -84,7 +84,14 @@ impl Input {
             index: Vec::new(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
-            options: Options::default(),
+            options: Options {
+                subjobs: if spec.tasks.iter().any(|t| t.segmented()) {
+                    spec.tasks.iter().map(super::options::Subjobs::of).collect()
+                } else {
+                    Vec::new()
+                },
+                ..Options::default()
+            },
         }
     }
 

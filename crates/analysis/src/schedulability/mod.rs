@@ -22,6 +22,6 @@ pub mod uni;
 
 pub use data::{Data, Partition};
 pub use input::{Input, TaskParams};
-pub use options::{ClusterFit, Options};
+pub use options::{ClusterFit, Options, Subjobs};
 pub use outcome::{Exactness, Outcome, Verdict};
 pub use registry::{find, registry, run_all, Test, TestInfo};

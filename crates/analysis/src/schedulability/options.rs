@@ -38,6 +38,10 @@ pub struct Options {
     /// final subjob; the job is preemptive before it). `None` or an empty
     /// list: the whole job (one subjob, i.e. non-preemptive FP).
     pub npr: Vec<Option<u64>>,
+    /// Per-task subjobs as the spec declares them (`subjobs`, or the CPU
+    /// segments of `segments`), for FPDS: `None` or an empty list: one
+    /// subjob of the WCET. An explicit `npr` entry wins over it.
+    pub subjobs: Vec<Option<Subjobs>>,
     /// Packing heuristics of partitioned and clustered analysis, tried in
     /// turn (the first that succeeds gives the partition). Empty: the spec's
     /// `policy.partitioning`, or else FFD, BFD, WFD (the EPOS thesis, §5.1).
@@ -58,6 +62,35 @@ pub struct Options {
     pub skip: Vec<String>,
 }
 
+/// What the FPDS analysis needs of a task's subjobs (its CPU segments).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Subjobs {
+    /// The longest subjob: how long a job of the task can keep a
+    /// higher-priority job waiting (Bᵢ of the tasks above it).
+    pub longest: u64,
+    /// The final subjob Fᵢ (the final non-preemptive region).
+    pub last: u64,
+    /// The task also suspends itself (a `suspend` segment): the FPDS
+    /// analysis does not model it.
+    pub suspends: bool,
+}
+
+impl Subjobs {
+    /// The subjobs of a spec's task, when it declares segments or subjobs.
+    pub fn of(task: &schedlab_model::Task) -> Option<Subjobs> {
+        if !task.segmented() {
+            return None;
+        }
+        let segments = task.segments();
+        let cpu: Vec<u64> = segments.iter().filter(|s| s.kind.on_cpu()).map(|s| s.length.0).collect();
+        Some(Subjobs {
+            longest: cpu.iter().copied().max().unwrap_or(0),
+            last: cpu.last().copied().unwrap_or(0),
+            suspends: segments.iter().any(|s| !s.kind.on_cpu()),
+        })
+    }
+}
+
 impl Options {
     /// Task `i`'s blocking term (0 when not given).
     pub fn blocking(&self, i: usize) -> u64 {
@@ -66,6 +99,24 @@ impl Options {
     /// Task `i`'s final non-preemptive region, given its WCET (the whole job
     /// when not given; at most the WCET).
     pub fn npr(&self, i: usize, wcet: u64) -> u64 {
-        self.npr.get(i).copied().flatten().map_or(wcet, |f| f.min(wcet))
+        match (self.npr.get(i).copied().flatten(), self.subjobs.get(i).copied().flatten()) {
+            (Some(f), _) => f.min(wcet),
+            (None, Some(s)) => s.last.min(wcet),
+            (None, None) => wcet,
+        }
+    }
+    /// Task `i`'s longest non-preemptive stretch, given its WCET: its
+    /// longest subjob, or its final region when `npr` gives one (the job is
+    /// preemptive before it), or the whole job.
+    pub fn longest_subjob(&self, i: usize, wcet: u64) -> u64 {
+        match (self.npr.get(i).copied().flatten(), self.subjobs.get(i).copied().flatten()) {
+            (Some(f), _) => f.min(wcet),
+            (None, Some(s)) => s.longest.min(wcet),
+            (None, None) => wcet,
+        }
+    }
+    /// Whether task `i` suspends itself (a `suspend` segment).
+    pub fn suspends(&self, i: usize) -> bool {
+        self.subjobs.get(i).copied().flatten().is_some_and(|s| s.suspends)
     }
 }

@@ -30,6 +30,10 @@ pub enum PolicyName {
     Edzl,
     /// Fixed priority with deferred preemption (partitioned).
     Fpds,
+    /// Fixed priority with deferred preemption (global).
+    GFpds,
+    /// Non-preemptive fixed priority (partitioned).
+    Fpns,
     /// PD^2 Pfair (global, quantum-based).
     Pd2,
     /// RUN: reduction to uniprocessor (global, server-based).
@@ -57,6 +61,8 @@ impl PolicyName {
         PolicyName::Pllf,
         PolicyName::Edzl,
         PolicyName::Fpds,
+        PolicyName::GFpds,
+        PolicyName::Fpns,
         PolicyName::Pd2,
         PolicyName::Run,
     ];
@@ -73,6 +79,8 @@ impl PolicyName {
             PolicyName::Pllf => "pllf",
             PolicyName::Edzl => "edzl",
             PolicyName::Fpds => "fpds",
+            PolicyName::GFpds => "g-fpds",
+            PolicyName::Fpns => "fpns",
             PolicyName::Pd2 => "pd2",
             PolicyName::Run => "run",
         }
@@ -80,9 +88,9 @@ impl PolicyName {
     pub fn domains(self) -> Domains {
         use PolicyName::*;
         match self {
-            Pedf | Pfp | Pllf | Fpds => Domains::PerCpu,
+            Pedf | Pfp | Pllf | Fpds | Fpns => Domains::PerCpu,
             Cedf | Cfp => Domains::PerCluster,
-            Gedf | Gfp | NpGedf | Llf | Edzl | Pd2 | Run => Domains::Global,
+            Gedf | Gfp | NpGedf | Llf | Edzl | GFpds | Pd2 | Run => Domains::Global,
         }
     }
     /// Whether simulations and runs under this policy honour the
@@ -94,7 +102,8 @@ impl PolicyName {
     }
     /// Fixed-priority families, which use `priorities`.
     pub fn is_fixed_priority(self) -> bool {
-        matches!(self, PolicyName::Gfp | PolicyName::Pfp | PolicyName::Cfp | PolicyName::Fpds)
+        use PolicyName::*;
+        matches!(self, Gfp | Pfp | Cfp | Fpds | GFpds | Fpns)
     }
 }
 

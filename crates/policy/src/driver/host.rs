@@ -3,12 +3,15 @@
 //! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
 
 use crate::interface::{Cpu, Job, JobId, Time};
+use schedlab_model::SegmentKind;
 
 /// A callback the driver is about to deliver (or has just delivered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Delivery<X> {
     /// `Policy::complete` of a job the policy knew.
     Complete(JobId),
+    /// `Policy::segment_end`: the job finished segment `segment` of kind `kind`.
+    SegmentEnd { job: JobId, segment: u32, kind: SegmentKind },
     /// `Policy::block`.
     Block(JobId),
     /// `Policy::resume`.

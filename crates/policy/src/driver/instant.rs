@@ -17,6 +17,9 @@ impl<X: Copy> Driver<X> {
         timers_until: Time,
     ) -> Result<(), ProtocolError> {
         self.deliver_completions(policy, host)?;
+        if !self.segment_ends.is_empty() {
+            self.deliver_segment_ends(policy, host)?;
+        }
         self.deliver_suspensions(policy, host)?;
         self.deliver_releases(policy, host)?;
         self.rounds(policy, host, timers_until)
@@ -48,6 +51,25 @@ impl<X: Copy> Driver<X> {
             self.check()?;
         }
         self.completions.clear();
+        Ok(())
+    }
+
+    /// Segment ends of jobs the policy knows and that did not complete in
+    /// this instant, in the order reported.
+    fn deliver_segment_ends<H: Host<X>>(&mut self, policy: &mut dyn Policy, host: &mut H) -> Result<(), ProtocolError> {
+        for i in 0..self.segment_ends.len() {
+            let (job, segment, kind) = self.segment_ends[i];
+            let Some(t) = self.tasks.get(job.task as usize) else { continue };
+            if !matches!(t.delivered, Some((j, _)) if j.id == job) {
+                continue;
+            }
+            let d = Delivery::SegmentEnd { job, segment, kind };
+            host.delivering(&d);
+            policy.segment_end(job, segment, kind, &mut Bridge::new(&mut self.svc, host));
+            host.delivered(&d);
+            self.check()?;
+        }
+        self.segment_ends.clear();
         Ok(())
     }
 

@@ -9,13 +9,15 @@
 //! # The protocol of an instant
 //!
 //! A driver tells the [`Driver`] what happened at the instant
-//! ([`Driver::complete`], [`Driver::block`], [`Driver::resume`],
+//! ([`Driver::complete`], [`Driver::segment_end`], [`Driver::block`], [`Driver::resume`],
 //! [`Driver::release`]) in any order, then calls [`Driver::instant`], which
 //! delivers the callbacks in the order of `interface`'s protocol:
 //!
 //! 1. completions (in the order reported); the CPU the policy had chosen
 //!    for a completed job is marked for rescheduling;
-//! 2. blocks and resumes (in the order reported; a block marks the job's CPU);
+//! 2. segment ends ([`Driver::segment_end`], in the order reported; of jobs
+//!    the policy knows), then blocks and resumes (in the order reported; a
+//!    block marks the job's CPU);
 //! 3. releases in task order: a task's job is released to the policy only
 //!    when its predecessor has completed; until then it is held
 //!    ([`hold`](self#the-hold-queue)) and handed over in the release phase
@@ -55,6 +57,7 @@ pub use rounds::{MAX_ROUNDS, MAX_TIMERS_PER_ROUND};
 use crate::interface::{Cpu, Job, JobId, Time};
 use hold::TaskJobs;
 use schedlab_model::Placement;
+use schedlab_model::SegmentKind;
 use timers::Timers;
 
 /// The part of the driver's state the policy reaches through its kernel.
@@ -85,6 +88,7 @@ pub struct Driver<X: Copy = ()> {
     round: u64,
     /// The instant's reported events.
     completions: Vec<JobId>,
+    segment_ends: Vec<(JobId, u32, SegmentKind)>,
     suspensions: Vec<(JobId, bool)>,
     /// Tasks that may have a job to release to the policy.
     touched: Vec<u32>,
@@ -113,6 +117,7 @@ impl<X: Copy> Driver<X> {
             in_round: vec![0; m],
             round: 0,
             completions: Vec::with_capacity(m + n),
+            segment_ends: Vec::with_capacity(m),
             suspensions: Vec::with_capacity(n),
             touched: Vec::with_capacity(2 * n + m),
             round_cpus: Vec::with_capacity(m),
@@ -140,6 +145,12 @@ impl<X: Copy> Driver<X> {
                 false
             }
         }
+    }
+
+    /// The job finished its segment `segment` of kind `kind` and goes on
+    /// with the next (ignored unless the policy knows the job).
+    pub fn segment_end(&mut self, job: JobId, segment: u32, kind: SegmentKind) {
+        self.segment_ends.push((job, segment, kind));
     }
 
     /// The job blocks (ignored unless the policy knows it and it is not blocked).
@@ -209,6 +220,7 @@ impl<X: Copy> Driver<X> {
         self.svc.timers.capacity()
             + self.svc.marked_list.capacity()
             + self.completions.capacity()
+            + self.segment_ends.capacity()
             + self.suspensions.capacity()
             + self.touched.capacity()
             + self.round_cpus.capacity()

@@ -1,8 +1,10 @@
 //! A tiny in-test host for `policy::driver`: periodic releases, exact WCET
-//! execution, scripted blocking; the driver delivers the events in protocol
+//! execution (through the task's execution segments, with `segment_end` at
+//! each boundary), scripted blocking; the driver delivers the events in protocol
 //! order and checks every answer (eligible, in its placement, on one CPU);
 //! this host adds checks on every instant (a CPU's answer is stable without
-//! resched, no preemption under a non-preemptive policy, and — as an oracle for `priority()` — the running jobs
+//! resched, no preemption under a non-preemptive policy, preemption only at
+//! a preemption point under deferred preemption, and — as an oracle for `priority()` — the running jobs
 //! of each domain are its top jobs by priority). Not a simulator: no
 //! overheads, no sporadic arrivals.
 
@@ -61,6 +63,8 @@ struct K {
     segs: Vec<Seg>,
     switches: usize,
     conformance: Conformance,
+    /// Per task: the instant its job last reached a preemption point.
+    at_point: Vec<Option<Time>>,
 }
 
 impl K {
@@ -107,6 +111,13 @@ impl Host for K {
                     assert!(
                         a.is_none() || a.unwrap().blocked,
                         "non-preemptive policy preempted {j:?} on CPU {c} at {now}"
+                    );
+                }
+                if let (Some(j), Conformance::Deferred { .. }) = (self.running[c], self.conformance) {
+                    let a = self.active[j.task as usize];
+                    assert!(
+                        a.is_none() || a.unwrap().blocked || self.at_point[j.task as usize] == Some(now),
+                        "deferred-preemption policy preempted {j:?} on CPU {c} at {now}, not at a preemption point"
                     );
                 }
                 self.close(c);
@@ -178,6 +189,7 @@ pub fn try_run(
         segs: Vec::new(),
         switches: 0,
         conformance: info.conformance,
+        at_point: vec![None; n],
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -185,13 +197,31 @@ pub fn try_run(
     let mut pending_blocks: Vec<(Time, u32, Time)> = blocks.to_vec();
     let mut done = Vec::new();
     let wcet = |t: u32| spec.tasks[t as usize].wcet.0;
+    // Per task: the consumed execution at which each segment but the last ends.
+    let points: Vec<Vec<Time>> = spec
+        .tasks
+        .iter()
+        .map(|t| {
+            let s = t.segments();
+            s[..s.len() - 1]
+                .iter()
+                .scan(0, |acc, g| {
+                    *acc += g.length.0;
+                    Some(*acc)
+                })
+                .collect()
+        })
+        .collect();
+    let next_point = |t: u32, consumed: Time| points[t as usize].iter().copied().find(|&p| p > consumed);
 
     loop {
         // The next instant.
         let mut next = Time::MAX;
         for c in 0..m {
             if let Some(j) = k.running[c] {
-                next = next.min(k.now + (wcet(j.task) - k.consumed_now(j)));
+                let done = k.consumed_now(j);
+                let until = next_point(j.task, done).unwrap_or(wcet(j.task)).min(wcet(j.task));
+                next = next.min(k.now + (until - done));
             }
         }
         for (a, &r) in k.active.iter().zip(&next_rel) {
@@ -228,6 +258,16 @@ pub fn try_run(
                     let a = k.active[j.task as usize].take().unwrap();
                     done.push(Done { id: j, deadline: a.job.deadline, finish: now });
                     drv.complete(j);
+                }
+            }
+        }
+        // Preemption points: running jobs at the end of a segment.
+        for c in 0..m {
+            if let Some(j) = k.running[c] {
+                let done = k.consumed_now(j);
+                if let Some(i) = points[j.task as usize].iter().position(|&p| p == done) {
+                    k.at_point[j.task as usize] = Some(now);
+                    drv.segment_end(j, i as u32, schedlab_model::SegmentKind::Exec);
                 }
             }
         }

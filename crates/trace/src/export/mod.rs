@@ -55,6 +55,7 @@ pub(crate) fn collect<E: Borrow<Event>>(header: &Header, events: impl IntoIterat
             | Event::Policy { .. }
             | Event::Block { .. }
             | Event::Resume { .. }
+            | Event::SegmentEnd { .. }
             | Event::BudgetExhausted { .. }
             | Event::DeadlineMiss { .. } => others.push(ev.clone()),
             _ => {}

@@ -187,7 +187,10 @@ fn write_collected<W: Write>(w: &mut W, header: &Header, c: &Collected) -> io::R
                 };
                 line(w, &s)?
             }
-            Event::Block { t, task, job } | Event::Resume { t, task, job } | Event::BudgetExhausted { t, task, job } => {
+            Event::Block { t, task, job }
+            | Event::Resume { t, task, job }
+            | Event::SegmentEnd { t, task, job, .. }
+            | Event::BudgetExhausted { t, task, job } => {
                 if let Some(tid) = tracks.task(*task) {
                     line(w, &instant(ev.name(), "job", PID_TASKS, tid, *t, &format!("{{\"job\":{job}}}")))?
                 }

@@ -78,6 +78,8 @@ pub fn all_variants() -> Vec<Event> {
         Completion { t: 3, cpu: u32::MAX, task: 2, job: 7, exec: u64::MAX, forced: true },
         Block { t: 4, task: 1, job: 2 },
         Resume { t: 5, task: 1, job: 2 },
+        SegmentEnd { t: 5, cpu: 1, task: 1, job: 2, segment: 0 },
+        SegmentEnd { t: 5, cpu: u32::MAX, task: u32::MAX, job: u64::MAX, segment: u32::MAX },
         DeadlineMiss { t: 6, task: 1, job: 2 },
         BudgetExhausted { t: 6, task: 1, job: 2 },
         Policy { t: 7, cpu: None, name: "quantum".into(), data: serde_json::Value::Null },

@@ -3,7 +3,9 @@
 #![allow(dead_code)]
 
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
-use schedlab_policy::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, TimerId};
+use schedlab_policy::{
+    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption, Priority, TimerId,
+};
 use schedlab_trace::{Event, Header, Source, SwitchReason, Time};
 use schedlab_validate::{validate_with, Check, Options, Report};
 use std::collections::{BTreeMap, HashSet};
@@ -123,10 +125,7 @@ impl TestPolicy {
         order: Order,
         conformance: Conformance,
     ) -> TestPolicy {
-        let preemptive = match conformance {
-            Conformance::PriorityDriven { preemptive, .. } => preemptive,
-            Conformance::Replay => true,
-        };
+        let preemptive = conformance.preemption() == Preemption::Full;
         TestPolicy {
             info: PolicyInfo { name, domains, placement, conformance, quantum: None },
             order,

@@ -7,7 +7,7 @@ use schedlab_gen::{generate, GenOptions};
 use schedlab_model::overheads::Cpmd;
 use schedlab_model::rng::Rng;
 use schedlab_model::spec::Domains;
-use schedlab_model::{exact::hyperperiod, Duration, Packing, PolicyName, Priorities, Spec};
+use schedlab_model::{exact::hyperperiod, Duration, Packing, PolicyName, Priorities, Segment, SegmentKind, Spec};
 use schedlab_sim::{
     header, simulate, Arrivals, Costs, Execution, MissPolicy, Overheads, ReleaseCpu, SimConfig, Sporadic,
 };
@@ -31,6 +31,9 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Edzl,
     PolicyName::Pd2,
     PolicyName::Run,
+    PolicyName::Fpds,
+    PolicyName::GFpds,
+    PolicyName::Fpns,
 ];
 
 /// The base seed of every campaign; `SCHEDLAB_ORACLE_SEED` explores others.
@@ -195,6 +198,35 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
         if lists && chance(&mut r, 0.5) {
             let k = r.range_u64(1, 4);
             t.executions = Some((0..k).map(|_| Duration(r.range_u64(1, c + c / 5))).collect());
+        }
+    }
+
+    // Deferred preemption: each WCET in 1 to 4 subjobs, a quarter of the
+    // tasks with a self-suspension between two (from a stream of its own,
+    // so the other draws stay as they were).
+    if matches!(policy, PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns) {
+        let mut rs = Rng::new(seed ^ 0x5ab_0b5);
+        for t in &mut spec.tasks {
+            let k = rs.range_u64(1, 4).min(t.wcet.0);
+            let mut cuts: Vec<u64> = (1..k).map(|_| rs.range_u64(1, t.wcet.0 - 1)).collect();
+            cuts.sort_unstable();
+            cuts.dedup();
+            let mut prev = 0;
+            let mut subjobs = Vec::new();
+            for c in cuts.into_iter().chain([t.wcet.0]) {
+                subjobs.push(Duration(c - prev));
+                prev = c;
+            }
+            // Some tasks suspend themselves between two subjobs.
+            if subjobs.len() > 1 && rs.below(4) == 0 {
+                let at = rs.range_u64(1, subjobs.len() as u64 - 1) as usize;
+                let mut segments: Vec<Segment> = subjobs.iter().map(|&d| Segment::exec(d)).collect();
+                let length = Duration(rs.range_u64(1, t.period.0 / 4));
+                segments.insert(at, Segment { kind: SegmentKind::Suspend, length, preemptible: true });
+                t.segments = Some(segments);
+            } else {
+                t.subjobs = Some(subjobs);
+            }
         }
     }
 

@@ -236,8 +236,13 @@ impl<'a> Fit<'a> {
                 let mut buf = self.fp.borrow_mut();
                 buf.clear();
                 let o = &self.input.options;
-                let task =
-                    |i: usize| FpTask { p: tasks[i], blocking: o.blocking(i), npr: o.npr(i, tasks[i].wcet), index: i };
+                let task = |i: usize| FpTask {
+                    p: tasks[i],
+                    blocking: o.blocking(i),
+                    npr: o.npr(i, tasks[i].wcet),
+                    longest: o.longest_subjob(i, tasks[i].wcet),
+                    index: i,
+                };
                 buf.extend(members.iter().map(|&i| task(i)));
                 buf.push(task(cand));
                 let ranks = &self.ranks;

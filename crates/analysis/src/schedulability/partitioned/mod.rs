@@ -77,6 +77,11 @@ pub(crate) fn sub_input(input: &Input, members: &[usize], cpus: u32) -> Input {
     } else {
         members.iter().map(|&i| input.options.npr.get(i).copied().flatten()).collect()
     };
+    sub.options.subjobs = if input.options.subjobs.is_empty() {
+        Vec::new()
+    } else {
+        members.iter().map(|&i| input.options.subjobs.get(i).copied().flatten()).collect()
+    };
     sub.options.cluster_tests = input.options.cluster_tests.clone();
     sub.options.skip = input.options.skip.clone();
     sub

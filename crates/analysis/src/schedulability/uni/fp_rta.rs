@@ -43,6 +43,8 @@ pub(crate) struct FpTask {
     pub blocking: u64,
     /// Final non-preemptive region (FPDS only).
     pub npr: u64,
+    /// Longest non-preemptive stretch: the longest subjob (FPDS only).
+    pub longest: u64,
     /// Index in the whole task set.
     pub index: usize,
 }
@@ -132,6 +134,7 @@ pub(crate) fn fp_tasks(id: &'static str, input: &Input) -> Result<Vec<FpTask>, B
             p: input.tasks[i],
             blocking: input.options.blocking(i),
             npr: input.options.npr(i, input.tasks[i].wcet),
+            longest: input.options.longest_subjob(i, input.tasks[i].wcet),
             index: i,
         })
         .collect())

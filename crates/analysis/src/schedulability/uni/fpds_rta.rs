@@ -3,16 +3,22 @@
 //! & Verhaegh 2009; Buttazzo, Hard Real-Time Computing Systems, 3rd ed.,
 //! §8.6; Yao, Buttazzo & Bertogna 2011).
 //!
-//! Task model: a job of τᵢ runs its first Cᵢ − Fᵢ preemptively and its last
-//! Fᵢ (the final subjob, `options.npr`) without preemption. The spec has no
-//! field for Fᵢ; by default Fᵢ = Cᵢ: a job with no preemption point is one
-//! subjob, i.e. non-preemptive fixed priority (FPNS), which is what FPDS
-//! runs when no task declares where it may be preempted.
+//! Task model: a job of τᵢ is a sequence of non-preemptive subjobs, taken
+//! from the spec (`subjobs`, or the CPU segments of `segments`; a task that
+//! declares neither is one subjob of its WCET, i.e. non-preemptive fixed
+//! priority, FPNS). Fᵢ is the final subjob; the analysis treats the first
+//! Cᵢ − Fᵢ as preemptive (safe: it only delays τᵢ's own start of Fᵢ
+//! less than it could). `options.npr` overrides a task's model: the job
+//! runs preemptively up to a final non-preemptive region of that length.
+//! A task that suspends itself (a `suspend` segment) is not modelled: the
+//! test does not apply.
 //!
-//! - Blocking: Bᵢ = max(options.blocking[i], max_{j ∈ lp(i)} Fⱼ) — a lower
-//!   priority job that entered its final region just before the critical
-//!   instant (Bril's supremum in continuous time; in integer time this is
-//!   one nanosecond pessimistic).
+//! - Blocking: Bᵢ = max(options.blocking[i], max_{j ∈ lp(i)} max_k C_{j,k})
+//!   — the longest subjob of a lower-priority task, which may have started
+//!   just before the critical instant (Bril's supremum in continuous time;
+//!   in integer time this is one nanosecond pessimistic). With
+//!   `options.npr`, a task's longest non-preemptive stretch is its final
+//!   region.
 //! - Level-i active period: Lᵢ = smallest x > 0 with
 //!   x = Bᵢ + Σ_{h ≤ i} ⌈(x + Jₕ)/Tₕ⌉·Cₕ; jobs to check Kᵢ = ⌈(Lᵢ + Jᵢ)/Tᵢ⌉.
 //! - Start of job k's final region (k = 1..Kᵢ), smallest solution of
@@ -40,15 +46,15 @@ pub const ID: &str = "uni.fpds.rta";
 pub const INFO: TestInfo = TestInfo {
     id: ID,
     title: "FPDS on one CPU: response-time analysis with final non-preemptive regions",
-    policies: &[PolicyName::Fpds],
-    assumes: "one CPU; sporadic tasks, arbitrary deadlines, release jitter; each job preemptive up to a final non-preemptive region of options.npr (default: the whole job); RM, DM or explicit priorities",
+    policies: &[PolicyName::Fpds, PolicyName::Fpns],
+    assumes: "one CPU; sporadic tasks, arbitrary deadlines, release jitter; each job a sequence of non-preemptive subjobs from the spec (default: one, the whole job), or preemptive up to a final non-preemptive region of options.npr; no self-suspension; RM, DM or explicit priorities",
     exactness: Exactness::Exact,
     source: "Bril, Lukkien & Verhaegh 2009; Buttazzo 2011 §8.6; Yao, Buttazzo & Bertogna 2011",
 };
 
 /// Bᵢ of position `i`.
 pub(crate) fn blocking(tasks: &[FpTask], i: usize) -> u64 {
-    tasks[i + 1..].iter().map(|t| t.npr).max().unwrap_or(0).max(tasks[i].blocking)
+    tasks[i + 1..].iter().map(|t| t.longest).max().unwrap_or(0).max(tasks[i].blocking)
 }
 
 /// The worst-case response time of `tasks[i]` under FPDS.
@@ -129,6 +135,16 @@ pub fn check(input: &Input) -> Outcome {
     if let Some(o) = one_cpu(ID, input, "pfpds.rta").or_else(|| malformed(ID, input)) {
         return o;
     }
+    if let Some(i) = (0..input.tasks.len()).find(|&i| input.options.suspends(i)) {
+        return Outcome::not_applicable(
+            ID,
+            format!(
+                "{} suspends itself (a `suspend` segment), which this analysis does not model",
+                input.task_label(i)
+            ),
+        )
+        .task(i);
+    }
     let tasks = match fp_tasks(ID, input) {
         Ok(t) => t,
         Err(o) => return *o,
@@ -162,14 +178,15 @@ pub fn check(input: &Input) -> Outcome {
                 pos,
                 fail,
                 &format!(
-                    "blocking Bᵢ = {} by a lower-priority final region, final region Fᵢ = {}",
+                    "blocking Bᵢ = {} by a lower-priority subjob, final subjob Fᵢ = {}",
                     Duration(b),
                     Duration(tasks[pos].npr)
                 ),
             )
         }
     };
-    let regions = if input.options.npr.iter().all(|f| f.is_none()) {
+    let regions = if input.options.npr.iter().all(|f| f.is_none()) && input.options.subjobs.iter().all(|s| s.is_none())
+    {
         "final non-preemptive regions: none given, so every job is one non-preemptive subjob (FPNS)".to_string()
     } else {
         let given: Vec<String> = tasks
@@ -292,5 +309,42 @@ mod tests {
         // The lowest task's final region of 3 blocks the others.
         let o = check(&input(&[(2, 10), (5, 15), (9, 25)], Some(vec![Some(0), Some(0), Some(3)])));
         assert_eq!(times(&o)[0], Some(5));
+    }
+
+    fn from_yaml(tasks: &str) -> Input {
+        let yaml = format!("platform: {{cpus: 1}}\npolicy: {{name: fpds}}\ntasks:\n{tasks}");
+        Input::from_spec(&schedlab_model::load_str(&yaml, None, "t.yaml").unwrap().spec)
+    }
+
+    /// The subjobs come from the spec: the network task (1 of 5) is blocked
+    /// by the video task's longest subjob (2), not by its whole job (6);
+    /// the video task's final subjob is its last (2): s = 6 − 2 + 2·1 = 6,
+    /// R = 8 (its synchronous job yields at its point at 5 to the network
+    /// job released then, and ends at 8).
+    #[test]
+    fn subjobs_come_from_the_spec() {
+        let o = check(&from_yaml(
+            "  - {name: network, wcet: 1ms, period: 5ms}\n  - {name: video, wcet: 6ms, period: 20ms, subjobs: [2ms, 2ms, 2ms]}\n",
+        ));
+        assert_eq!(times(&o), vec![Some(3_000_000), Some(8_000_000)], "{o:?}");
+        // Without subjobs the video job is one subjob: it blocks the network job for 6 ms.
+        let o = check(&from_yaml(
+            "  - {name: network, wcet: 1ms, period: 5ms}\n  - {name: video, wcet: 6ms, period: 20ms}\n",
+        ));
+        assert_eq!(o.verdict, Verdict::Unschedulable);
+        // The blocking is by the longest lower-priority subjob, wherever it is.
+        let o = check(&from_yaml(
+            "  - {name: network, wcet: 1ms, period: 5ms}\n  - {name: video, wcet: 6ms, period: 20ms, subjobs: [4ms, 1ms, 1ms]}\n",
+        ));
+        assert_eq!(times(&o)[0], Some(5_000_000), "B = 4 ms, R = 4 + 1: {o:?}");
+    }
+
+    #[test]
+    fn a_self_suspending_task_is_not_modelled() {
+        let o = check(&from_yaml(
+            "  - {name: a, wcet: 1ms, period: 5ms, segments: [{exec: 500us}, {suspend: 1ms}, {exec: 500us}]}\n",
+        ));
+        assert_eq!(o.verdict, Verdict::NotApplicable, "{o:?}");
+        assert!(o.reason.contains("suspends itself"), "{o:?}");
     }
 }

@@ -85,7 +85,7 @@ impl Host<u64> for KernelServices {
                 self.prompt[i] = (job.release + 1_000_000 >= self.real).then_some((job.id.seq, self.wake));
             }
             Delivery::Complete(j) => self.active[j.task as usize] = None,
-            Delivery::Block(_) | Delivery::Resume(_) => {}
+            Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
         }
     }
     fn tracing(&self) -> bool {
