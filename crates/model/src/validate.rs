@@ -320,7 +320,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         if pol.priorities.is_some() && !pol.name.is_fixed_priority() {
             f.error(
                 "policy.priorities",
-                format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds)"),
+                format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds, g-fpds, fpns)"),
             );
         }
         match pol.quantum {
@@ -344,7 +344,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 f.warn(
                     "tasks",
                     format!(
-                        "`{name}` does not use fixed priorities: the `priority` of {} is ignored (use gfp, pfp, cfp or fpds, or remove it)",
+                        "`{name}` does not use fixed priorities: the `priority` of {} is ignored (use gfp, pfp, cfp, fpds, g-fpds or fpns, or remove it)",
                         with.join(", ")
                     ),
                 );
@@ -381,29 +381,29 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 }
             }
         }
-        if !pol.name.runs_segments() {
-            for (i, t) in spec.tasks.iter().enumerate() {
-                let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
-                let ignored: Vec<&str> = [
-                    list.iter()
-                        .any(|s| s.kind == SegmentKind::Suspend)
-                        .then_some("self-suspensions (a simulation or run skips them)"),
-                    list.iter()
-                        .any(|s| !s.preemptible)
-                        .then_some("non-preemptive segments (a simulation or run may preempt them)"),
-                ]
-                .into_iter()
-                .flatten()
-                .collect();
-                if !ignored.is_empty() {
-                    f.warn(
-                        format!("tasks[{i}].segments"),
-                        format!(
-                            "`{name}` does not run {} yet, and the analyses take the WCET alone",
-                            ignored.join(" or ")
-                        ),
-                    );
-                }
+        for (i, t) in spec.tasks.iter().enumerate() {
+            let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
+            let suspends = list.iter().any(|s| s.kind == SegmentKind::Suspend);
+            let regions = !pol.name.preempts_at_points_only() && list.iter().any(|s| !s.preemptible);
+            let ignored: Vec<&str> = [
+                suspends.then_some(
+                    "self-suspensions only in a simulation (`schedlab run` runs the job's CPU segments back to back)",
+                ),
+                regions.then_some(
+                    "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments)",
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect();
+            if !ignored.is_empty() {
+                f.warn(
+                    format!("tasks[{i}].segments"),
+                    format!(
+                        "`{name}` runs {}; the analyses other than uni.fpds.rta take the WCET alone",
+                        ignored.join(", and ")
+                    ),
+                );
             }
         }
         if pol.priorities == Some(Priorities::Explicit) {

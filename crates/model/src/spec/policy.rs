@@ -93,12 +93,12 @@ impl PolicyName {
             Gedf | Gfp | NpGedf | Llf | Edzl | GFpds | Pd2 | Run => Domains::Global,
         }
     }
-    /// Whether simulations and runs under this policy honour the
-    /// self-suspensions and non-preemptive segments of a task's `segments`.
-    /// None does yet: the driver runs a job's CPU segments as one piece.
-    pub fn runs_segments(self) -> bool {
-        let _ = self;
-        false
+    /// Whether the policy preempts a job only between its segments (the
+    /// deferred-preemption family), so a segment is never preempted; the
+    /// others preempt anywhere and do not honour `preemptible: false` yet.
+    pub fn preempts_at_points_only(self) -> bool {
+        use PolicyName::*;
+        matches!(self, Fpds | GFpds | Fpns)
     }
     /// Fixed-priority families, which use `priorities`.
     pub fn is_fixed_priority(self) -> bool {
