@@ -134,8 +134,13 @@ fn sigkill_at_random_points_of_every_kernel_policy_then_restore_leaves_the_machi
                     retries += 1;
                     log(&format!("{name}: retry {attempt}: validation failed under a platform stall: {evidence}"));
                 }
-                (code, _, _) => panic!(
-                    "{name}: the run after the kills (attempt {attempt}): exit {code:?}, not retried (no platform stall measured): {}\nstalls {}, overheads {}\n{}",
+                (code, _, stall) => panic!(
+                    "{name}: the run after the kills (attempt {attempt}): exit {code:?}, not retried ({}): {}\nstalls {}, overheads {}\n{}",
+                    match stall {
+                        Some(e) if attempt == 6 => format!("a platform stall in every attempt, the last: {e}"),
+                        Some(e) => format!("the run did not finish cleanly, despite a platform stall: {e}"),
+                        None => "no platform stall measured".into(),
+                    },
                     String::from_utf8_lossy(&out.stderr),
                     v["run"]["stalls"],
                     v["run"]["overheads"],

@@ -31,7 +31,7 @@ fn check_shows_the_segments_and_the_policys_notice() {
     let out = text(&o.stdout);
     assert!(out.contains("camera: memory 300us, exec 2.4ms non-preemptive, suspend 1ms, memory 300us"), "{out}");
     assert!(out.contains("control: subjobs 1ms, 1.5ms, 500us"), "{out}");
-    assert!(out.contains("tasks[0].segments: `pfp` does not run self-suspensions"), "{out}");
+    assert!(out.contains("tasks[0].segments: `pfp` runs self-suspensions only in a simulation"), "{out}");
     let j = schedlab(&["check", "--json", &example()]);
     let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
     let rows = &v["summary"]["rows"];

@@ -76,7 +76,10 @@ fn import_text(text: &str, release: ftrace::Release) -> (Vec<Event>, ftrace::Sta
     )
     .unwrap()
     .spec;
-    let dir = common::tmpdir("ftrace-rtapp");
+    // One folder per call: the tests of this file run in parallel.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let dir = common::tmpdir(&format!("ftrace-rtapp-{n}"));
     let p = dir.join("trace.txt");
     std::fs::write(&p, text).unwrap();
     let mut events = Vec::new();
