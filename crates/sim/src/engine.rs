@@ -463,19 +463,8 @@ impl Engine {
         let now = st.now;
         let a = st.tasks[task as usize].active.expect("active job");
         if let Some(c) = a.cpu {
-            st.settle(c);
-            let consumed = st.tasks[task as usize].active.expect("active").consumed;
-            st.emit(&Event::SwitchAway {
-                t: now,
-                cpu: c,
-                task,
-                job: a.seq,
-                reason: SwitchReason::Block,
-                exec: consumed,
-            });
+            st.vacate(c, task, a.seq, SwitchReason::Block);
             let cs = &mut st.cpus[c as usize];
-            cs.job = None;
-            cs.predicted = None;
             if !cs.touched {
                 cs.touched = true;
                 st.touched.push(c);
@@ -542,19 +531,7 @@ impl Engine {
             Some(a) if a.seq == seq => {
                 let cpu = match a.cpu {
                     Some(c) => {
-                        st.settle(c);
-                        let consumed = st.tasks[task as usize].active.expect("active").consumed;
-                        st.emit(&Event::SwitchAway {
-                            t: now,
-                            cpu: c,
-                            task,
-                            job: seq,
-                            reason: SwitchReason::Abort,
-                            exec: consumed,
-                        });
-                        let cs = &mut st.cpus[c as usize];
-                        cs.job = None;
-                        cs.predicted = None;
+                        st.vacate(c, task, seq, SwitchReason::Abort);
                         c
                     }
                     None => a.last_cpu.unwrap_or(ts.home),

@@ -169,6 +169,17 @@ impl<'a> State<'a> {
         }
     }
 
+    /// The job of `task` (number `job`) leaves `cpu` now for `reason`: its
+    /// progress is settled, the switch-away written and the CPU emptied.
+    pub fn vacate(&mut self, cpu: u32, task: u32, job: u64, reason: SwitchReason) {
+        self.settle(cpu);
+        let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
+        self.emit(&Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
+        let c = &mut self.cpus[cpu as usize];
+        c.job = None;
+        c.predicted = None;
+    }
+
     /// Charges `dur` of kernel work of `kind` to `cpu` from now (after any
     /// overhead already charged): the CPU's job does not progress meanwhile.
     pub fn charge(&mut self, cpu: u32, kind: OverheadKind, dur: Time) {
