@@ -46,6 +46,10 @@ EXEC = "fraction:0.8"
 FRACTION = 0.8
 
 
+#: Attempts of a run whose every failure is a platform stall (as crates/rt/tests/common.rs).
+ATTEMPTS = 10
+
+
 def _stall_evidence(r: schedlab.RunResult) -> str | None:
     """The run's own evidence of a platform stall: a stall longer than half
     the tolerance (``RunResult.stalls``; a shorter one cannot explain a
@@ -74,17 +78,17 @@ def _stall_evidence(r: schedlab.RunResult) -> str | None:
 def _run_until_valid(
     spec: Path, retries: list[str], **kw: object
 ) -> tuple[schedlab.RunResult, schedlab.ValidationReport]:
-    """Runs until the schedule validates without misses, at most six
+    """Runs until the schedule validates without misses, at most ATTEMPTS
     attempts. Only a failure the run itself shows as a platform stall is
     retried (its evidence is recorded in ``retries`` and printed in the
     test log's summary); any other failure fails at once."""
-    for attempt in range(1, 7):
+    for attempt in range(1, ATTEMPTS + 1):
         r = schedlab.run(spec, wait=True, **kw)  # type: ignore[arg-type]
         v = r.validate(tolerance=TOLERANCE)
         if v.passed and r.summary["misses"] == 0:
             return r, v
         evidence = _stall_evidence(r)
-        if evidence is None or attempt == 6:
+        if evidence is None or attempt == ATTEMPTS:
             pytest.fail(
                 f"attempt {attempt}: {r!r}, not retried "
                 f"({'no platform stall measured' if evidence is None else 'a platform stall again: ' + evidence})\n{v}"

@@ -101,10 +101,10 @@ fn sigkill_at_random_points_of_every_kernel_policy_then_restore_leaves_the_machi
             );
         }
         // The next run of the same policy starts on a restored machine and
-        // validates. It is repeated (at most six attempts) only when its
+        // validates. It is repeated (at most retry::ATTEMPTS) only when its
         // validation failed and the run itself measured a platform stall
         // (its evidence is printed); any other failure fails at once.
-        for attempt in 1..=6 {
+        for attempt in 1..=retry::ATTEMPTS {
             let out = bin()
                 .args(["run", spec.to_str().unwrap(), "--duration", "500ms", "--wait", "--workload", "spin-cpu"])
                 // Jobs of 12.8 ms and more: five times the 2.56 ms tolerance.
@@ -130,14 +130,14 @@ fn sigkill_at_random_points_of_every_kernel_policy_then_restore_leaves_the_machi
                     log(&format!("{name}: the run after the kills validates (attempt {attempt})"));
                     break;
                 }
-                (Some(1), false, Some(evidence)) if finished && attempt < 6 => {
+                (Some(1), false, Some(evidence)) if finished && attempt < retry::ATTEMPTS => {
                     retries += 1;
                     log(&format!("{name}: retry {attempt}: validation failed under a platform stall: {evidence}"));
                 }
                 (code, _, stall) => panic!(
                     "{name}: the run after the kills (attempt {attempt}): exit {code:?}, not retried ({}): {}\nstalls {}, overheads {}\n{}",
                     match stall {
-                        Some(e) if attempt == 6 => format!("a platform stall in every attempt, the last: {e}"),
+                        Some(e) if attempt == retry::ATTEMPTS => format!("a platform stall in every attempt, the last: {e}"),
                         Some(e) => format!("the run did not finish cleanly, despite a platform stall: {e}"),
                         None => "no platform stall measured".into(),
                     },

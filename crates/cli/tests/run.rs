@@ -144,10 +144,10 @@ fn run_writes_trace_and_overheads_and_validates() {
         "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 16ms, period: 160ms, cpu: 0}\n  - {name: b, wcet: 32ms, period: 320ms, cpu: 1}\n",
     );
     let d = dir();
-    // Repeated (six attempts at most) only when the validation failed and
+    // Repeated (retry::ATTEMPTS at most) only when the validation failed and
     // the run measured a platform stall (tests/retry); anything else fails at once.
     let mut out = None;
-    for attempt in 1..=6 {
+    for attempt in 1..=retry::ATTEMPTS {
         let o = bin()
             .args(["run", ok.to_str().unwrap(), "--duration", "2s", "--validate", "--json", "--tolerance", "3200us"])
             .args(["--workload", "spin-cpu", "--wait", "--trace"])
@@ -167,7 +167,7 @@ fn run_writes_trace_and_overheads_and_validates() {
             .then(|| retry::stall_evidence(&v, 3_200_000))
             .flatten();
         match evidence {
-            Some(e) if attempt < 6 => {
+            Some(e) if attempt < retry::ATTEMPTS => {
                 retry::log(&format!("cli run validates: attempt {attempt} failed under a platform stall: {e}"))
             }
             e => panic!(

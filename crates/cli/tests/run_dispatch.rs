@@ -17,9 +17,9 @@ fn dispatch_run_writes_a_trace_that_validate_accepts() {
     // Jobs of 16 and 32 ms, five times the 3.2 ms tolerance.
     std::fs::write(&spec, "platform: {cpus: 2}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 16ms, period: 160ms}\n  - {name: b, wcet: 32ms, period: 320ms}\n").unwrap();
     let trace = d.join("t.sltrace");
-    // Repeated (six attempts at most) only when the validation failed and
+    // Repeated (retry::ATTEMPTS at most) only when the validation failed and
     // the run measured a platform stall (tests/retry); anything else fails at once.
-    for attempt in 1..=6 {
+    for attempt in 1..=retry::ATTEMPTS {
         let out = bin()
             .args(["run", spec.to_str().unwrap(), "--backend", "dispatch", "--duration", "2s", "--json"])
             .args(["--workload", "spin-cpu", "--wait", "--trace"])
@@ -42,7 +42,7 @@ fn dispatch_run_writes_a_trace_that_validate_accepts() {
         }
         assert_eq!(v.status.code(), Some(1), "{report}");
         match retry::stall_evidence(&run, 3_200_000) {
-            Some(e) if attempt < 6 => {
+            Some(e) if attempt < retry::ATTEMPTS => {
                 retry::log(&format!("cli dispatch run validates: attempt {attempt} failed under a platform stall: {e}"))
             }
             e => panic!(

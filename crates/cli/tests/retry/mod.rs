@@ -1,5 +1,5 @@
 //! Honest retries for the CLI's runtime tests (as in `crates/rt/tests/common.rs`):
-//! a run is repeated (at most six attempts) only when its validation
+//! a run is repeated (at most [`ATTEMPTS`]) only when its validation
 //! failed and the run itself measured a platform stall, shown by its
 //! `--json` output: a stall longer than half the tolerance (`run.stalls`,
 //! the dispatcher's late wake-ups among them), or a timer lateness
@@ -10,6 +10,10 @@
 #![allow(dead_code)]
 
 use std::io::Write;
+
+/// How many times a run may be made when every failure is a platform stall
+/// (as `crates/rt/tests/common.rs`: on noisy days six stalled in a row).
+pub const ATTEMPTS: u32 = 10;
 
 /// A line in the test log, written past cargo's output capture.
 pub fn log(s: &str) {
