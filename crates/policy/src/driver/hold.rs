@@ -30,6 +30,9 @@ pub(crate) struct TaskJobs<X> {
     /// Round stamp of the last answer that chose it (duplicate detection).
     pub assigned: u64,
     pub held: VecDeque<Held<X>>,
+    /// In this instant's list of tasks whose releases are to be delivered
+    /// (each task once, so the list never outgrows the task count).
+    pub touched: bool,
 }
 
 impl<X> TaskJobs<X> {
@@ -41,6 +44,7 @@ impl<X> TaskJobs<X> {
             cpu: None,
             assigned: 0,
             held: VecDeque::with_capacity(4),
+            touched: false,
         }
     }
 }

@@ -40,7 +40,10 @@ impl<X: Copy> Driver<X> {
             t.completing = false;
             t.blocked = false;
             let cpu = t.cpu.take();
-            self.touched.push(job.task);
+            if !t.touched {
+                t.touched = true;
+                self.touched.push(job.task);
+            }
             let d = Delivery::Complete(job);
             host.delivering(&d);
             if let Some(c) = cpu {
@@ -121,6 +124,9 @@ impl<X: Copy> Driver<X> {
             policy.release(h.job, &mut Bridge::new(&mut self.svc, host));
             host.delivered(&d);
             self.check()?;
+        }
+        for &k in &self.touched {
+            self.tasks[k as usize].touched = false;
         }
         self.touched.clear();
         Ok(())

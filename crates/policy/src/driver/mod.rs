@@ -119,7 +119,7 @@ impl<X: Copy> Driver<X> {
             completions: Vec::with_capacity(m + n),
             segment_ends: Vec::with_capacity(m),
             suspensions: Vec::with_capacity(n),
-            touched: Vec::with_capacity(2 * n + m),
+            touched: Vec::with_capacity(n),
             round_cpus: Vec::with_capacity(m),
         }
     }
@@ -170,7 +170,10 @@ impl<X: Copy> Driver<X> {
         let task = job.id.task;
         if let Some(t) = self.tasks.get_mut(task as usize) {
             t.held.push_back(Held { job, x, at: now });
-            self.touched.push(task);
+            if !t.touched {
+                t.touched = true;
+                self.touched.push(task);
+            }
         }
     }
 
@@ -239,5 +242,14 @@ impl<X: Copy> Driver<X> {
     /// must not allocate after start-up (the runtime's dispatcher) does not.
     pub fn reserve(&mut self, timers: usize) {
         self.svc.timers.reserve(timers);
+    }
+
+    /// Reserves room for `jobs` jobs of `task` held behind their
+    /// predecessors (a backlog after overruns or a stalled machine), so a
+    /// driver that must not allocate after start-up does not.
+    pub fn reserve_held(&mut self, task: u32, jobs: usize) {
+        if let Some(t) = self.tasks.get_mut(task as usize) {
+            t.held.reserve(jobs);
+        }
     }
 }

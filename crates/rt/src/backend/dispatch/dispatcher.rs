@@ -96,6 +96,9 @@ impl Dispatcher {
         samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(wakeups)));
         let mut drv = Driver::new(m as u32, policy.info().placement.clone());
         drv.reserve(4 * (n + m) + 16);
+        for i in 0..n {
+            drv.reserve_held(i as u32, plan.expected_jobs(i) as usize);
+        }
         Dispatcher {
             policy,
             drv,
