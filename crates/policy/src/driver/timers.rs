@@ -235,11 +235,15 @@ impl Timers {
         }
     }
 
-    /// Reserves room for `n` armed timers.
+    /// Reserves room for `n` armed timers, and two execution-time timers
+    /// per task.
     pub fn reserve(&mut self, n: usize) {
         self.slots.reserve(n);
         self.free.reserve(n);
         self.heap.reserve(n);
+        for t in &mut self.tasks {
+            t.slots.reserve(2);
+        }
     }
 
     /// Capacity of the store's collections (for tests that check memory
