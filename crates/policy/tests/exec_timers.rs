@@ -78,3 +78,14 @@ fn counters_are_read_when_the_host_has_them_and_their_absence_is_handled() {
     assert!(lw.counters.iter().all(|c| c.unwrap().has_hardware() && c.unwrap().cache_misses.is_none()));
     assert_eq!(lo.counters, vec![Err(CountersUnavailable::NoSource { what: "the test host" }); 4]);
 }
+
+/// `docs/writing-a-policy.md` prints the test policy's `release` verbatim.
+#[test]
+fn the_guide_prints_the_budget_arming() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let me = std::fs::read_to_string(root.join("crates/policy/tests/common/overrun.rs")).unwrap();
+    let start = me.find("    fn release(&mut self, job: Job").unwrap();
+    let end = start + me[start..].find("\n    }\n").unwrap() + "\n    }".len();
+    let guide = std::fs::read_to_string(root.join("docs/writing-a-policy.md")).unwrap();
+    assert!(guide.contains(&me[start..end]), "docs/writing-a-policy.md no longer prints:\n{}", &me[start..end]);
+}
