@@ -217,8 +217,9 @@ impl Dispatcher {
         }
     }
 
-    /// Tells the driver what changed on the CPUs (for execution-time
-    /// timers): a job switched in runs from now with its CPU time now.
+    /// Tells the driver what changed on the CPUs, while it keeps
+    /// execution-time timers: a job switched in runs from now with its CPU
+    /// time now.
     fn report_runs(&mut self, real: u64) {
         for c in 0..self.reported.len() {
             let now = self.host.running[c];
@@ -226,8 +227,10 @@ impl Dispatcher {
                 continue;
             }
             self.reported[c] = now;
-            let run = now.map(|job| Run { job, from: real, consumed: Host::<u64>::consumed(&self.host, job) });
-            self.drv.runs(c as Cpu, run);
+            if self.drv.wants_runs() {
+                let run = now.map(|job| Run { job, from: real, consumed: Host::<u64>::consumed(&self.host, job) });
+                self.drv.runs(c as Cpu, run);
+            }
         }
     }
 
