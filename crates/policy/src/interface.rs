@@ -104,7 +104,8 @@ pub trait Kernel {
     /// time ([`Kernel::consumed`]); at once if it already has. It runs down
     /// only while the job runs, is cancelled with [`Kernel::cancel`] like a
     /// wall-clock timer, and is dropped when the job completes. A timer for
-    /// a job the policy does not know (completed, not released) never fires.
+    /// a job the policy does not know (completed, not released) fires at
+    /// once if `at_consumed` is 0 and otherwise never (until cancelled).
     fn arm_exec(&mut self, job: JobId, at_consumed: Time, tag: u64) -> TimerId;
     /// Cancels a timer (wall-clock or execution-time); cancelling a fired or
     /// cancelled timer does nothing.

@@ -85,6 +85,22 @@ fn code_kind(c: u8) -> OverheadKind {
     }
 }
 
+/// A stint of `d` ns on a CPU of rate `rate` other than 1.0: the CPU time
+/// that retired no demand (kept out of the common path).
+#[cold]
+#[inline(never)]
+fn slow_progress(rate: Rate, d: Time, a: &mut Active) {
+    let work = rate.advance(d, &mut a.carry);
+    a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+}
+
+/// The CPU time `left` ns of demand take at `rate` other than 1.0.
+#[cold]
+#[inline(never)]
+fn slow_cpu_for(rate: Rate, left: Time, carry: u32) -> Option<Time> {
+    rate.cpu_for(left, carry)
+}
+
 impl<'a> State<'a> {
     #[allow(clippy::too_many_arguments)]
     pub fn new(
@@ -159,6 +175,7 @@ impl<'a> State<'a> {
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
+    #[inline]
     pub fn settle(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(task) = c.job {
@@ -169,8 +186,7 @@ impl<'a> State<'a> {
                 if let Some(a) = self.tasks[task as usize].active.as_mut() {
                     a.consumed += d;
                     if !c.rate.is_one() {
-                        let work = c.rate.advance(d, &mut a.carry);
-                        a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+                        slow_progress(c.rate, d, a);
                     }
                 }
             }
@@ -212,7 +228,7 @@ impl<'a> State<'a> {
         c.predicted = c.job.and_then(|t| {
             let a = self.tasks[t as usize].active.as_ref()?;
             let left = a.seg_until.saturating_sub(a.work());
-            let cpu = if c.rate.is_one() { left } else { c.rate.cpu_for(left, a.carry)? };
+            let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, a.carry)? };
             Some(c.run_from.saturating_add(cpu))
         });
         if let Some(p) = c.predicted {
