@@ -89,9 +89,9 @@ fn code_kind(c: u8) -> OverheadKind {
 /// that retired no demand (kept out of the common path).
 #[cold]
 #[inline(never)]
-fn slow_progress(rate: Rate, d: Time, a: &mut Active) {
-    let work = rate.advance(d, &mut a.carry);
-    a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+fn slow_progress(rate: Rate, d: Time, lost: &mut Time, carry: &mut u32) {
+    let work = rate.advance(d, carry);
+    *lost = lost.wrapping_add(d.wrapping_sub(work));
 }
 
 /// The CPU time `left` ns of demand take at `rate` other than 1.0.
@@ -183,10 +183,11 @@ impl<'a> State<'a> {
                 let d = self.now - c.run_from;
                 c.run_from = self.now;
                 c.sum.busy += d;
-                if let Some(a) = self.tasks[task as usize].active.as_mut() {
+                let ts = &mut self.tasks[task as usize];
+                if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
                     if !c.rate.is_one() {
-                        slow_progress(c.rate, d, a);
+                        slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }
                 }
             }
@@ -220,15 +221,15 @@ impl<'a> State<'a> {
     }
 
     /// Updates the completion prediction of `cpu` after its state changed.
-    #[inline]
     /// One current entry per CPU: a prediction that moves later keeps the
     /// entry (re-queued when it pops early); only an earlier one pushes anew.
     pub fn predict(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
-            let a = self.tasks[t as usize].active.as_ref()?;
-            let left = a.seg_until.saturating_sub(a.work());
-            let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, a.carry)? };
+            let ts = &self.tasks[t as usize];
+            let a = ts.active.as_ref()?;
+            let left = a.seg_until.saturating_sub(ts.work(a));
+            let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
             Some(c.run_from.saturating_add(cpu))
         });
         if let Some(p) = c.predicted {
@@ -403,13 +404,12 @@ impl Host<Time> for State<'_> {
                         }
                     }
                 };
+                (ts.lost, ts.carry) = (0, 0);
                 ts.active = Some(Active {
                     seq: job.id.seq,
                     release: job.release,
                     deadline: job.deadline,
                     consumed: 0,
-                    lost: 0,
-                    carry: 0,
                     cpu: None,
                     last_cpu: None,
                     seg: 0,

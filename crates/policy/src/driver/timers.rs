@@ -190,7 +190,16 @@ impl Timers {
     }
 
     /// `job` completed: its execution-time timers are cancelled.
+    #[inline]
     pub fn drop_job(&mut self, job: JobId) {
+        if self.exec > 0 {
+            self.drop_exec(job);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_exec(&mut self, job: JobId) {
         let Some(list) = self.tasks.get(job.task as usize) else { return };
         if list.is_empty() {
             return;
