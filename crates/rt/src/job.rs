@@ -16,9 +16,12 @@
 
 use crate::calibrate::Calibration;
 use crate::clock;
+use crate::point::PointHost;
 use crate::stop::Stop;
 use crate::timing::{Limit, Mode, Scope, Violation};
 use crate::workload::spin;
+use schedlab_jobs::SegmentDemand;
+use schedlab_model::SegmentKind;
 
 /// Why a job body ended early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +64,14 @@ pub struct JobCtx<'a> {
     pub exec: u64,
     /// The task's WCET (ns).
     pub wcet: u64,
+    /// The job's segments as the job model drew them (the same demands as
+    /// in a simulation with the same seed; their CPU demands add up to
+    /// `exec`); empty when the task declares none or the backend does not
+    /// run segments (see [`JobCtx::run_segments`]).
+    pub segments: &'a [SegmentDemand],
+    /// The segment the job is in (0-based; a preemption point ends it).
+    pub segment: u32,
+    pub(crate) points: Option<&'a dyn PointHost>,
     pub(crate) stop: &'a Stop,
     pub(crate) abort_at: Option<u64>,
     pub(crate) calibration: &'a Calibration,
@@ -91,6 +102,9 @@ impl<'a> JobCtx<'a> {
             deadline,
             exec,
             wcet,
+            segments: &[],
+            segment: 0,
+            points: None,
             stop,
             abort_at,
             calibration,
@@ -105,6 +119,90 @@ impl<'a> JobCtx<'a> {
     pub fn detached(exec: u64, calibration: &'a Calibration, stop: &'a Stop) -> JobCtx<'a> {
         let now = clock::now();
         JobCtx::new(0, 0, now, u64::MAX, exec, exec, stop, None, calibration)
+    }
+
+    /// The job's segments and the backend's preemption points (the dispatch backend).
+    pub(crate) fn with_points(
+        mut self,
+        segments: &'a [SegmentDemand],
+        points: Option<&'a dyn PointHost>,
+    ) -> JobCtx<'a> {
+        self.segments = segments;
+        self.points = points;
+        self
+    }
+
+    /// A preemption point: the job ends its current segment here and goes
+    /// on with the next. On the dispatch backend under a policy that
+    /// preempts only at points (`fpds`, `g-fpds`), a job that no
+    /// higher-priority job waits for pays one atomic load; otherwise the
+    /// worker reports the point to the dispatcher, whose policy decides
+    /// (`Policy::segment_end`), and the job is switched away here or goes
+    /// on. Elsewhere it only counts the segment. Then [`JobCtx::check`].
+    #[inline]
+    pub fn preemption_point(&mut self) -> Result<(), JobError> {
+        let seg = self.segment;
+        self.segment += 1;
+        if let Some(h) = self.points {
+            if h.wanted() {
+                h.reached(seg, self.kind_of(seg));
+            }
+        }
+        self.check()
+    }
+
+    /// A self-suspension of `ns` (wall-clock time): on the dispatch
+    /// backend the job ends its current CPU segment, blocks (the policy's
+    /// `block`; its CPU goes to another job), sleeps, resumes (`resume`)
+    /// and returns once dispatched again. Called in a CPU segment, the
+    /// suspension is the next segment; called at a declared `suspend`
+    /// segment ([`JobCtx::run_segments`]), it is that one. Without the
+    /// dispatch backend it returns at once (the CPU segments run back to
+    /// back, as the kernel backend runs them).
+    pub fn suspend(&mut self, ns: u64) -> Result<(), JobError> {
+        let seg = self.segment;
+        let at_declared = self.segments.get(seg as usize).is_some_and(|s| s.kind == SegmentKind::Suspend);
+        let ended = if at_declared {
+            (seg > 0 && self.kind_of(seg - 1).on_cpu()).then(|| (seg - 1, self.kind_of(seg - 1)))
+        } else {
+            Some((seg, self.kind_of(seg)))
+        };
+        self.segment = if at_declared { seg + 1 } else { seg + 2 };
+        if let Some(h) = self.points {
+            h.suspend(ended, ns);
+        }
+        self.check()
+    }
+
+    /// Runs the job's segments in order: `cpu(ctx, demand, kind)` for each
+    /// execution or memory segment, a preemption point between two CPU
+    /// segments, [`JobCtx::suspend`] for each `suspend` segment. A job
+    /// without segments runs `cpu(ctx, exec, exec)` once.
+    pub fn run_segments(
+        &mut self,
+        mut cpu: impl FnMut(&mut Self, u64, SegmentKind) -> Result<(), JobError>,
+    ) -> Result<(), JobError> {
+        let segs = self.segments;
+        if segs.is_empty() {
+            return cpu(self, self.exec, SegmentKind::Exec);
+        }
+        for (i, s) in segs.iter().enumerate() {
+            if i > 0 && s.kind.on_cpu() && segs[i - 1].kind.on_cpu() {
+                self.segment = i as u32 - 1;
+                self.preemption_point()?;
+            }
+            self.segment = i as u32;
+            if s.kind.on_cpu() {
+                cpu(self, s.demand, s.kind)?;
+            } else {
+                self.suspend(s.demand)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn kind_of(&self, seg: u32) -> SegmentKind {
+        self.segments.get(seg as usize).map_or(SegmentKind::Exec, |s| s.kind)
     }
 
     /// Timing scopes opened from now on notify asynchronously (see [`crate::timing`]).
