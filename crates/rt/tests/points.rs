@@ -254,3 +254,69 @@ fn a_suspension_blocks_gives_the_cpu_away_and_resumes() {
     }
     assert_eq!(state(), before, "the machine is as before");
 }
+
+/// A C job body (`c:LIB:SYMBOL`, built here against the header the Python
+/// package ships) runs its job's segments and calls `preemption_point`
+/// between them: under FPDS `low` is preempted at those points only, and a
+/// body that reads only the fields before the segments still works (`high`).
+#[test]
+fn a_c_body_takes_its_preemption_points() {
+    require_root();
+    let _s = serial();
+    let before = state();
+    let d = std::env::temp_dir().join(format!("schedlab-c-points-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    let src = d.join("job.c");
+    std::fs::write(
+        &src,
+        r#"#include <schedlab.h>
+#include <time.h>
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+static void spin(uint64_t ns) { uint64_t end = cpu_ns() + ns; while (cpu_ns() < end) {} }
+int segmented(const struct schedlab_job *job) {
+    for (uint32_t i = 0; i < job->n_segments; i++) {
+        if (i > 0 && job->preemption_point(job)) return 0;
+        if (job->segments[i].kind == SCHEDLAB_SUSPEND) return 7;
+        spin(job->segments[i].demand_ns);
+    }
+    return job->n_segments > 0 ? 0 : 9;
+}
+int whole(const struct schedlab_job *job) { spin(job->exec_ns); return 0; }
+"#,
+    )
+    .unwrap();
+    let lib = d.join("libjob.so");
+    let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/schedlab/include");
+    let cc = std::process::Command::new("cc")
+        .args(["-shared", "-fPIC", "-O1", "-I", include, "-o"])
+        .arg(&lib)
+        .arg(&src)
+        .output()
+        .expect("cc runs");
+    assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    let s = spec(&format!("platform: {{cpus: 2}}\npolicy: {{name: fpds}}\ntasks:\n{PARTITIONED}"));
+    let c = |symbol: &str| WorkloadSpec::CFunction {
+        library: lib.to_str().unwrap().into(),
+        symbol: symbol.into(),
+        arg: None,
+    };
+    retry_stalls("fpds, C bodies", || {
+        let config = RunConfig { workloads: vec![(0, c("whole")), (1, c("segmented"))], ..cfg(2000) };
+        let o = run(&s, &config).map_err(|e| format!("fpds, C bodies: {e}"))?;
+        ensure!(o.stop == schedlab_rt::StopReason::Finished, "stopped: {:?} {:?}", o.stop, o.notes);
+        let tol = validate(&o, &s, "fpds, C bodies")?;
+        let pre = preemptions(&o.events, 1);
+        ensure!(pre.len() >= 4, "low (C) was preempted {} times at points, want at least 4", pre.len());
+        for &(t, p) in &pre {
+            ensure!(p.is_some_and(|p| t >= p && t - p <= tol), "low preempted at {t} not at a point ({p:?})");
+        }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(&d);
+    assert_eq!(state(), before, "the machine is as before");
+}
