@@ -122,7 +122,9 @@ impl Dispatcher {
         // completion, a preemption), and one per quantum for a
         // quantum-driven policy (PD^2 wakes at every boundary while busy).
         let quanta = policy.info().quantum.map_or(0, |q| (c.duration + drain_limit(plan)) / q.max(1)) as usize;
-        let wakeups = 3 * jobs + quanta + 64;
+        // Segment boundaries (points, blocks, resumes) are wake-ups too.
+        let boundaries: usize = (0..n).map(|i| 3 * per_job[i] * plan.expected_jobs(i) as usize).sum();
+        let wakeups = 3 * jobs + quanta + 64 + boundaries;
         let mut samples = Samples::default();
         samples.by_kind.push((OverheadKind::Release, Vec::with_capacity(jobs + 64)));
         samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(wakeups)));
@@ -167,8 +169,9 @@ impl Dispatcher {
             duration: c.duration,
             drain: drain_limit(plan),
             overrun: c.overrun,
-            // Per job: release, its overhead, a miss; per wake-up: a schedule overhead; notes.
-            events: Vec::with_capacity(9 * jobs + wakeups),
+            // Per job: release, its overhead, a miss; per wake-up: a schedule overhead; notes;
+            // per segment boundary: a segment end, a block and a resume.
+            events: Vec::with_capacity(9 * jobs + wakeups + boundaries),
             skipped: Vec::with_capacity(jobs + 64),
             samples,
             decisions: Vec::with_capacity(wakeups),
