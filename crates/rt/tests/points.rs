@@ -320,3 +320,47 @@ int whole(const struct schedlab_job *job) { spin(job->exec_ns); return 0; }
     let _ = std::fs::remove_dir_all(&d);
     assert_eq!(state(), before, "the machine is as before");
 }
+
+/// A job's task, number and segments as its body saw them.
+type Recorded = (u32, u64, Vec<schedlab_jobs::SegmentDemand>);
+
+/// The segments a job body gets are the job model's draws, job by job —
+/// the draws `schedlab simulate` makes with the same seed (the run's and
+/// the simulator's job models are the same: `jobs_match_simulation.rs`):
+/// uniform execution and suspensions, seed 7, a Rust body recording them.
+#[test]
+fn a_job_gets_the_segments_the_simulation_draws() {
+    require_root();
+    let _s = serial();
+    let s = spec(
+        "platform: {cpus: 2}\npolicy: {name: fpds}\ntasks:
+  - {name: a, bcet: 2ms, period: 20ms, segments: [{exec: 2ms}, {suspend: 3ms}, {memory: 1ms}, {exec: 2ms}], cpu: 1}
+  - {name: b, period: 10ms, subjobs: [1ms, 2ms, 1ms], cpu: 1}
+",
+    );
+    let seen: std::sync::Arc<std::sync::Mutex<Vec<Recorded>>> = Default::default();
+    let rec = seen.clone();
+    let body = WorkloadSpec::rust("recorder", move |_task| {
+        let rec = rec.clone();
+        Box::new(move |ctx: &mut schedlab_rt::JobCtx| {
+            rec.lock().unwrap().push((ctx.task, ctx.job, ctx.segments.to_vec()));
+            ctx.run_segments(|ctx, ns, _| ctx.spin_cpu(ns))
+        })
+    });
+    let config = RunConfig { seed: 7, execution: Execution::Uniform, workload: body, ..cfg(500) };
+    let o = run(&s, &config).unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(o.stop, schedlab_rt::StopReason::Finished, "{:?}", o.notes);
+    let seen = seen.lock().unwrap();
+    for (i, t) in s.tasks.iter().enumerate() {
+        let mut model = config.job_model().segment_demands(t, i);
+        let jobs: Vec<_> = seen.iter().filter(|(task, _, _)| *task == i as u32).collect();
+        assert!(jobs.len() >= 20, "task {i}: {} jobs", jobs.len());
+        for (k, (_, job, segs)) in jobs.iter().enumerate() {
+            assert_eq!(*job, k as u64, "task {i}: jobs in order");
+            assert_eq!(segs.as_slice(), model.next_job(), "task {i} job {job}");
+        }
+    }
+    // Uniform draws differ from job to job (not every job at its WCET).
+    let a: Vec<_> = seen.iter().filter(|(task, _, _)| *task == 0).map(|(_, _, s)| s).collect();
+    assert!(a.windows(2).any(|w| w[0] != w[1]), "task a's segments never changed");
+}
