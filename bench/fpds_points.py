@@ -120,12 +120,14 @@ def run_one(schedlab: Path, length_us: int, seconds: int, d: Path) -> dict[str, 
     s.write_text(spec(length_us))
     trace = d / f"fpds-{length_us}us.jsonl"
     cmd = [str(schedlab), "run", str(s), "--backend", "dispatch", "--duration", f"{seconds}s", "--exec", "fraction:0.9",
-           "--workload", "spin-cpu", "--json", "--trace", str(trace)]
+           "--workload", "spin-cpu", "--wait", "--json", "--trace", str(trace)]
     r = sh(cmd)
     try:
         doc = json.loads(r.stdout)
     except json.JSONDecodeError:
-        return {"error": f"exit {r.returncode}: {r.stderr[-800:]}"}
+        return {"subjob_us": length_us, "error": f"exit {r.returncode}: {r.stderr[-800:]}"}
+    if "error" in doc or not trace.exists():
+        return {"subjob_us": length_us, "error": f"exit {r.returncode}: {r.stderr[-800:]}"}
     v = sh([str(schedlab), "validate", str(trace), "--tolerance", "1ms"])
     events = [json.loads(x) for x in trace.read_text().splitlines()[1:]]
     m = measure(events)
