@@ -84,6 +84,9 @@ fn fpds_runs_on_the_dispatch_backend_and_the_kernel_backend_refuses_it() {
             retry::log(&format!("cli fpds run validates: passed on attempt {attempt} ({} retries)", attempt - 1));
             let checks = run["validation"]["checks"].to_string();
             assert!(checks.contains("point-preemption") && checks.contains("point-decision"), "{checks}");
+            // The trace file validates on its own the same way.
+            let v = bin().args(["validate", trace.to_str().unwrap(), "--tolerance", "3200us"]).output().unwrap();
+            assert_eq!(v.status.code(), Some(0), "{}", String::from_utf8_lossy(&v.stdout));
             let (_, events) = schedlab_trace::read_all(&trace).unwrap();
             use schedlab_trace::{Event, SwitchReason};
             let preempted: Vec<usize> = (0..events.len())
