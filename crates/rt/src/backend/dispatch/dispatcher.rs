@@ -7,19 +7,28 @@
 //! sleeps in a futex wait until the next release or policy timer, or until
 //! a worker rings its doorbell. Nothing is allocated after start-up: every
 //! buffer is reserved for the run's expected jobs.
+//!
+//! Execution-time timers (`Kernel::arm_exec`): after each instant's
+//! switches the driver hears which job each CPU now runs, from the wake-up
+//! with the job's CPU time then (`Driver::runs`), so a running job's timer
+//! is a wall-clock expiry for the budget left, re-armed at each switch-in
+//! and disarmed at each switch-out; it fires when the dispatcher wakes for
+//! it, with its real lateness (and the worker's own start-up latency after
+//! a switch-in counts as consumed).
 
 use super::points::kind_of;
 use super::services::KernelServices;
 use super::sync::{self, Request, Shared, NO_SEGMENT};
 use super::{drain_limit, DISPATCHER_CPU};
 use crate::clock;
+use crate::counters::PerfCounters;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::stall::THRESHOLD_NS;
 use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
 use schedlab_jobs::{Demands, MissPolicy, Releases, SegmentDemand, SegmentDemands};
-use schedlab_policy::{Driver, Job, JobId, JobView, Policy, Preemption, ProtocolError};
+use schedlab_policy::{Cpu, Driver, Host, Job, JobId, JobView, Policy, Preemption, ProtocolError, Run};
 use schedlab_trace::{Event, OverheadKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -79,6 +88,8 @@ pub struct Dispatcher {
     acks: Vec<(usize, u64)>,
     /// Preemption points reported and, of them, taken (the job switched away there).
     pub(super) points: [u64; 2],
+    /// Per CPU: the job last reported to the driver as running there.
+    reported: Vec<Option<JobId>>,
 }
 
 impl Dispatcher {
@@ -160,6 +171,7 @@ impl Dispatcher {
                     })
                     .collect(),
                 seg_active: per_job.iter().map(|&k| vec![0; k]).collect(),
+                counters: PerfCounters::open(m as u32),
             },
             tasks,
             shared,
@@ -184,6 +196,7 @@ impl Dispatcher {
             wants: vec![false; n],
             acks: Vec::with_capacity(n),
             points: [0; 2],
+            reported: vec![None; m],
         }
     }
 
@@ -221,6 +234,7 @@ impl Dispatcher {
             }
             let drv = &self.drv;
             self.host.apply(|c| drv.chosen(c));
+            self.report_runs(real);
             self.answer();
             self.update_wants();
             let decided = clock::now();
@@ -250,6 +264,23 @@ impl Dispatcher {
             // Jobs still running at the end of the drain (or a protocol
             // error): end them.
             self.stop.request(StopReason::Finished);
+        }
+    }
+
+    /// Tells the driver what changed on the CPUs, while it keeps
+    /// execution-time timers: a job switched in runs from now with its CPU
+    /// time now.
+    fn report_runs(&mut self, real: u64) {
+        for c in 0..self.reported.len() {
+            let now = self.host.running[c];
+            if now == self.reported[c] {
+                continue;
+            }
+            self.reported[c] = now;
+            if self.drv.wants_runs() {
+                let run = now.map(|job| Run { job, from: real, consumed: Host::<u64>::consumed(&self.host, job) });
+                self.drv.runs(c as Cpu, run);
+            }
         }
     }
 

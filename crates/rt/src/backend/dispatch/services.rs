@@ -4,12 +4,15 @@
 //! worker's thread CPU clock since its job started) and switching (hold
 //! signals, affinity changes and gate stores to the workers). Policy notes
 //! are recorded up to a budget reserved at start-up; `tracing()` says
-//! whether the next one would be.
+//! whether the next one would be. Counters (`Kernel::counters`) are read
+//! from per-CPU `perf_event_open` events opened at start-up
+//! (`crate::counters`).
 
 use super::sync::{self, Shared};
 use crate::clock;
+use crate::counters::PerfCounters;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Cpu, Delivery, Host, JobId, Time};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, Time};
 use schedlab_trace::Event;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -57,6 +60,8 @@ pub(super) struct KernelServices {
     /// first, and those of the job the policy has (what a switch-to posts).
     pub seg_queue: Vec<VecDeque<u64>>,
     pub seg_active: Vec<Vec<u64>>,
+    /// The CPUs' counters.
+    pub counters: PerfCounters,
 }
 
 impl Host<u64> for KernelServices {
@@ -97,6 +102,9 @@ impl Host<u64> for KernelServices {
             Delivery::Complete(j) => self.active[j.task as usize] = None,
             Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
         }
+    }
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        self.counters.read(cpu)
     }
     fn tracing(&self) -> bool {
         self.note_budget > 0
