@@ -259,6 +259,7 @@ fn a_suspension_blocks_gives_the_cpu_away_and_resumes() {
 /// package ships) runs its job's segments and calls `preemption_point`
 /// between them: under FPDS `low` is preempted at those points only, and a
 /// body that reads only the fields before the segments still works (`high`).
+/// The same body's `suspend` segments block and resume (P-FP).
 #[test]
 fn a_c_body_takes_its_preemption_points() {
     require_root();
@@ -279,9 +280,13 @@ static uint64_t cpu_ns(void) {
 static void spin(uint64_t ns) { uint64_t end = cpu_ns() + ns; while (cpu_ns() < end) {} }
 int segmented(const struct schedlab_job *job) {
     for (uint32_t i = 0; i < job->n_segments; i++) {
-        if (i > 0 && job->preemption_point(job)) return 0;
-        if (job->segments[i].kind == SCHEDLAB_SUSPEND) return 7;
-        spin(job->segments[i].demand_ns);
+        if (i > 0 && job->segments[i].kind != SCHEDLAB_SUSPEND && job->segments[i - 1].kind != SCHEDLAB_SUSPEND
+            && job->preemption_point(job)) return 0;
+        if (job->segments[i].kind == SCHEDLAB_SUSPEND) {
+            if (job->suspend(job, job->segments[i].demand_ns)) return 0;
+        } else {
+            spin(job->segments[i].demand_ns);
+        }
     }
     return job->n_segments > 0 ? 0 : 9;
 }
@@ -314,6 +319,28 @@ int whole(const struct schedlab_job *job) { spin(job->exec_ns); return 0; }
         for &(t, p) in &pre {
             ensure!(p.is_some_and(|p| t >= p && t - p <= tol), "low preempted at {t} not at a point ({p:?})");
         }
+        Ok(())
+    })
+    .unwrap_or_else(|e| panic!("{e}"));
+    // The same body suspends itself through `job->suspend` (P-FP).
+    let io = spec(
+        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:
+  - {name: io, period: 200ms, segments: [{exec: 20ms}, {suspend: 30ms}, {exec: 20ms}], cpu: 1}
+  - {name: bg, wcet: 40ms, period: 400ms, offset: 5ms, cpu: 1}
+",
+    );
+    retry_stalls("pfp, a C body suspends", || {
+        let config = RunConfig { workloads: vec![(0, c("segmented")), (1, c("whole"))], ..cfg(1000) };
+        let o = run(&io, &config).map_err(|e| format!("pfp, C suspension: {e}"))?;
+        ensure!(o.stop == schedlab_rt::StopReason::Finished, "stopped: {:?} {:?}", o.stop, o.notes);
+        validate(&o, &io, "pfp, a C body suspends")?;
+        let jobs = count(&o.events, |e| matches!(e, Event::Release { task: 0, .. }));
+        let blocks = count(&o.events, |e| matches!(e, Event::Block { task: 0, .. }));
+        let resumes = count(&o.events, |e| matches!(e, Event::Resume { task: 0, .. }));
+        ensure!(
+            jobs >= 4 && blocks == jobs && resumes == jobs,
+            "{jobs} jobs of io: {blocks} blocks, {resumes} resumes"
+        );
         Ok(())
     })
     .unwrap_or_else(|e| panic!("{e}"));
