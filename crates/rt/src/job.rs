@@ -345,3 +345,98 @@ impl<'a> JobCtx<'a> {
         self.scoped(Limit::Wcet, clock::thread_cpu() + budget, budget, f)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// A suspension as the host heard of it: the segment that ended, the length.
+    type Suspension = (Option<(u32, SegmentKind)>, u64);
+
+    /// A point host whose flag the test sets; it counts what reaches it.
+    #[derive(Default)]
+    struct Flag {
+        want: AtomicU32,
+        reached: Cell<Vec<(u32, SegmentKind)>>,
+        suspended: Cell<Vec<Suspension>>,
+    }
+
+    impl PointHost for Flag {
+        fn wanted(&self) -> bool {
+            self.want.load(Ordering::Relaxed) != 0
+        }
+        fn reached(&self, segment: u32, kind: SegmentKind) {
+            let mut v = self.reached.take();
+            v.push((segment, kind));
+            self.reached.set(v);
+        }
+        fn suspend(&self, ended: Option<(u32, SegmentKind)>, ns: u64) {
+            let mut v = self.suspended.take();
+            v.push((ended, ns));
+            self.suspended.set(v);
+        }
+    }
+
+    fn calibration() -> Calibration {
+        Calibration { ns_per_iter: 1.0, ..crate::calibrate::measure() }
+    }
+
+    fn seg(kind: SegmentKind, demand: u64) -> SegmentDemand {
+        SegmentDemand { kind, demand, preemptible: true }
+    }
+
+    #[test]
+    fn run_segments_puts_points_between_cpu_segments_and_suspends_at_suspensions() {
+        let (c, stop, host) = (calibration(), Stop::default(), Flag::default());
+        host.want.store(1, Ordering::Relaxed);
+        let segs = [
+            seg(SegmentKind::Memory, 10),
+            seg(SegmentKind::Exec, 20),
+            seg(SegmentKind::Suspend, 30),
+            seg(SegmentKind::Exec, 40),
+            seg(SegmentKind::Exec, 50),
+        ];
+        let mut ctx = JobCtx::detached(150, &c, &stop).with_points(&segs, Some(&host));
+        let mut ran = Vec::new();
+        ctx.run_segments(|_, ns, kind| {
+            ran.push((kind, ns));
+            Ok(())
+        })
+        .unwrap();
+        use SegmentKind::*;
+        assert_eq!(ran, [(Memory, 10), (Exec, 20), (Exec, 40), (Exec, 50)]);
+        // Points between memory → exec and exec → exec, none around the suspension.
+        assert_eq!(host.reached.take(), [(0, Memory), (3, Exec)]);
+        assert_eq!(host.suspended.take(), [(Some((1, Exec)), 30)]);
+    }
+
+    #[test]
+    fn a_point_nobody_asked_for_reaches_no_one_and_costs_well_under_100_ns() {
+        let (c, stop, host) = (calibration(), Stop::default(), Flag::default());
+        let mut ctx = JobCtx::detached(0, &c, &stop).with_points(&[], Some(&host));
+        // The best of 9 batches (a shared machine); 100 ns is the release
+        // budget (one load, the stop flag, two branches), debug gets 10x.
+        let n = 100_000u64;
+        let mut best = f64::MAX;
+        for _ in 0..9 {
+            let t0 = std::time::Instant::now();
+            for _ in 0..n {
+                ctx.preemption_point().unwrap();
+            }
+            best = best.min(t0.elapsed().as_nanos() as f64 / n as f64);
+        }
+        assert!(host.reached.take().is_empty(), "nobody asked: nothing reported");
+        assert_eq!(ctx.segment, 9 * n as u32, "each point ends a segment");
+        let budget = if cfg!(debug_assertions) { 1000.0 } else { 100.0 };
+        eprintln!("preemption point, not wanted: {best:.1} ns");
+        assert!(best < budget, "{best} ns per point");
+        host.want.store(1, Ordering::Relaxed);
+        ctx.preemption_point().unwrap();
+        assert_eq!(host.reached.take(), [(9 * n as u32, SegmentKind::Exec)]);
+        // Stopping: the point returns the stop.
+        stop.request(crate::stop::StopReason::Finished);
+        assert_eq!(ctx.preemption_point(), Err(JobError::Stopped));
+    }
+}
