@@ -10,6 +10,7 @@ pub mod exact;
 pub mod load;
 pub mod overheads;
 pub mod overrides;
+pub mod policy_event;
 pub mod rng;
 pub mod schema;
 pub mod source;
@@ -20,6 +21,7 @@ pub mod validate;
 
 pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
+pub use policy_event::PolicyEvent;
 pub use source::Format;
 pub use spec::{
     Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Segment, SegmentKind, Slack,

@@ -28,6 +28,7 @@
 //! This protocol is implemented once, in [`crate::driver`], which every
 //! driver (simulator, runtime dispatcher, replay, tests) goes through.
 
+pub use schedlab_model::PolicyEvent;
 use schedlab_model::{Placement, SegmentKind};
 
 /// Time in integer nanoseconds since the system release.
@@ -77,8 +78,10 @@ pub trait Kernel {
     fn tracing(&self) -> bool {
         false
     }
-    /// Records a policy event in the trace (e.g. a RUN server selection).
-    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+    /// Records a policy event in the trace (a RUN server selection, an FPDS
+    /// preemption point taken, ...), on `cpu` when it concerns one. Build
+    /// the event only when [`Kernel::tracing`] says so.
+    fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
 }
 
 /// A job's state as the validator reconstructs it from a trace, for

@@ -25,7 +25,7 @@ mod run;
 pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use driver::{Delivery, Driver, Host, ProtocolError, Violation};
 pub use interface::{
-    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption, Priority, Time, TimerId,
+    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Preemption, Priority, Time, TimerId,
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

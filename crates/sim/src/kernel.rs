@@ -8,7 +8,7 @@ use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUS
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
 use schedlab_model::SegmentKind;
-use schedlab_policy::{Cpu, Delivery, Host, JobId, ProtocolError, Time};
+use schedlab_policy::{Cpu, Delivery, Host, JobId, PolicyEvent, ProtocolError, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -424,9 +424,9 @@ impl Host<Time> for State<'_> {
     fn tracing(&self) -> bool {
         self.policy_events
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.policy_events {
-            let e = Event::Policy { t: self.now, cpu, name: name.to_string(), data };
+            let e = Event::Policy { t: self.now, cpu, event };
             self.emit(&e);
         }
     }

@@ -172,8 +172,7 @@ fn svg_draws_a_server_lane_per_cpu_from_server_events() {
     let server = |t, cpu, s: Option<&str>| Event::Policy {
         t,
         cpu: Some(cpu),
-        name: "server".into(),
-        data: serde_json::json!({ "server": s }),
+        event: schedlab_trace::PolicyEvent::Server { server: s.map(str::to_string) },
     };
     // CPU 0: S1 from 0 to 4 ms, then S2 to the end; CPU 1: S3 from 0 to 6 ms, then none.
     let at = events.iter().position(|e| e.t() > 0).unwrap();

@@ -86,12 +86,20 @@ impl Names {
                     serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 format!("{t} cpu {cpu} overhead {k} {}", time(*dur))
             }
-            Event::Policy { cpu, name, data, .. } => {
+            Event::Policy { cpu, event, .. } => {
+                let c = cpu.map(|c| format!(" cpu {c}")).unwrap_or_default();
+                let mut fields = serde_json::to_value(event).unwrap_or_default();
+                if let Some(o) = fields.as_object_mut() {
+                    o.remove("kind");
+                }
+                format!("{t}{c} policy {} {fields}", event.kind())
+            }
+            Event::Note { cpu, name, data, .. } => {
                 let c = cpu.map(|c| format!(" cpu {c}")).unwrap_or_default();
                 if data.is_null() {
-                    format!("{t}{c} policy {name}")
+                    format!("{t}{c} note {name}")
                 } else {
-                    format!("{t}{c} policy {name} {data}")
+                    format!("{t}{c} note {name} {data}")
                 }
             }
         }

@@ -276,10 +276,11 @@ fn the_thesis_example() {
     let mut on: [Option<String>; 2] = [None, None];
     let mut notes = 0;
     for e in &run.events {
-        if let Event::Policy { cpu: Some(c), name, data, .. } = e {
-            assert_eq!(name, "server");
+        if let Event::Policy { cpu: Some(c), event, .. } = e {
+            let schedlab_trace::PolicyEvent::Server { server: s } = event.clone() else {
+                panic!("RUN writes only `server` policy events, not {event:?}")
+            };
             notes += 1;
-            let s = data["server"].as_str().map(str::to_string);
             if let Some(s) = &s {
                 assert!(level0.contains(s), "{s}");
                 assert!(on[1 - *c as usize].as_ref() != Some(s), "{s} on two CPUs");

@@ -3,7 +3,7 @@
 //! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
 
 use crate::interface::{Cpu, Job, JobId, Time};
-use schedlab_model::SegmentKind;
+use schedlab_model::{PolicyEvent, SegmentKind};
 
 /// A callback the driver is about to deliver (or has just delivered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,5 +50,5 @@ pub trait Host<X = ()> {
         false
     }
     /// Records a policy event ([`crate::Kernel::note`]).
-    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+    fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
 }

@@ -9,7 +9,7 @@
 use super::sync::{self, Shared};
 use crate::clock;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Cpu, Delivery, Host, JobId, Time};
+use schedlab_policy::{Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -91,13 +91,13 @@ impl Host<u64> for KernelServices {
     fn tracing(&self) -> bool {
         self.note_budget > 0
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.note_budget == 0 {
             self.notes_dropped += 1;
             return;
         }
         self.note_budget -= 1;
-        self.notes.push((self.now, 6, Event::Policy { t: self.now, cpu, name: name.to_string(), data }));
+        self.notes.push((self.now, 6, Event::Policy { t: self.now, cpu, event }));
     }
 }
 
