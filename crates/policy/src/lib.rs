@@ -7,6 +7,7 @@
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+pub mod descriptor;
 mod domain;
 pub mod driver;
 mod edf;

@@ -155,7 +155,7 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     let title = match &opts.title {
         Some(t) => t.clone(),
         None => {
-            let policy = header.spec.policy.as_ref().map(|p| p.name.name()).unwrap_or("no policy");
+            let policy = header.spec.policy.as_ref().map(|p| p.name.descriptor().title).unwrap_or("no policy");
             format!("{policy} on {} CPUs, {} to {}", header.spec.platform.cpus, Duration(start), Duration(end))
         }
     };
