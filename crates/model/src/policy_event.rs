@@ -37,21 +37,36 @@ pub enum PolicyEvent {
     /// A server's deadline was postponed to `deadline`, its budget recharged
     /// to `budget` ns (the CBS rule on exhaustion).
     ServerPostpone { server: String, budget: u64, deadline: u64 },
-    /// A reading of the CPU's performance counters, while `task`/`job` ran
-    /// (absent: the CPU idled). A counter the source cannot read is absent.
+    /// A reading of the CPU's counters (cumulative since the run started,
+    /// the fields of the policy interface's counter reading), while
+    /// `task`/`job` ran (absent: the CPU idled). A counter the source does
+    /// not count is absent.
     CounterSample {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         task: Option<u32>,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         job: Option<u64>,
+        /// Instructions retired.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         instructions: Option<u64>,
+        /// CPU cycles.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cycles: Option<u64>,
+        /// Last-level cache references.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache_references: Option<u64>,
+        /// Last-level cache misses.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cache_misses: Option<u64>,
+        /// Coherence misses (loads that hit a line modified in another core's cache).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         coherence_misses: Option<u64>,
+        /// CPU time counted on the CPU (ns).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu_clock: Option<u64>,
+        /// Context switches on the CPU.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        context_switches: Option<u64>,
     },
     /// The job's priority was raised above its base priority (cache-aware
     /// promotion); `reason` says why, e.g. `cache`.
@@ -139,9 +154,12 @@ mod tests {
                 task: None,
                 job: None,
                 instructions: Some(5),
+                cycles: None,
                 cache_references: None,
                 cache_misses: None,
                 coherence_misses: None,
+                cpu_clock: Some(7),
+                context_switches: None,
             },
             PolicyEvent::PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
             PolicyEvent::TokenGrant { task: 0, job: 0 },
