@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 
 /// One policy event. Build it only when the kernel says it is tracing
 /// (`Kernel::tracing`): the events with a server name allocate.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum PolicyEvent {
     /// A deferred-preemption policy (`fpds`, `g-fpds`) took the preemption

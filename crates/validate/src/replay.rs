@@ -14,6 +14,14 @@
 //! same as in every other driver: the replay stops and the validation
 //! reports it.
 //!
+//! The policy's own events are read back too, in a simulated trace: from
+//! the first instant at which the trace records a `policy` event (a trace
+//! may have been written without them) until before the horizon, the typed events the replayed
+//! policy records at each instant (`Kernel::note`, e.g. RUN's `server`)
+//! must be the trace's of that instant, in any order; a difference is a
+//! `replay` violation. A runtime trace's events are stamped when the
+//! dispatcher decided, not at the trace's instants, so they are not compared.
+//!
 //! A CPU whose trace assignment differs from the policy's choice for longer
 //! than the tolerance is a violation. The comparison is per CPU: a trace that
 //! runs the right jobs on permuted CPUs fails the replay.
@@ -23,8 +31,11 @@ use crate::names::time;
 use crate::recorder::Detail;
 use crate::state::State;
 use crate::validator::{Pending, Validator};
-use schedlab_policy::{Cpu, Driver, Host, Job, JobId, ProtocolError};
+use schedlab_policy::{Cpu, Driver, Host, Job, JobId, PolicyEvent, ProtocolError};
 use schedlab_trace::{JobRef, Time};
+
+/// A policy event and its CPU, as the trace and the replayed policy record it.
+type Note = (Option<Cpu>, PolicyEvent);
 
 /// The events of an instant the policy hears about.
 #[derive(Debug, Clone, Copy)]
@@ -48,11 +59,28 @@ pub(crate) struct ReplayCore {
     mismatch: Vec<Option<Pending>>,
     /// The first protocol violation (the replay stopped there).
     pub error: Option<ProtocolError>,
+    /// The trace's policy events are compared with the policy's (a simulated trace).
+    compare_notes: bool,
+    /// The trace has recorded a policy event: compare from this instant on.
+    noting: bool,
+    /// The trace's policy events of the current instant.
+    trace_notes: Vec<Note>,
+    /// The replayed policy's events of the current instant.
+    policy_notes: Vec<Note>,
 }
 
 impl ReplayCore {
-    pub fn new(cpus: u32, placement: Vec<schedlab_model::Placement>) -> ReplayCore {
-        ReplayCore { drv: Driver::new(cpus, placement), mismatch: vec![None; cpus as usize], error: None }
+    /// `compare_notes`: read the trace's policy events back (see the module comment).
+    pub fn new(cpus: u32, placement: Vec<schedlab_model::Placement>, compare_notes: bool) -> ReplayCore {
+        ReplayCore {
+            drv: Driver::new(cpus, placement),
+            mismatch: vec![None; cpus as usize],
+            error: None,
+            compare_notes,
+            noting: false,
+            trace_notes: Vec::new(),
+            policy_notes: Vec::new(),
+        }
     }
 
     fn want(&self, cpu: usize) -> Option<JobRef> {
@@ -65,6 +93,8 @@ impl ReplayCore {
 struct ReplayHost<'a> {
     now: Time,
     state: &'a State,
+    /// Where the policy's events go, when they are compared.
+    notes: Option<&'a mut Vec<Note>>,
 }
 
 fn id(j: JobRef) -> JobId {
@@ -82,6 +112,14 @@ impl Host for ReplayHost<'_> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))
     }
     fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
+    fn tracing(&self) -> bool {
+        self.notes.is_some()
+    }
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
+        if let Some(n) = self.notes.as_mut() {
+            n.push((cpu, event));
+        }
+    }
 }
 
 impl Validator<'_> {
@@ -101,19 +139,54 @@ impl Validator<'_> {
         }
     }
 
+    /// A policy event of the trace at the current instant.
+    pub(crate) fn replay_trace_note(&mut self, cpu: Option<Cpu>, event: &PolicyEvent) {
+        if let Some(core) = self.replay.as_mut().filter(|c| c.compare_notes) {
+            core.noting = true;
+            core.trace_notes.push((cpu, event.clone()));
+        }
+    }
+
     /// Runs the driver's protocol for instant `t`: the events reported,
-    /// the timers due, the rounds of `schedule`.
+    /// the timers due, the rounds of `schedule`; then compares the policy's
+    /// events of the instant with the trace's.
     pub(crate) fn replay_instant(&mut self, t: Time) {
         let (Some(policy), Some(core)) = (self.policy.as_deref_mut(), self.replay.as_mut()) else { return };
         if core.error.is_some() {
             return;
         }
-        let mut host = ReplayHost { now: t, state: &self.state };
+        let notes = core.compare_notes.then_some(&mut core.policy_notes);
+        let mut host = ReplayHost { now: t, state: &self.state, notes };
         if let Err(e) = core.drv.instant(policy, &mut host, t) {
             let (since, cpu, text) = (e.t, e.cpu, e.to_string());
             core.error = Some(e);
             self.rec.violation(Check::Replay, since, since, cpu, |_| Detail::new(text));
+            return;
         }
+        // Nothing is compared before the trace's first policy event, nor at
+        // the horizon, where the producer stopped recording.
+        if !core.noting || t >= self.horizon {
+            core.trace_notes.clear();
+            core.policy_notes.clear();
+            return;
+        }
+        core.trace_notes.sort();
+        core.policy_notes.sort();
+        if core.trace_notes != core.policy_notes {
+            let only =
+                |a: &[Note], b: &[Note]| -> Vec<String> { a.iter().filter(|n| !b.contains(n)).map(describe).collect() };
+            let (traced, noted) =
+                (only(&core.trace_notes, &core.policy_notes), only(&core.policy_notes, &core.trace_notes));
+            let cpu = core.trace_notes.iter().chain(&core.policy_notes).find_map(|n| n.0);
+            let text = format!(
+                "the trace records the policy events [{}], the policy records [{}]",
+                traced.join("; "),
+                noted.join("; ")
+            );
+            self.rec.violation(Check::Replay, t, t, cpu, |_| Detail::new(text));
+        }
+        core.trace_notes.clear();
+        core.policy_notes.clear();
     }
 
     /// Fires the timers due strictly between instants `t` and `next`, each
@@ -178,4 +251,14 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// `cpu 1 server {"server":"S3"}`: a policy event for a report.
+fn describe(n: &Note) -> String {
+    let mut fields = serde_json::to_value(&n.1).unwrap_or_default();
+    if let Some(o) = fields.as_object_mut() {
+        o.remove("kind");
+    }
+    let cpu = n.0.map(|c| format!("cpu {c} ")).unwrap_or_default();
+    format!("{cpu}{} {fields}", n.1.kind())
 }
