@@ -7,6 +7,7 @@
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+mod counters;
 pub mod descriptor;
 mod domain;
 pub mod driver;
@@ -20,13 +21,15 @@ mod llf;
 mod order;
 mod pd2;
 mod placement;
+mod rate;
 mod ready;
 mod run;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};
-pub use driver::{Delivery, Driver, Host, ProtocolError, Violation};
+pub use driver::{Delivery, Driver, Host, ProtocolError, Run, Violation};
 pub use interface::{
-    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Preemption, Priority, Time, TimerId,
+    Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo,
+    Preemption, Priority, Rate, Time, TimerId,
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

@@ -23,6 +23,7 @@ pub mod backend;
 pub mod calibrate;
 pub mod clock;
 pub mod config;
+pub mod counters;
 pub mod cpuset;
 pub mod error;
 pub mod ftrace;
@@ -47,7 +48,7 @@ pub mod watchdog;
 pub mod worker;
 pub mod workload;
 
-pub use config::{BackendKind, RunConfig};
+pub use config::{BackendKind, PolicyFactory, RunConfig};
 pub use error::{RunError, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_PRIVILEGE};
 pub use job::{JobCtx, JobError};
 pub use runtime::{prepare, run, RunOutcome};

@@ -14,13 +14,24 @@
 //! same as in every other driver: the replay stops and the validation
 //! reports it.
 //!
-//! The policy's own events are read back too, in a simulated trace: from
+//! Execution-time timers (`Kernel::arm_exec`) fire from the trace's
+//! execution intervals: after each instant the driver hears what each CPU
+//! of the trace runs, from when (the end of any overhead interval covering
+//! the instant) and with how much consumed (`Driver::runs`). Counters are
+//! an input the trace records: `Kernel::counters(cpu)` answers the latest
+//! `counter-sample` policy event of that CPU at or before the instant, and
+//! `CountersUnavailable::NotRecorded` before the first one (no producer
+//! writes them yet); the rate is 1.0.
+//!
+//! The policy's own events (every kind but `counter-sample`, which a driver
+//! records as an input) are read back too, in a simulated trace: from
 //! the first instant at which the trace records a `policy` event (a trace
-//! may have been written without them) until before the horizon, the typed events the replayed
-//! policy records at each instant (`Kernel::note`, e.g. RUN's `server`)
-//! must be the trace's of that instant, in any order; a difference is a
-//! `replay` violation. A runtime trace's events are stamped when the
-//! dispatcher decided, not at the trace's instants, so they are not compared.
+//! may have been written without them) until before the horizon, the typed
+//! events the replayed policy records at each instant (`Kernel::note`, e.g.
+//! RUN's `server`) must be the trace's of that instant, in any order; a
+//! difference is a `replay` violation. A runtime trace's events are stamped
+//! when the dispatcher decided, not at the trace's instants, so they are
+//! not compared.
 //!
 //! A CPU whose trace assignment differs from the policy's choice for longer
 //! than the tolerance is a violation. The comparison is per CPU: a trace that
@@ -31,7 +42,7 @@ use crate::names::time;
 use crate::recorder::Detail;
 use crate::state::State;
 use crate::validator::{Pending, Validator};
-use schedlab_policy::{Cpu, Driver, Host, Job, JobId, PolicyEvent, ProtocolError};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, PolicyEvent, ProtocolError, Run};
 use schedlab_trace::{JobRef, Time};
 
 /// A policy event and its CPU, as the trace and the replayed policy record it.
@@ -67,6 +78,8 @@ pub(crate) struct ReplayCore {
     trace_notes: Vec<Note>,
     /// The replayed policy's events of the current instant.
     policy_notes: Vec<Note>,
+    /// Per CPU, the trace's latest counter sample (`Kernel::counters`).
+    counters: Vec<Option<Counters>>,
 }
 
 impl ReplayCore {
@@ -80,6 +93,7 @@ impl ReplayCore {
             noting: false,
             trace_notes: Vec::new(),
             policy_notes: Vec::new(),
+            counters: vec![None; cpus as usize],
         }
     }
 
@@ -95,6 +109,8 @@ struct ReplayHost<'a> {
     state: &'a State,
     /// Where the policy's events go, when they are compared.
     notes: Option<&'a mut Vec<Note>>,
+    /// Per CPU, the trace's latest counter sample.
+    counters: &'a [Option<Counters>],
 }
 
 fn id(j: JobRef) -> JobId {
@@ -112,11 +128,19 @@ impl Host for ReplayHost<'_> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))
     }
     fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        match self.counters.get(cpu as usize) {
+            Some(Some(c)) => Ok(*c),
+            Some(None) => Err(CountersUnavailable::NotRecorded),
+            None => Err(CountersUnavailable::UnknownCpu { cpu, cpus: self.counters.len() as u32 }),
+        }
+    }
     fn tracing(&self) -> bool {
         self.notes.is_some()
     }
     fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
-        if let Some(n) = self.notes.as_mut() {
+        // Counter samples are the driver's inputs, not compared.
+        if let (Some(n), false) = (self.notes.as_mut(), matches!(event, PolicyEvent::CounterSample { .. })) {
             n.push((cpu, event));
         }
     }
@@ -139,9 +163,34 @@ impl Validator<'_> {
         }
     }
 
-    /// A policy event of the trace at the current instant.
+    /// A policy event of the trace at the current instant: a counter
+    /// sample is the CPU's reading from now on; any other kind is compared
+    /// with the policy's.
     pub(crate) fn replay_trace_note(&mut self, cpu: Option<Cpu>, event: &PolicyEvent) {
-        if let Some(core) = self.replay.as_mut().filter(|c| c.compare_notes) {
+        let Some(core) = self.replay.as_mut() else { return };
+        if let PolicyEvent::CounterSample {
+            instructions,
+            cycles,
+            cache_references,
+            cache_misses,
+            coherence_misses,
+            cpu_clock,
+            context_switches,
+            ..
+        } = *event
+        {
+            if let Some(slot) = cpu.and_then(|c| core.counters.get_mut(c as usize)) {
+                *slot = Some(Counters {
+                    instructions,
+                    cycles,
+                    cache_references,
+                    cache_misses,
+                    coherence_misses,
+                    cpu_clock,
+                    context_switches,
+                });
+            }
+        } else if core.compare_notes {
             core.noting = true;
             core.trace_notes.push((cpu, event.clone()));
         }
@@ -156,12 +205,21 @@ impl Validator<'_> {
             return;
         }
         let notes = core.compare_notes.then_some(&mut core.policy_notes);
-        let mut host = ReplayHost { now: t, state: &self.state, notes };
+        let mut host = ReplayHost { now: t, state: &self.state, notes, counters: &core.counters };
         if let Err(e) = core.drv.instant(policy, &mut host, t) {
             let (since, cpu, text) = (e.t, e.cpu, e.to_string());
             core.error = Some(e);
             self.rec.violation(Check::Replay, since, since, cpu, |_| Detail::new(text));
             return;
+        }
+        // What the trace's CPUs run from now on, for execution-time timers.
+        for c in 0..self.state.cpus.len() {
+            let run = self.state.cpus[c].jobs.first().map(|&j| Run {
+                job: id(j),
+                from: self.state.progress_from(c as u32, t),
+                consumed: self.state.consumed_at(j, t),
+            });
+            core.drv.runs(c as Cpu, run);
         }
         // Nothing is compared before the trace's first policy event, nor at
         // the horizon, where the producer stopped recording.

@@ -2,7 +2,7 @@
 //! switching ([`Host`]), and what it hears about the callbacks the protocol
 //! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
 
-use crate::interface::{Cpu, Job, JobId, Time};
+use crate::interface::{Counters, CountersUnavailable, Cpu, Job, JobId, Rate, Time};
 use schedlab_model::{PolicyEvent, SegmentKind};
 
 /// A callback the driver is about to deliver (or has just delivered).
@@ -45,6 +45,14 @@ pub trait Host<X = ()> {
     /// `cpu` was marked for rescheduling (by the policy, or by the driver
     /// because the job chosen for it completed or blocked).
     fn marked(&mut self, _cpu: Cpu) {}
+    /// The counters of `cpu` ([`crate::Kernel::counters`]); default: none.
+    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        Err(CountersUnavailable::NoSource { what: "this driver" })
+    }
+    /// The progress rate of `cpu` ([`crate::Kernel::rate`]); default 1.0.
+    fn rate(&self, _cpu: Cpu) -> Rate {
+        Rate::ONE
+    }
     /// Whether policy events are recorded ([`crate::Kernel::tracing`]).
     fn tracing(&self) -> bool {
         false

@@ -7,18 +7,27 @@
 //! sleeps in a futex wait until the next release or policy timer, or until
 //! a worker rings its doorbell. Nothing is allocated after start-up: every
 //! buffer is reserved for the run's expected jobs.
+//!
+//! Execution-time timers (`Kernel::arm_exec`): after each instant's
+//! switches the driver hears which job each CPU now runs, from the wake-up
+//! with the job's CPU time then (`Driver::runs`), so a running job's timer
+//! is a wall-clock expiry for the budget left, re-armed at each switch-in
+//! and disarmed at each switch-out; it fires when the dispatcher wakes for
+//! it, with its real lateness (and the worker's own start-up latency after
+//! a switch-in counts as consumed).
 
 use super::services::KernelServices;
 use super::sync::{self, Shared};
 use super::{drain_limit, DISPATCHER_CPU};
 use crate::clock;
+use crate::counters::PerfCounters;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::stall::THRESHOLD_NS;
 use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
 use schedlab_jobs::{Demands, MissPolicy, Releases};
-use schedlab_policy::{Driver, Job, JobId, Policy, ProtocolError};
+use schedlab_policy::{Cpu, Driver, Host, Job, JobId, Policy, ProtocolError, Run};
 use schedlab_trace::{Event, OverheadKind};
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
@@ -60,6 +69,8 @@ pub struct Dispatcher {
     /// The dispatcher's own late wake-ups: (due, ns from t0; lateness, ns),
     /// at most its capacity (see [`Dispatcher::own_lateness`]).
     pub(super) late_wakeups: Vec<(u64, u64)>,
+    /// Per CPU: the job last reported to the driver as running there.
+    reported: Vec<Option<JobId>>,
 }
 
 impl Dispatcher {
@@ -119,6 +130,7 @@ impl Dispatcher {
                 notes: Vec::with_capacity(64),
                 note_budget: 4 * jobs + 64,
                 notes_dropped: 0,
+                counters: PerfCounters::open(m as u32),
             },
             tasks,
             shared,
@@ -137,6 +149,7 @@ impl Dispatcher {
             ended_at: 0,
             slept_until: None,
             late_wakeups: Vec::with_capacity(256),
+            reported: vec![None; m],
         }
     }
 
@@ -173,6 +186,7 @@ impl Dispatcher {
             }
             let drv = &self.drv;
             self.host.apply(|c| drv.chosen(c));
+            self.report_runs(real);
             let decided = clock::now();
             if completed || released || timers || self.host.changed {
                 self.decisions.push(decided - wake);
@@ -200,6 +214,20 @@ impl Dispatcher {
             // Jobs still running at the end of the drain (or a protocol
             // error): end them.
             self.stop.request(StopReason::Finished);
+        }
+    }
+
+    /// Tells the driver what changed on the CPUs (for execution-time
+    /// timers): a job switched in runs from now with its CPU time now.
+    fn report_runs(&mut self, real: u64) {
+        for c in 0..self.reported.len() {
+            let now = self.host.running[c];
+            if now == self.reported[c] {
+                continue;
+            }
+            self.reported[c] = now;
+            let run = now.map(|job| Run { job, from: real, consumed: Host::<u64>::consumed(&self.host, job) });
+            self.drv.runs(c as Cpu, run);
         }
     }
 

@@ -92,8 +92,11 @@ impl Backend for DispatchBackend {
     }
 
     fn execute(&mut self, plan: &mut Plan, sv: &Services) -> Result<Executed, RunError> {
-        let policy = schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
-            .map_err(|e| RunError::BadInput(e.to_string()))?;
+        let policy = match &plan.config.policy {
+            Some(factory) => (factory.0)(&plan.spec),
+            None => schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+                .map_err(|e| RunError::BadInput(e.to_string()))?,
+        };
         let n = plan.tasks.len();
         let m = plan.spec.platform.cpus;
         sync::install_handler();

@@ -4,12 +4,15 @@
 //! worker's thread CPU clock since its job started) and switching (hold
 //! signals, affinity changes and gate stores to the workers). Policy notes
 //! are recorded up to a budget reserved at start-up; `tracing()` says
-//! whether the next one would be.
+//! whether the next one would be. Counters (`Kernel::counters`) are read
+//! from per-CPU `perf_event_open` events opened at start-up
+//! (`crate::counters`).
 
 use super::sync::{self, Shared};
 use crate::clock;
+use crate::counters::PerfCounters;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Cpu, Delivery, Host, JobId, PolicyEvent, Time};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -51,6 +54,8 @@ pub(super) struct KernelServices {
     /// Notes that may still be recorded in the run.
     pub note_budget: usize,
     pub notes_dropped: u64,
+    /// The CPUs' counters.
+    pub counters: PerfCounters,
 }
 
 impl Host<u64> for KernelServices {
@@ -87,6 +92,9 @@ impl Host<u64> for KernelServices {
             Delivery::Complete(j) => self.active[j.task as usize] = None,
             Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
         }
+    }
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        self.counters.read(cpu)
     }
     fn tracing(&self) -> bool {
         self.note_budget > 0
