@@ -448,7 +448,13 @@ impl Host<Time> for State<'_> {
         let c = &self.cpus[cpu as usize];
         let running = self.running(cpu);
         let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
-        source.read(&CpuView { cpu, now: self.now, running, busy })
+        let read = source.read(&CpuView { cpu, now: self.now, running, busy });
+        // Each reading goes into the trace, so replay answers the same.
+        if let (Ok(c), true) = (&read, self.policy_events) {
+            let event = c.sample(running);
+            self.emit(&Event::Policy { t: self.now, cpu: Some(cpu), event });
+        }
+        read
     }
     fn rate(&self, cpu: Cpu) -> Rate {
         self.cpus.get(cpu as usize).map_or(Rate::ONE, |c| c.rate)

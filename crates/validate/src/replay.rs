@@ -20,8 +20,9 @@
 //! the instant) and with how much consumed (`Driver::runs`). Counters are
 //! an input the trace records: `Kernel::counters(cpu)` answers the latest
 //! `counter-sample` policy event of that CPU at or before the instant, and
-//! `CountersUnavailable::NotRecorded` before the first one (no producer
-//! writes them yet); the rate is 1.0.
+//! `CountersUnavailable::NotRecorded` before the first one (the simulator
+//! and the dispatcher write one per reading they give a policy); the rate
+//! is 1.0.
 //!
 //! The policy's own events (every kind but `counter-sample`, which a driver
 //! records as an input) are read back too, in a simulated trace: from
@@ -168,27 +169,9 @@ impl Validator<'_> {
     /// with the policy's.
     pub(crate) fn replay_trace_note(&mut self, cpu: Option<Cpu>, event: &PolicyEvent) {
         let Some(core) = self.replay.as_mut() else { return };
-        if let PolicyEvent::CounterSample {
-            instructions,
-            cycles,
-            cache_references,
-            cache_misses,
-            coherence_misses,
-            cpu_clock,
-            context_switches,
-            ..
-        } = *event
-        {
+        if let Some(reading) = Counters::of_sample(event) {
             if let Some(slot) = cpu.and_then(|c| core.counters.get_mut(c as usize)) {
-                *slot = Some(Counters {
-                    instructions,
-                    cycles,
-                    cache_references,
-                    cache_misses,
-                    coherence_misses,
-                    cpu_clock,
-                    context_switches,
-                });
+                *slot = Some(reading);
             }
         } else if core.compare_notes {
             core.noting = true;

@@ -2,7 +2,9 @@
 //! the latest `counter-sample` policy event of that CPU at or before the
 //! instant, `NotRecorded` before the first. The shared test policy `Overrun`
 //! (crates/policy/tests/common) logs CPU 0's counters at each release; it is
-//! replayed over a simulated trace into which samples were written.
+//! replayed over a simulated trace into which samples were written, and
+//! over one whose samples the simulator wrote itself (each reading the
+//! policy got from the run's counter source): the replay reads the same.
 
 #[path = "../../policy/tests/common/overrun.rs"]
 mod overrun;
@@ -10,9 +12,10 @@ mod overrun;
 use overrun::Overrun;
 use schedlab_model::load_str;
 use schedlab_policy::{Counters, CountersUnavailable, Policy};
-use schedlab_sim::{simulate_collect, SimConfig};
+use schedlab_sim::{simulate_collect, CounterSource, CpuView, SimConfig};
 use schedlab_trace::{Event, PolicyEvent};
 use schedlab_validate::{validate_with, Mode, Options};
+use std::sync::Arc;
 
 const MS: u64 = 1_000_000;
 
@@ -67,4 +70,34 @@ fn replay_answers_counters_from_the_traces_samples() {
         };
         assert_eq!(*got, want, "release at {t} ns");
     }
+}
+
+/// Instructions: the CPU's busy time; cycles: the time.
+#[derive(Debug)]
+struct Busy;
+
+impl CounterSource for Busy {
+    fn read(&self, view: &CpuView) -> Result<Counters, CountersUnavailable> {
+        Ok(Counters { instructions: Some(view.busy), cycles: Some(view.now), ..Counters::default() })
+    }
+}
+
+#[test]
+fn the_simulators_readings_replay_as_read() {
+    let yaml = "platform: {cpus: 1}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 1ms, period: 5ms}\n  - {name: b, wcet: 2ms, period: 10ms, offset: 1ms}\n";
+    let spec = load_str(yaml, None, "t.yaml").unwrap().spec;
+    let mut simulated = Overrun::new(vec![MS, MS]);
+    let config = SimConfig { horizon: Some(20 * MS), counters: Some(Arc::new(Busy)), ..SimConfig::default() };
+    let (events, _) = simulate_collect(&spec, &mut simulated, &config).unwrap();
+    let samples = events.iter().filter(|e| matches!(e, Event::Policy { event: PolicyEvent::CounterSample { .. }, .. }));
+    let read = simulated.log.lock().unwrap().counters.clone();
+    assert_eq!(samples.count(), read.len(), "one sample per reading");
+    assert!(read.iter().all(Result::is_ok) && read.len() >= 4);
+    let header = schedlab_sim::header(&spec, simulated.info(), &config);
+    let policy = Overrun::new(vec![MS, MS]);
+    let log = policy.log.clone();
+    let options = Options { mode: Mode::Replay, ..Options::default() };
+    let report = validate_with(&header, events, &options, Some(Box::new(policy))).unwrap();
+    assert!(report.pass, "{}", report.render());
+    assert_eq!(log.lock().unwrap().counters, read, "the replay reads what the simulation read");
 }

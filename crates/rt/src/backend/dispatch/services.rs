@@ -94,7 +94,14 @@ impl Host<u64> for KernelServices {
         }
     }
     fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
-        self.counters.read(cpu)
+        let read = self.counters.read(cpu);
+        // Each reading goes into the trace (within the note budget), so
+        // replay answers from it.
+        if let (Ok(c), true) = (&read, self.tracing()) {
+            let running = self.running.get(cpu as usize).copied().flatten();
+            self.note(Some(cpu), c.sample(running));
+        }
+        read
     }
     fn tracing(&self) -> bool {
         self.note_budget > 0
