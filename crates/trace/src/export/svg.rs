@@ -6,9 +6,9 @@
 //! legend of the CPU colours. Segmented jobs show their segment boundaries
 //! (`segment-end`) as ticks across the box, the preemption points a
 //! deferred-preemption policy took (`preemption-point` policy events) as
-//! diamonds above it, and self-suspensions (`block` to `resume`) as a dashed
-//! line through the row; the legend lists these marks when the trace has
-//! them. When the trace carries `server` policy events
+//! diamonds on the box edge where the job left, and self-suspensions
+//! (`block` to `resume`) as a dashed line through the row; the legend lists
+//! these marks when the trace has them. When the trace carries `server` policy events
 //! (RUN's placement of level-0 servers on CPUs), one more row per CPU below
 //! the tasks shows which server held the CPU when, so the reduction tree can
 //! be seen at work. Pure string building: the same input gives the same bytes. Readable up to about 50 tasks; use a time window for long
@@ -372,7 +372,7 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
 
     // Segments: suspensions as a dashed line through the row, segment
     // boundaries as a tick across the job's box, preemption points taken as
-    // a diamond above it.
+    // a diamond on the box edge where the job left.
     let mid = |row: usize| g.row_top(row) + g.row / 2.0;
     for sp in suspensions(&c.others, r.horizon.max(end)) {
         let Some(&row) = row_of.get(&sp.job.task) else { continue };
@@ -410,7 +410,7 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
                 let _ = writeln!(
                     s,
                     "<path class=\"preemption-point\" d=\"{}\" fill=\"#1f5fbf\"><title>{} #{job}: preempted at the point after segment {segment}, {}</title></path>",
-                    diamond(g.x(*t), g.row_top(row) + box_off - 1.0),
+                    diamond(g.x(*t), g.row_top(row) + box_off + box_h / 2.0),
                     escape(&r.tasks[row].name),
                     Duration(*t)
                 );
