@@ -6,7 +6,9 @@
 //!   ran on it (named `<task> #<job>`, category `job`), its `segment-end`
 //!   instants (segment boundaries, category `segment`) and the CPU's policy
 //!   events and notes as instants named after their `kind` or `name`
-//!   (category `policy`; `preemption-point` for an FPDS point taken),
+//!   (category `policy`; `preemption-point` for an FPDS point taken);
+//!   `counter-sample` events become a counter track `CPU n counters`
+//!   (`"ph": "C"`, one series per counter read),
 //!   followed by a track `CPU n overheads` with the overhead intervals
 //!   (category `overhead`, named after the kind). Overheads get their own
 //!   track because they may straddle a job slice's edge, and slices on one
@@ -180,6 +182,20 @@ fn write_collected<W: Write>(w: &mut W, header: &Header, c: &Collected) -> io::R
                 let mut args = serde_json::to_value(event).expect("a policy event serialises");
                 if let Some(o) = args.as_object_mut() {
                     o.remove("kind");
+                }
+                // A CPU's counter samples: a counter track `CPU n counters`
+                // with one series per counter read.
+                if let (PolicyEvent::CounterSample { .. }, Some(c), Some(o)) = (event, cpu, args.as_object_mut()) {
+                    o.remove("task");
+                    o.remove("job");
+                    line(
+                        w,
+                        &format!(
+                            "{{\"ph\":\"C\",\"cat\":\"counters\",\"name\":\"CPU {c} counters\",\"pid\":{PID_CPUS},\"ts\":{},\"args\":{args}}}",
+                            micros(*t)
+                        ),
+                    )?;
+                    continue;
                 }
                 let args = args.to_string();
                 line(w, &policy_instant(&tracks, event.kind(), *t, *cpu, &args))?;
