@@ -8,7 +8,7 @@
 //!   [`journal`] (crash journal), [`watchdog`], [`lock`], [`state`]
 //!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
-//!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
+//!   (what a job body sees), [`point`] (preemption points, self-suspension), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
@@ -33,6 +33,7 @@ pub mod journal;
 pub mod lock;
 pub mod overheads;
 pub mod plan;
+pub mod point;
 pub mod privilege;
 pub mod probe;
 pub mod record;

@@ -307,7 +307,9 @@ impl Engine {
                     if st.cpus[c as usize].job.is_some() {
                         st.charge(c, OverheadKind::Tick, tick);
                         st.predict(c);
-                        self.drv.runs(c, st.run_of(c));
+                        if self.drv.wants_runs() {
+                            self.drv.runs(c, st.run_of(c));
+                        }
                     }
                 }
             }
@@ -437,7 +439,7 @@ impl Engine {
             let ts = &mut st.tasks[task as usize];
             let a = ts.active.as_mut().expect("running job is active");
             let segs = ts.segments.as_ref().expect("a segmented task");
-            if a.work < a.seg_until {
+            if a.work() < a.seg_until {
                 break;
             }
             if a.seg >= segs.last() {
@@ -628,7 +630,9 @@ impl Engine {
         for i in 0..st.touched.len() {
             let c = st.touched[i];
             st.predict(c);
-            self.drv.runs(c, st.run_of(c));
+            if self.drv.wants_runs() {
+                self.drv.runs(c, st.run_of(c));
+            }
             let cs = &mut st.cpus[c as usize];
             cs.touched = false;
             cs.local = false;

@@ -170,7 +170,10 @@ impl<'a> State<'a> {
                 c.sum.busy += d;
                 if let Some(a) = self.tasks[task as usize].active.as_mut() {
                     a.consumed += d;
-                    a.work += c.rate.advance(d, &mut a.carry);
+                    if !c.rate.is_one() {
+                        let work = c.rate.advance(d, &mut a.carry);
+                        a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+                    }
                 }
             }
         }
@@ -203,13 +206,15 @@ impl<'a> State<'a> {
     }
 
     /// Updates the completion prediction of `cpu` after its state changed.
+    #[inline]
     /// One current entry per CPU: a prediction that moves later keeps the
     /// entry (re-queued when it pops early); only an earlier one pushes anew.
     pub fn predict(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
             let a = self.tasks[t as usize].active.as_ref()?;
-            let cpu = c.rate.cpu_for(a.seg_until.saturating_sub(a.work), a.carry)?;
+            let left = a.seg_until.saturating_sub(a.work());
+            let cpu = if c.rate.is_one() { left } else { c.rate.cpu_for(left, a.carry)? };
             Some(c.run_from.saturating_add(cpu))
         });
         if let Some(p) = c.predicted {
@@ -389,7 +394,7 @@ impl Host<Time> for State<'_> {
                     release: job.release,
                     deadline: job.deadline,
                     consumed: 0,
-                    work: 0,
+                    lost: 0,
                     carry: 0,
                     cpu: None,
                     last_cpu: None,
@@ -440,6 +445,9 @@ impl Host<Time> for State<'_> {
     }
     fn marked(&mut self, cpu: Cpu) {
         self.attribute(cpu);
+    }
+    fn progress(&self, cpu: Cpu) -> Option<Run> {
+        self.run_of(cpu)
     }
     fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
         let Some(source) = self.counters.as_ref() else {

@@ -15,10 +15,12 @@ pub(crate) struct Active {
     pub deadline: Time,
     /// CPU time consumed up to the last settlement.
     pub consumed: Time,
-    /// Demand retired up to the last settlement: `consumed` at rate 1.0,
-    /// less on a slower CPU (`crate::platform`).
-    pub work: Time,
-    /// The remainder of `work`, in millionths of a ns (`Rate::advance`).
+    /// CPU time that retired no demand (on CPUs slower than 1.0; wrapping,
+    /// so a faster CPU makes it "negative"): the demand retired, its
+    /// *work*, is `consumed − lost` ([`Active::work`]). Kept as the
+    /// difference so that a run at 1.0 only checks the rate.
+    pub lost: Time,
+    /// The remainder of the work, in millionths of a ns (`Rate::advance`).
     pub carry: u32,
     /// CPU it runs on.
     pub cpu: Option<u32>,
@@ -26,12 +28,20 @@ pub(crate) struct Active {
     pub last_cpu: Option<u32>,
     /// The segment it is in (`crate::segments`).
     pub seg: u32,
-    /// The demand retired (`work`) at which its current CPU segment ends (its
+    /// The demand retired ([`Active::work`]) at which its current CPU segment ends (its
     /// actual execution time in its last CPU segment, or when it has one
     /// segment).
     pub seg_until: Time,
     /// In a suspension segment (blocked).
     pub suspended: bool,
+}
+
+impl Active {
+    /// The demand retired up to the last settlement (`crate::platform`).
+    #[inline]
+    pub fn work(&self) -> Time {
+        self.consumed.wrapping_sub(self.lost)
+    }
 }
 
 #[derive(Debug)]

@@ -160,8 +160,17 @@ impl Validator<'_> {
             let list = self.wronged(d, t);
             let ids: HashSet<JobRef> = list.iter().map(|x| x.0).collect();
             self.wrongs.retain(|j, w| w.domain != d || ids.contains(j));
-            for &(j, _) in &list {
-                self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d, behind: None });
+            let deferred = self.conf.is_some_and(|c| c.preemption == Preemption::AtPoints);
+            for &(j, reason) in &list {
+                let w = self.wrongs.entry(j).or_insert(Wrong { since: t, reported: false, domain: d, behind: None });
+                // Deferred preemption: a job that waited behind a running
+                // job (allowed until that job's next point) and now finds a
+                // CPU idle (the job left it at its point, and a real
+                // dispatcher's switch takes time) waits from now on.
+                if deferred && matches!(reason, Reason::Idle(_)) && w.behind.is_some() {
+                    w.since = t;
+                    w.behind = None;
+                }
             }
             if list.is_empty() {
                 self.conforms(d, t);

@@ -129,6 +129,14 @@ impl Host for ReplayHost<'_> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))
     }
     fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
+    fn progress(&self, cpu: Cpu) -> Option<Run> {
+        let &j = self.state.cpus.get(cpu as usize)?.jobs.first()?;
+        Some(Run {
+            job: id(j),
+            from: self.state.progress_from(cpu, self.now),
+            consumed: self.state.consumed_at(j, self.now),
+        })
+    }
     fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
         match self.counters.get(cpu as usize) {
             Some(Some(c)) => Ok(*c),
@@ -196,13 +204,10 @@ impl Validator<'_> {
             return;
         }
         // What the trace's CPUs run from now on, for execution-time timers.
-        for c in 0..self.state.cpus.len() {
-            let run = self.state.cpus[c].jobs.first().map(|&j| Run {
-                job: id(j),
-                from: self.state.progress_from(c as u32, t),
-                consumed: self.state.consumed_at(j, t),
-            });
-            core.drv.runs(c as Cpu, run);
+        if core.drv.wants_runs() {
+            for c in 0..self.state.cpus.len() as Cpu {
+                core.drv.runs(c, host.progress(c));
+            }
         }
         // Nothing is compared before the trace's first policy event, nor at
         // the horizon, where the producer stopped recording.

@@ -55,6 +55,12 @@ impl<X, H: Host<X>> Kernel for Bridge<'_, X, H> {
         self.svc.timers.arm(at.max(self.host.now()), tag)
     }
     fn arm_exec(&mut self, job: JobId, at_consumed: Time, tag: u64) -> TimerId {
+        if !self.svc.timers.wants_runs() {
+            // The store was not following the CPUs: it reads them now.
+            for c in 0..self.svc.cpus {
+                self.svc.timers.refresh(c, self.host.progress(c));
+            }
+        }
         let (now, consumed) = (self.host.now(), self.host.consumed(job));
         self.svc.timers.arm_exec(job, at_consumed, tag, now, consumed)
     }

@@ -105,8 +105,6 @@ pub struct Driver<X: Copy = ()> {
     tasks: Vec<TaskJobs<X>>,
     /// Per CPU: the policy's last answer.
     chosen: Vec<Option<JobId>>,
-    /// Per CPU: the job the driver last reported running there ([`Driver::runs`]).
-    on: Vec<Option<JobId>>,
     /// Per CPU: the answer of the round being decided.
     next: Vec<Option<JobId>>,
     /// Per CPU: the round stamp of the round it was scheduled in.
@@ -131,7 +129,7 @@ impl<X: Copy> Driver<X> {
         Driver {
             svc: Services {
                 cpus,
-                timers: Timers::new(n),
+                timers: Timers::new(n, m),
                 marked: vec![false; m],
                 marked_list: Vec::with_capacity(m),
                 error: None,
@@ -139,7 +137,6 @@ impl<X: Copy> Driver<X> {
             placement,
             tasks: (0..n).map(|_| TaskJobs::new()).collect(),
             chosen: vec![None; m],
-            on: vec![None; m],
             next: vec![None; m],
             in_round: vec![0; m],
             round: 0,
@@ -219,20 +216,18 @@ impl<X: Copy> Driver<X> {
     /// switch-in (and again whenever the start of the job's progress moves),
     /// `None` when it stops running a job. A job that moves between CPUs at
     /// one instant may be reported on its new CPU before or after its old
-    /// one is emptied. Cheap when no execution-time timer is armed.
+    /// one is emptied. Needed only while [`Driver::wants_runs`]; the driver
+    /// asks the host ([`Host::progress`]) when the first timer is armed.
     #[inline]
     pub fn runs(&mut self, cpu: Cpu, run: Option<Run>) {
-        let Some(on) = self.on.get_mut(cpu as usize) else { return };
-        let new = run.map(|r| r.job);
-        if let Some(old) = *on {
-            if Some(old) != new {
-                self.svc.timers.stop(old, cpu);
-            }
-        }
-        *on = new;
-        if let Some(r) = run {
-            self.svc.timers.run(r.job, cpu, r.from, r.consumed);
-        }
+        self.svc.timers.runs(cpu, run);
+    }
+
+    /// Whether execution-time timers are armed, so [`Driver::runs`]
+    /// reports matter (a driver may skip them otherwise).
+    #[inline]
+    pub fn wants_runs(&self) -> bool {
+        self.svc.timers.wants_runs()
     }
 
     /// When the earliest armed policy timer is due.

@@ -11,13 +11,16 @@
 //! # Execution-time timers
 //!
 //! An execution-time timer (`Kernel::arm_exec`) is a slot that also names
-//! its job and the consumption it waits for. The drivers say only when a
-//! job starts running ([`Timers::run`]: "from `from`, having consumed
-//! `consumed`") and stops ([`Timers::stop`]); while the job runs its timers
-//! sit in the heap at `from + (at − consumed)`, and while it does not they
-//! have no entry (parked). Each task keeps the list of its job's timers, so
-//! a switch costs nothing for a job without any.
+//! its job and the consumption it waits for. The drivers say only what each
+//! CPU runs ([`Timers::runs`]: a job "from `from`, having consumed
+//! `consumed`", or nothing); while the job runs its timers sit in the heap
+//! at `from + (at − consumed)`, and while it does not they have no entry
+//! (parked). The store follows the CPUs only while such timers are armed
+//! ([`Timers::wants_runs`]; a driver may skip its reports otherwise): the
+//! first one armed reads the CPUs afresh from the host
+//! ([`Timers::refresh`]). Each task keeps the list of its job's timers.
 
+use super::Run;
 use crate::interface::{Cpu, JobId, Time, TimerId};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -25,30 +28,21 @@ use std::collections::BinaryHeap;
 #[derive(Debug, Clone, Copy, Default)]
 struct Slot {
     gen: u32,
-    armed: bool,
-    tag: u64,
     /// Stamp of the slot's current heap entry (bumped to invalidate it).
     push: u32,
-    /// Arming order.
-    seq: u64,
-    /// For an execution-time timer: its job and the consumption it waits for.
-    exec: Option<(JobId, Time)>,
+    tag: u64,
+    armed: bool,
+    /// An execution-time timer (its details in `Timers::execs`).
+    exec: bool,
 }
 
-/// A job running: on `cpu` since `from`, having consumed `consumed` then.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Running {
+/// An execution-time timer's job, the consumption it waits for, and its
+/// arming order (kept for its re-queueing).
+#[derive(Debug, Clone, Copy)]
+struct Exec {
     job: JobId,
-    cpu: Cpu,
-    from: Time,
-    consumed: Time,
-}
-
-/// One task's execution-time timers and the stint of its running job.
-#[derive(Debug, Clone, Default)]
-struct TaskExec {
-    running: Option<Running>,
-    slots: Vec<u32>,
+    at: Time,
+    seq: u64,
 }
 
 #[derive(Debug, Default)]
@@ -59,17 +53,40 @@ pub struct Timers {
     heap: BinaryHeap<Reverse<(Time, u64, u32, u32)>>,
     /// Arming order, the tie-break of timers due at the same instant.
     seq: u64,
-    /// Per task (by index).
-    tasks: Vec<TaskExec>,
+    /// Per slot used by an execution-time timer: its details.
+    execs: Vec<Option<Exec>>,
+    /// Per task (by index): its execution-time timers' slots.
+    tasks: Vec<Vec<u32>>,
+    /// Per CPU: the job it runs (kept while execution-time timers are armed).
+    on: Vec<Option<Run>>,
+    /// Execution-time timers armed.
+    exec: usize,
 }
 
 impl Timers {
-    /// A store for `tasks` tasks' execution-time timers.
-    pub fn new(tasks: usize) -> Timers {
-        Timers { tasks: vec![TaskExec::default(); tasks], ..Timers::default() }
+    /// A store for `tasks` tasks' execution-time timers on `cpus` CPUs.
+    pub fn new(tasks: usize, cpus: usize) -> Timers {
+        Timers { tasks: vec![Vec::new(); tasks], on: vec![None; cpus], ..Timers::default() }
     }
 
-    fn slot(&mut self, tag: u64, exec: Option<(JobId, Time)>) -> u32 {
+    /// Whether execution-time timers are armed: only then does the store
+    /// need to hear what the CPUs run ([`Timers::runs`]).
+    #[inline]
+    pub fn wants_runs(&self) -> bool {
+        self.exec > 0
+    }
+
+    /// What `cpu` runs, told afresh (before the first execution-time timer
+    /// is armed, when the store has not been following).
+    pub fn refresh(&mut self, cpu: Cpu, run: Option<Run>) {
+        if let Some(on) = self.on.get_mut(cpu as usize) {
+            *on = run;
+        }
+    }
+
+    /// A free slot, armed with `tag`, and its arming order.
+    #[inline]
+    fn slot(&mut self, tag: u64, exec: bool) -> (u32, u64) {
         let slot = match self.free.pop() {
             Some(s) => s,
             None => {
@@ -80,21 +97,26 @@ impl Timers {
         let s = &mut self.slots[slot as usize];
         s.armed = true;
         s.tag = tag;
-        s.seq = self.seq;
         s.exec = exec;
+        // Entries of the slot's earlier timers are stale from now on, even
+        // while this one has none (a parked execution-time timer).
+        s.push = s.push.wrapping_add(1);
+        let seq = self.seq;
         self.seq += 1;
-        slot
+        (slot, seq)
     }
 
     fn id(&self, slot: u32) -> TimerId {
         TimerId((self.slots[slot as usize].gen as u64) << 32 | slot as u64)
     }
 
-    /// (Re)queues `slot` due at `at`: any earlier entry becomes stale.
-    fn push(&mut self, slot: u32, at: Time) {
+    /// (Re)queues `slot` (armed `seq`-th) due at `at`: any earlier entry
+    /// becomes stale.
+    #[inline]
+    fn push(&mut self, slot: u32, at: Time, seq: u64) {
         let s = &mut self.slots[slot as usize];
         s.push = s.push.wrapping_add(1);
-        self.heap.push(Reverse((at, s.seq, slot, s.push)));
+        self.heap.push(Reverse((at, seq, slot, s.push)));
     }
 
     /// Drops `slot`'s heap entry, if any (it stays armed).
@@ -105,8 +127,8 @@ impl Timers {
 
     /// Arms a timer due at `at` that delivers `tag`.
     pub fn arm(&mut self, at: Time, tag: u64) -> TimerId {
-        let slot = self.slot(tag, None);
-        self.push(slot, at);
+        let (slot, seq) = self.slot(tag, false);
+        self.push(slot, at, seq);
         self.id(slot)
     }
 
@@ -114,60 +136,69 @@ impl Timers {
     /// `tag`; `now` and `consumed` (the job's consumption now) decide
     /// whether it is due at once.
     pub fn arm_exec(&mut self, job: JobId, at: Time, tag: u64, now: Time, consumed: Time) -> TimerId {
-        let slot = self.slot(tag, Some((job, at)));
+        let (slot, seq) = self.slot(tag, true);
+        if self.execs.len() <= slot as usize {
+            self.execs.resize(slot as usize + 1, None);
+        }
+        self.execs[slot as usize] = Some(Exec { job, at, seq });
         let t = job.task as usize;
         if t >= self.tasks.len() {
-            self.tasks.resize_with(t + 1, TaskExec::default);
+            self.tasks.resize_with(t + 1, Vec::new);
         }
-        self.tasks[t].slots.push(slot);
+        self.tasks[t].push(slot);
+        self.exec += 1;
         if at <= consumed {
-            self.push(slot, now);
-        } else if let Some(r) = self.tasks[t].running.filter(|r| r.job == job) {
-            self.push(slot, r.from.saturating_add(at - r.consumed.min(at)).max(now));
+            self.push(slot, now, seq);
+        } else if let Some(r) = self.on.iter().flatten().find(|r| r.job == job).copied() {
+            self.push(slot, r.from.saturating_add(at - r.consumed.min(at)).max(now), seq);
         }
         self.id(slot)
     }
 
-    /// `job` runs on `cpu`, progressing from `from` with `consumed` ns then:
-    /// its execution-time timers are (re)queued accordingly.
-    pub fn run(&mut self, job: JobId, cpu: Cpu, from: Time, consumed: Time) {
-        let Some(te) = self.tasks.get_mut(job.task as usize) else { return };
-        te.running = Some(Running { job, cpu, from, consumed });
-        for i in 0..te.slots.len() {
-            let slot = self.tasks[job.task as usize].slots[i];
-            if let Some((j, at)) = self.slots[slot as usize].exec {
-                if j == job {
-                    self.push(slot, from.saturating_add(at.saturating_sub(consumed)));
+    /// `cpu` now runs `run` (`None`: nothing): the execution-time timers of
+    /// a job that stopped running anywhere are parked, those of the job it
+    /// runs are (re)queued at `from + (at − consumed)`.
+    pub fn runs(&mut self, cpu: Cpu, run: Option<Run>) {
+        let Some(on) = self.on.get_mut(cpu as usize) else { return };
+        let old = std::mem::replace(on, run);
+        if self.exec == 0 {
+            return;
+        }
+        if let Some(o) = old {
+            if run.map(|r| r.job) != Some(o.job) && !self.on.iter().flatten().any(|r| r.job == o.job) {
+                self.each_exec(o.job, |t, slot, _| t.park(slot));
+            }
+        }
+        if let Some(r) = run {
+            self.each_exec(r.job, |t, slot, e| {
+                t.push(slot, r.from.saturating_add(e.at.saturating_sub(r.consumed)), e.seq)
+            });
+        }
+    }
+
+    /// Calls `f` for each execution-time timer of `job`.
+    fn each_exec(&mut self, job: JobId, mut f: impl FnMut(&mut Timers, u32, Exec)) {
+        let Some(list) = self.tasks.get(job.task as usize) else { return };
+        for i in 0..list.len() {
+            let slot = self.tasks[job.task as usize][i];
+            if let Some(e) = self.execs[slot as usize] {
+                if e.job == job {
+                    f(self, slot, e);
                 }
             }
         }
     }
 
-    /// `job` stopped running on `cpu` (ignored if it runs elsewhere now):
-    /// its execution-time timers are parked.
-    pub fn stop(&mut self, job: JobId, cpu: Cpu) {
-        let Some(te) = self.tasks.get_mut(job.task as usize) else { return };
-        if !matches!(te.running, Some(r) if r.job == job && r.cpu == cpu) {
-            return;
-        }
-        te.running = None;
-        for i in 0..te.slots.len() {
-            let slot = self.tasks[job.task as usize].slots[i];
-            self.park(slot);
-        }
-    }
-
     /// `job` completed: its execution-time timers are cancelled.
     pub fn drop_job(&mut self, job: JobId) {
-        let Some(te) = self.tasks.get_mut(job.task as usize) else { return };
-        if matches!(te.running, Some(r) if r.job == job) {
-            te.running = None;
+        let Some(list) = self.tasks.get(job.task as usize) else { return };
+        if list.is_empty() {
+            return;
         }
         let mut i = 0;
-        while i < self.tasks[job.task as usize].slots.len() {
-            let slot = self.tasks[job.task as usize].slots[i];
-            if matches!(self.slots[slot as usize].exec, Some((j, _)) if j == job) {
-                self.tasks[job.task as usize].slots.swap_remove(i);
+        while i < self.tasks[job.task as usize].len() {
+            let slot = self.tasks[job.task as usize][i];
+            if matches!(self.execs[slot as usize], Some(e) if e.job == job) {
                 self.release(slot);
             } else {
                 i += 1;
@@ -177,13 +208,15 @@ impl Timers {
 
     fn release(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
+        // Disarmed: its heap entry is stale (and stays so, see `slot`).
         s.armed = false;
         s.gen = s.gen.wrapping_add(1);
-        s.push = s.push.wrapping_add(1);
-        if let Some((job, _)) = s.exec.take() {
-            if let Some(te) = self.tasks.get_mut(job.task as usize) {
-                if let Some(i) = te.slots.iter().position(|&x| x == slot) {
-                    te.slots.swap_remove(i);
+        if std::mem::take(&mut s.exec) {
+            let job = self.execs[slot as usize].take().expect("an execution-time timer's details").job;
+            self.exec -= 1;
+            if let Some(list) = self.tasks.get_mut(job.task as usize) {
+                if let Some(i) = list.iter().position(|&x| x == slot) {
+                    list.swap_remove(i);
                 }
             }
         }
@@ -242,7 +275,7 @@ impl Timers {
         self.free.reserve(n);
         self.heap.reserve(n);
         for t in &mut self.tasks {
-            t.slots.reserve(2);
+            t.reserve(2);
         }
     }
 
@@ -252,7 +285,9 @@ impl Timers {
         self.slots.capacity()
             + self.free.capacity()
             + self.heap.capacity()
-            + self.tasks.iter().map(|t| t.slots.capacity()).sum::<usize>()
+            + self.execs.capacity()
+            + self.tasks.iter().map(|t| t.capacity()).sum::<usize>()
+            + self.on.capacity()
     }
 }
 
@@ -291,25 +326,33 @@ mod tests {
 
     const J: JobId = JobId { task: 0, seq: 0 };
 
+    fn run(from: Time, consumed: Time) -> Option<Run> {
+        Some(Run { job: J, from, consumed })
+    }
+
     #[test]
     fn an_exec_timer_runs_down_only_while_its_job_runs() {
-        let mut t = Timers::new(1);
+        let mut t = Timers::new(1, 2);
         // Armed before the job runs: parked.
         let id = t.arm_exec(J, 5, 7, 0, 0);
+        assert!(t.wants_runs());
         assert_eq!(t.next_due(), None);
         // Runs from 10 with 0 consumed: due at 15; stopped at 12 (2 consumed).
-        t.run(J, 0, 10, 0);
+        t.runs(0, run(10, 0));
         assert_eq!(t.next_due(), Some(15));
-        t.stop(J, 0);
+        t.runs(0, None);
         assert_eq!(t.next_due(), None);
-        // A stop on another CPU than the one it runs on is ignored.
-        t.run(J, 1, 20, 2);
-        t.stop(J, 0);
+        // Moving from CPU 0 to CPU 1 at 20, reported on CPU 1 first: CPU
+        // 0's emptying does not park it.
+        t.runs(0, run(19, 2));
+        t.runs(1, run(20, 2));
+        t.runs(0, None);
         assert_eq!(t.next_due(), Some(23));
         assert_eq!(t.pop_due(22), None);
         assert_eq!(t.pop_due(23), Some((id, 23, 7)));
+        assert!(!t.wants_runs());
         // Fired: gone, also after another switch-in.
-        t.run(J, 1, 30, 5);
+        t.runs(1, run(30, 5));
         assert_eq!(t.next_due(), None);
         // Already consumed: due now; a completed job's timers are cancelled.
         let now = t.arm_exec(J, 3, 1, 31, 6);
@@ -318,21 +361,33 @@ mod tests {
         assert_eq!(t.next_due(), Some(30 + 95));
         t.drop_job(J);
         assert_eq!(t.next_due(), None);
-        t.run(J, 0, 40, 6);
+        assert!(!t.wants_runs());
+        t.runs(0, run(40, 6));
+        assert_eq!(t.next_due(), None);
+    }
+
+    #[test]
+    fn a_parked_timer_does_not_revive_its_slots_old_entry() {
+        let mut t = Timers::new(1, 1);
+        let w = t.arm(5, 1);
+        t.cancel(w);
+        // The same slot, parked: the cancelled timer's entry at 5 is stale.
+        t.arm_exec(J, 10, 2, 0, 0);
         assert_eq!(t.next_due(), None);
     }
 
     #[test]
     fn exec_and_wall_timers_share_the_arming_order() {
-        let mut t = Timers::new(1);
+        let mut t = Timers::new(1, 1);
         let _e = t.arm_exec(J, 10, 1, 0, 0);
         let _w = t.arm(10, 2);
-        t.run(J, 0, 0, 0);
+        t.runs(0, run(0, 0));
         let got: Vec<u64> = std::iter::from_fn(|| t.pop_due(10)).map(|(_, _, tag)| tag).collect();
         assert_eq!(got, vec![1, 2]);
         let c = t.arm_exec(J, 10, 3, 0, 0);
         t.cancel(c);
-        t.run(J, 0, 0, 0);
+        t.runs(0, run(0, 0));
         assert_eq!(t.next_due(), None);
+        assert!(!t.wants_runs());
     }
 }

@@ -158,6 +158,12 @@ impl Backend for KernelBackend {
     fn check(&self, plan: &Plan) -> Result<(), RunError> {
         let bad = |m: String| Err(RunError::BadInput(m));
         if !maps_onto_linux(plan.policy) {
+            if plan.policy.preempts_at_points_only() {
+                return bad(format!(
+                    "policy.name: `{}` preempts a job only at its preemption points (between its segments), which Linux's scheduling classes cannot do; run it with --backend dispatch (its workers stop at the points the dispatcher asks for)",
+                    plan.policy.name()
+                ));
+            }
             let names = |f: Family| {
                 PolicyName::ALL
                     .iter()
@@ -167,7 +173,7 @@ impl Backend for KernelBackend {
                     .join(", ")
             };
             return bad(format!(
-                "policy `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO) and {} (SCHED_DEADLINE); use --backend dispatch for the others",
+                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO) and {} (SCHED_DEADLINE); use --backend dispatch for the others",
                 plan.policy.name(),
                 names(Family::Fp),
                 names(Family::Edf)
