@@ -21,7 +21,7 @@ pub mod validate;
 
 pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
-pub use policy_event::PolicyEvent;
+pub use policy_event::{CounterReading, PolicyEvent};
 pub use source::Format;
 pub use spec::{
     Cache, Class, Family, Meta, Packing, Placement, Platform, PolicyDescriptor, PolicyName, PolicySpec, PreemptionKind,

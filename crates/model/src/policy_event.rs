@@ -37,37 +37,9 @@ pub enum PolicyEvent {
     /// A server's deadline was postponed to `deadline`, its budget recharged
     /// to `budget` ns (the CBS rule on exhaustion).
     ServerPostpone { server: String, budget: u64, deadline: u64 },
-    /// A reading of the CPU's counters (cumulative since the run started,
-    /// the fields of the policy interface's counter reading), while
-    /// `task`/`job` ran (absent: the CPU idled). A counter the source does
-    /// not count is absent.
-    CounterSample {
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        task: Option<u32>,
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        job: Option<u64>,
-        /// Instructions retired.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        instructions: Option<u64>,
-        /// CPU cycles.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        cycles: Option<u64>,
-        /// Last-level cache references.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        cache_references: Option<u64>,
-        /// Last-level cache misses.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        cache_misses: Option<u64>,
-        /// Coherence misses (loads that hit a line modified in another core's cache).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        coherence_misses: Option<u64>,
-        /// CPU time counted on the CPU (ns).
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        cpu_clock: Option<u64>,
-        /// Context switches on the CPU.
-        #[serde(default, skip_serializing_if = "Option::is_none")]
-        context_switches: Option<u64>,
-    },
+    /// A reading of the CPU's counters ([`CounterReading`]), boxed so that
+    /// the rare sample does not make every event as large as itself.
+    CounterSample(Box<CounterReading>),
     /// The job's priority was raised above its base priority (cache-aware
     /// promotion); `reason` says why, e.g. `cache`.
     PriorityPromotion { task: u32, job: u64, reason: String },
@@ -76,6 +48,39 @@ pub enum PolicyEvent {
     TokenGrant { task: u32, job: u64 },
     /// The job gave the memory token back.
     TokenRelease { task: u32, job: u64 },
+}
+
+/// A reading of a CPU's counters (cumulative since the run started, the
+/// fields of the policy interface's counter reading), while `task`/`job`
+/// ran (absent: the CPU idled). A counter the source does not count is
+/// absent.
+#[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize, JsonSchema)]
+pub struct CounterReading {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<u64>,
+    /// Instructions retired.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub instructions: Option<u64>,
+    /// CPU cycles.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycles: Option<u64>,
+    /// Last-level cache references.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_references: Option<u64>,
+    /// Last-level cache misses.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_misses: Option<u64>,
+    /// Coherence misses (loads that hit a line modified in another core's cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coherence_misses: Option<u64>,
+    /// CPU time counted on the CPU (ns).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu_clock: Option<u64>,
+    /// Context switches on the CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub context_switches: Option<u64>,
 }
 
 impl PolicyEvent {
@@ -114,7 +119,7 @@ impl PolicyEvent {
             | PolicyEvent::PriorityPromotion { task, job, .. }
             | PolicyEvent::TokenGrant { task, job }
             | PolicyEvent::TokenRelease { task, job } => Some((task, job)),
-            PolicyEvent::CounterSample { task: Some(task), job: Some(job), .. } => Some((task, job)),
+            PolicyEvent::CounterSample(ref r) => r.task.zip(r.job),
             _ => None,
         }
     }
@@ -150,17 +155,11 @@ mod tests {
             PolicyEvent::ServerReplenish { server: "S0".into(), budget: 1, deadline: 2 },
             PolicyEvent::ServerExhaust { server: "S0".into(), deadline: 2 },
             PolicyEvent::ServerPostpone { server: "S0".into(), budget: 1, deadline: 2 },
-            PolicyEvent::CounterSample {
-                task: None,
-                job: None,
+            PolicyEvent::CounterSample(Box::new(CounterReading {
                 instructions: Some(5),
-                cycles: None,
-                cache_references: None,
-                cache_misses: None,
-                coherence_misses: None,
                 cpu_clock: Some(7),
-                context_switches: None,
-            },
+                ..CounterReading::default()
+            })),
             PolicyEvent::PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
             PolicyEvent::TokenGrant { task: 0, job: 0 },
             PolicyEvent::TokenRelease { task: 0, job: 0 },
@@ -171,6 +170,22 @@ mod tests {
             assert_eq!(PolicyEvent::KINDS[i], e.kind());
             assert_eq!(&serde_json::from_value::<PolicyEvent>(v).unwrap(), e);
         }
+    }
+
+    /// A sample is small in an event (boxed), and its fields sit beside `kind`.
+    #[test]
+    fn a_counter_sample_is_flat_in_json_and_small_in_memory() {
+        assert!(std::mem::size_of::<PolicyEvent>() <= 48, "{}", std::mem::size_of::<PolicyEvent>());
+        let e = PolicyEvent::CounterSample(Box::new(CounterReading {
+            task: Some(1),
+            job: Some(2),
+            cache_misses: Some(3),
+            ..CounterReading::default()
+        }));
+        let v = serde_json::to_value(&e).unwrap();
+        assert_eq!(v, serde_json::json!({"kind": "counter-sample", "task": 1, "job": 2, "cache_misses": 3}));
+        assert_eq!(serde_json::from_value::<PolicyEvent>(v).unwrap(), e);
+        assert_eq!(e.job(), Some((1, 2)));
     }
 
     #[test]

@@ -11,6 +11,7 @@
 //! then schedule without them.
 
 use crate::interface::{Cpu, JobId, PolicyEvent};
+use schedlab_model::CounterReading;
 use std::fmt;
 
 /// Cumulative counts of one CPU since the run started (a policy wanting a
@@ -49,7 +50,7 @@ impl Counters {
     /// with the job `running` on the CPU: a driver writes one per reading
     /// it gives a policy, so that replay can give the same.
     pub fn sample(&self, running: Option<JobId>) -> PolicyEvent {
-        PolicyEvent::CounterSample {
+        PolicyEvent::CounterSample(Box::new(CounterReading {
             task: running.map(|j| j.task),
             job: running.map(|j| j.seq),
             instructions: self.instructions,
@@ -59,33 +60,22 @@ impl Counters {
             coherence_misses: self.coherence_misses,
             cpu_clock: self.cpu_clock,
             context_switches: self.context_switches,
-        }
+        }))
     }
 
     /// The reading a `counter-sample` policy event records, or `None` for
     /// another kind of event.
     pub fn of_sample(event: &PolicyEvent) -> Option<Counters> {
-        match *event {
-            PolicyEvent::CounterSample {
-                instructions,
-                cycles,
-                cache_references,
-                cache_misses,
-                coherence_misses,
-                cpu_clock,
-                context_switches,
-                ..
-            } => Some(Counters {
-                instructions,
-                cycles,
-                cache_references,
-                cache_misses,
-                coherence_misses,
-                cpu_clock,
-                context_switches,
-            }),
-            _ => None,
-        }
+        let PolicyEvent::CounterSample(r) = event else { return None };
+        Some(Counters {
+            instructions: r.instructions,
+            cycles: r.cycles,
+            cache_references: r.cache_references,
+            cache_misses: r.cache_misses,
+            coherence_misses: r.coherence_misses,
+            cpu_clock: r.cpu_clock,
+            context_switches: r.context_switches,
+        })
     }
 }
 

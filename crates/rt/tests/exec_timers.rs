@@ -107,7 +107,7 @@ fn budgets_expire_on_real_threads_and_counters_answer_or_say_why_not() {
         let samples = o
             .events
             .iter()
-            .filter(|e| matches!(e, Event::Policy { event: schedlab_trace::PolicyEvent::CounterSample { .. }, .. }))
+            .filter(|e| matches!(e, Event::Policy { event: schedlab_trace::PolicyEvent::CounterSample(_), .. }))
             .count();
         if samples != readings {
             return Err(Failure::Hard(format!("{samples} counter samples in the trace for {readings} readings")));

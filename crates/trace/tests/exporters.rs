@@ -242,17 +242,13 @@ fn perfetto_draws_counter_samples_as_a_counter_track_per_cpu() {
     let sample = |t, cpu, n: u64| Event::Policy {
         t,
         cpu: Some(cpu),
-        event: PolicyEvent::CounterSample {
+        event: PolicyEvent::CounterSample(Box::new(schedlab_model::CounterReading {
             task: Some(0),
             job: Some(0),
             instructions: Some(n),
-            cycles: None,
-            cache_references: None,
             cache_misses: Some(n / 100),
-            coherence_misses: None,
-            cpu_clock: None,
-            context_switches: None,
-        },
+            ..Default::default()
+        })),
     };
     let at = events.iter().position(|e| e.t() > MS).unwrap();
     events.insert(at, sample(MS, 0, 1_000));

@@ -149,7 +149,7 @@ impl Host for ReplayHost<'_> {
     }
     fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         // Counter samples are the driver's inputs, not compared.
-        if let (Some(n), false) = (self.notes.as_mut(), matches!(event, PolicyEvent::CounterSample { .. })) {
+        if let (Some(n), false) = (self.notes.as_mut(), matches!(event, PolicyEvent::CounterSample(_))) {
             n.push((cpu, event));
         }
     }

@@ -11,6 +11,7 @@ mod overrun;
 
 use overrun::Overrun;
 use schedlab_model::load_str;
+use schedlab_model::CounterReading;
 use schedlab_policy::{Counters, CountersUnavailable, Policy};
 use schedlab_sim::{simulate_collect, CounterSource, CpuView, SimConfig};
 use schedlab_trace::{Event, PolicyEvent};
@@ -23,17 +24,11 @@ fn sample(t: u64, cpu: u32, instructions: u64) -> Event {
     Event::Policy {
         t,
         cpu: Some(cpu),
-        event: PolicyEvent::CounterSample {
-            task: None,
-            job: None,
+        event: PolicyEvent::CounterSample(Box::new(CounterReading {
             instructions: Some(instructions),
-            cycles: None,
-            cache_references: None,
             cache_misses: Some(instructions / 10),
-            coherence_misses: None,
-            cpu_clock: None,
-            context_switches: None,
-        },
+            ..CounterReading::default()
+        })),
     }
 }
 
@@ -89,7 +84,7 @@ fn the_simulators_readings_replay_as_read() {
     let mut simulated = Overrun::new(vec![MS, MS]);
     let config = SimConfig { horizon: Some(20 * MS), counters: Some(Arc::new(Busy)), ..SimConfig::default() };
     let (events, _) = simulate_collect(&spec, &mut simulated, &config).unwrap();
-    let samples = events.iter().filter(|e| matches!(e, Event::Policy { event: PolicyEvent::CounterSample { .. }, .. }));
+    let samples = events.iter().filter(|e| matches!(e, Event::Policy { event: PolicyEvent::CounterSample(_), .. }));
     let read = simulated.log.lock().unwrap().counters.clone();
     assert_eq!(samples.count(), read.len(), "one sample per reading");
     assert!(read.iter().all(Result::is_ok) && read.len() >= 4);

@@ -185,7 +185,7 @@ fn write_collected<W: Write>(w: &mut W, header: &Header, c: &Collected) -> io::R
                 }
                 // A CPU's counter samples: a counter track `CPU n counters`
                 // with one series per counter read.
-                if let (PolicyEvent::CounterSample { .. }, Some(c), Some(o)) = (event, cpu, args.as_object_mut()) {
+                if let (PolicyEvent::CounterSample(_), Some(c), Some(o)) = (event, cpu, args.as_object_mut()) {
                     o.remove("task");
                     o.remove("job");
                     line(
