@@ -56,6 +56,7 @@
 
 pub use crate::counters::{Counters, CountersUnavailable};
 pub use crate::rate::Rate;
+pub use schedlab_model::PolicyEvent;
 use schedlab_model::{Placement, SegmentKind};
 
 /// Time in integer nanoseconds since the system release.
@@ -124,8 +125,10 @@ pub trait Kernel {
     fn tracing(&self) -> bool {
         false
     }
-    /// Records a policy event in the trace (e.g. a RUN server selection).
-    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+    /// Records a policy event in the trace (a RUN server selection, an FPDS
+    /// preemption point taken, ...), on `cpu` when it concerns one. Build
+    /// the event only when [`Kernel::tracing`] says so.
+    fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
 }
 
 /// A job's state as the validator reconstructs it from a trace, for

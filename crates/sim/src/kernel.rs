@@ -9,7 +9,9 @@ use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUS
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
 use schedlab_model::SegmentKind;
-use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, ProtocolError, Rate, Run, Time};
+use schedlab_policy::{
+    Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, ProtocolError, Rate, Run, Time,
+};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -470,7 +472,13 @@ impl Host<Time> for State<'_> {
         let c = &self.cpus[cpu as usize];
         let running = self.running(cpu);
         let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
-        source.read(&CpuView { cpu, now: self.now, running, busy })
+        let read = source.read(&CpuView { cpu, now: self.now, running, busy });
+        // Each reading goes into the trace, so replay answers the same.
+        if let (Ok(c), true) = (&read, self.policy_events) {
+            let event = c.sample(running);
+            self.emit(&Event::Policy { t: self.now, cpu: Some(cpu), event });
+        }
+        read
     }
     fn rate(&self, cpu: Cpu) -> Rate {
         self.cpus.get(cpu as usize).map_or(Rate::ONE, |c| c.rate)
@@ -478,9 +486,9 @@ impl Host<Time> for State<'_> {
     fn tracing(&self) -> bool {
         self.policy_events
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.policy_events {
-            let e = Event::Policy { t: self.now, cpu, name: name.to_string(), data };
+            let e = Event::Policy { t: self.now, cpu, event };
             self.emit(&e);
         }
     }
