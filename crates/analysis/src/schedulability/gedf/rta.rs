@@ -38,6 +38,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Bertogna & Cirinei 2007 (RTSS)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 0, u_below_m: false };
+
 /// The workload of τᵢ in a window of length L (carry-in ending Sᵢ before
 /// its deadline).
 #[cfg(test)]
@@ -289,8 +292,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let b = iterate(tasks, m);
