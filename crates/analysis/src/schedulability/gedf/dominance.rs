@@ -197,8 +197,8 @@ mod tests {
     #[test]
     fn monotone_tests_accept_every_dominated_set() {
         let mut r = Rng::new(2026);
-        let tests: [(usize, fn(&[TaskParams], u32) -> Verdict); 4] =
-            [(0, gfb::decide), (1, bcl::decide), (3, load::decide), (5, bar::decide)];
+        type Decide = fn(&[TaskParams], u32) -> Verdict;
+        let tests: [(usize, Decide); 4] = [(0, gfb::decide), (1, bcl::decide), (3, load::decide), (5, bar::decide)];
         for (i, _) in tests {
             assert!(MONOTONE & 1 << i != 0, "{}", ORDER[i]);
         }
