@@ -31,7 +31,8 @@ use super::load::dbf;
 use super::model::{precheck, Needs};
 use super::piecewise::divmod;
 use schedlab_model::PolicyName;
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 pub const ID: &str = "gedf.bar";
 
@@ -151,45 +152,55 @@ fn lhs_at(pos: &[Pos], k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
     s1 + top.iter().map(|&v| v as u128).sum::<u128>()
 }
 
-/// The dbf steps Dᵢ + j·Tᵢ (j ≥ 0) up to `covered`, sorted and without
-/// duplicates, shared by every k of a set: task k's test points are the
-/// steps in (Dₖ, Dₖ + hi] shifted by −Dₖ, so the steps are generated and
-/// sorted once per set instead of once per task (the sort was half of
-/// BAR's cost). Every step is below 2⁵⁷ (count ≤ MAX_POINTS bounds hi by
-/// MAX_POINTS·Tᵢ + Dᵢ): u64, which sorts twice as fast as u128.
-#[derive(Default)]
+/// The dbf steps Dᵢ + j·Tᵢ (j ≥ 0) of a set in increasing order without
+/// duplicates, generated lazily by a k-way merge of the tasks'
+/// progressions and shared by every k: task k's test points are the steps
+/// in (Dₖ, Dₖ + hi] shifted by −Dₖ. Only the steps a search reaches are
+/// generated (a set that fails usually fails at one of the first points;
+/// sorting every candidate up front was half of BAR's cost), and each once
+/// per set, not once per task. Steps stay below 2⁵⁷ (count ≤ MAX_POINTS
+/// bounds hi by MAX_POINTS·Tᵢ + Dᵢ).
 struct Steps {
     steps: Vec<u64>,
-    covered: Option<u64>,
-    chunk: Vec<u64>,
+    /// The next step of each task, smallest first.
+    heap: BinaryHeap<Reverse<(u64, usize)>>,
 }
 
 impl Steps {
-    /// The steps in (lo, hi], after extending the list up to `hi` (the
-    /// new steps are all above the old `covered`, so appending their
-    /// sorted chunk keeps the list sorted).
-    fn within(&mut self, tasks: &[TaskParams], lo: u64, hi: u64) -> &[u64] {
-        if self.covered.is_none_or(|c| c < hi) {
-            self.chunk.clear();
-            for ti in tasks {
-                let (di, p) = (ti.deadline, ti.period);
-                let mut t = match self.covered {
-                    Some(c) if c >= di => di + ((c - di) / p + 1) * p,
-                    _ => di,
-                };
-                while t <= hi {
-                    self.chunk.push(t);
-                    t += p;
-                }
+    fn new(tasks: &[TaskParams]) -> Steps {
+        Steps { steps: Vec::new(), heap: tasks.iter().enumerate().map(|(i, t)| Reverse((t.deadline, i))).collect() }
+    }
+
+    /// Generates the next distinct step; false when there is none (no tasks).
+    fn grow(&mut self, tasks: &[TaskParams]) -> bool {
+        while let Some(Reverse((t, i))) = self.heap.pop() {
+            self.heap.push(Reverse((t + tasks[i].period, i)));
+            if self.steps.last().is_none_or(|&l| l < t) {
+                self.steps.push(t);
+                return true;
             }
-            self.chunk.sort_unstable();
-            self.chunk.dedup();
-            self.steps.extend_from_slice(&self.chunk);
-            self.covered = Some(hi);
         }
-        let from = self.steps.partition_point(|&t| t <= lo);
-        let to = self.steps.partition_point(|&t| t <= hi);
-        &self.steps[from..to]
+        false
+    }
+
+    /// The index of the first step above `lo`.
+    fn first_above(&mut self, tasks: &[TaskParams], lo: u64) -> usize {
+        while self.steps.last().is_none_or(|&l| l <= lo) {
+            if !self.grow(tasks) {
+                return self.steps.len();
+            }
+        }
+        self.steps.partition_point(|&t| t <= lo)
+    }
+
+    /// Step `j`, if it is at most `hi` (generating up to it).
+    fn get(&mut self, tasks: &[TaskParams], j: usize, hi: u64) -> Option<u64> {
+        while self.steps.len() <= j {
+            if self.steps.last().is_some_and(|&l| l > hi) || !self.grow(tasks) {
+                return None;
+            }
+        }
+        Some(self.steps[j]).filter(|&t| t <= hi)
     }
 }
 
@@ -205,7 +216,7 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
     let mut points = 0usize;
     let mut diffs = Vec::with_capacity(n);
-    let mut steps = Steps::default();
+    let mut steps = Steps::new(tasks);
     let mut pos: Vec<Pos> = Vec::with_capacity(n);
     // The m − 1 largest differences: a small sorted array when m is small.
     let mut top = vec![0u64; (m as usize).saturating_sub(1).min(n)];
@@ -230,9 +241,10 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
         if count + points as u128 > MAX_POINTS as u128 {
             return Found::Skipped { points };
         }
-        // Aₖ = 0 and every Aₖ = Dᵢ + j·Tᵢ − Dₖ > 0 up to hi, increasing.
-        let cand = std::iter::once(0)
-            .chain(steps.within(tasks, tk.deadline, (dk + hi) as u64).iter().map(|&t| t - tk.deadline));
+        // Aₖ = 0, then every Aₖ = Dᵢ + j·Tᵢ − Dₖ > 0 up to hi, increasing.
+        let top_t = (dk + hi) as u64;
+        let mut next = steps.first_above(tasks, tk.deadline);
+        let mut first = true;
         let near = hi_f * (1.0 - 1e-9) - 2.0;
         // Positions in u64, sums in u128.
         pos.clear();
@@ -242,7 +254,15 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64 });
         }
         let mut at = 0u64;
-        for a64 in cand {
+        loop {
+            let a64 = if first {
+                first = false;
+                0
+            } else {
+                let Some(t) = steps.get(tasks, next, top_t) else { break };
+                next += 1;
+                t - tk.deadline
+            };
             let a = a64 as u128;
             if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
                 break;
@@ -341,7 +361,7 @@ mod tests {
     }
 }
 
-/// The shared steps give each task the candidates of a per-task list
+/// The shared lazy steps give each task the candidates of a per-task list
 /// (the earlier construction: every Dᵢ + j·Tᵢ ≥ Dₖ up to Dₖ + hi, sorted,
 /// deduplicated), whatever order the ranges grow and shrink in.
 #[cfg(test)]
@@ -360,7 +380,7 @@ mod shared_steps {
                     TaskParams::constrained(1, r.range_u64(1, t + 1), t)
                 })
                 .collect();
-            let mut steps = Steps::default();
+            let mut steps = Steps::new(&tasks);
             for _ in 0..6 {
                 let k = r.range_u64(0, n as u64 - 1) as usize;
                 let dk = tasks[k].deadline;
@@ -376,8 +396,12 @@ mod shared_steps {
                 }
                 per_task.sort_unstable();
                 per_task.dedup();
-                let shared: Vec<u64> =
-                    std::iter::once(0).chain(steps.within(&tasks, dk, dk + hi).iter().map(|&t| t - dk)).collect();
+                let mut shared = vec![0u64];
+                let mut j = steps.first_above(&tasks, dk);
+                while let Some(t) = steps.get(&tasks, j, dk + hi) {
+                    shared.push(t - dk);
+                    j += 1;
+                }
                 assert_eq!(shared, per_task, "k = {k}, hi = {hi}: {tasks:?}");
             }
         }
