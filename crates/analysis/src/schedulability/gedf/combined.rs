@@ -113,8 +113,13 @@ fn core_skipping<E: Explain>(tasks: &[TaskParams], m: u32, skip: u32, ex: &mut E
 /// bit mask (bit i: `ORDER[i]`): if such a test accepts a set, it accepts
 /// every set with the same deadlines, periods, offsets and jitters and
 /// WCETs no larger, task by task (the argument for each is in
-/// `super::dominance`). BAK, RTA and FF-DBF are not in it.
+/// `super::dominance`). BAK, RTA and FF-DBF are not in it (RTA's
+/// rejections carry over to larger WCETs only when its searches were exact,
+/// see [`Cascade::refutes`]).
 pub const MONOTONE: u32 = 1 << 0 | 1 << 1 | 1 << 3 | 1 << 5;
+
+/// RTA's bit in [`ORDER`].
+const RTA: usize = 4;
 
 /// What the cascade found, for reuse on sets that dominate or are
 /// dominated by this one (`super::dominance`).
@@ -125,6 +130,11 @@ pub struct Cascade {
     pub accepted: Option<usize>,
     /// The tests known not to accept (bit i: `ORDER[i]`).
     pub rejected: u32,
+    /// The tests known not to accept these tasks nor any with the same
+    /// deadlines, periods, offsets and jitters and WCETs no smaller: those
+    /// of [`MONOTONE`] that rejected, and RTA when it rejected with every
+    /// search exact and every WCET at least 1 (`super::dominance`).
+    pub refutes: u32,
 }
 
 /// The test's verdict when it is known not to accept: its task-model and
@@ -154,21 +164,31 @@ fn known_not_accepting(i: usize, tasks: &[TaskParams], m: u32) -> Verdict {
 /// inconclusive and not applicable, comes from their precheck).
 pub fn decide_knowing(tasks: &[TaskParams], m: u32, skip: u32, known: u32) -> Cascade {
     if let Err(v) = precheck(tasks, m, Needs::default(), &mut Quiet) {
-        return Cascade { verdict: v, accepted: None, rejected: 0 };
+        return Cascade { verdict: v, accepted: None, rejected: 0, refutes: 0 };
     }
     let mut applied = 0;
-    let mut rejected = 0;
+    let (mut rejected, mut refutes) = (0, 0);
     for i in (0..ORDER.len()).filter(|i| skip & 1 << i == 0) {
-        let v = if known & 1 << i != 0 { known_not_accepting(i, tasks, m) } else { quiet(i, tasks, m) };
+        let (v, carries) = if known & 1 << i != 0 {
+            (known_not_accepting(i, tasks, m), true)
+        } else if i == RTA {
+            let (v, exact) = rta::decide_exact(tasks, m);
+            (v, exact && tasks.iter().all(|t| t.wcet >= 1))
+        } else {
+            (quiet(i, tasks, m), MONOTONE & 1 << i != 0)
+        };
         match v {
-            Verdict::Schedulable => return Cascade { verdict: v, accepted: Some(i), rejected },
+            Verdict::Schedulable => return Cascade { verdict: v, accepted: Some(i), rejected, refutes },
             Verdict::NotApplicable => {}
             _ => applied += 1,
         }
         rejected |= 1 << i;
+        if carries {
+            refutes |= 1 << i;
+        }
     }
     let verdict = if applied == 0 { Verdict::NotApplicable } else { Verdict::Inconclusive };
-    Cascade { verdict, accepted: None, rejected }
+    Cascade { verdict, accepted: None, rejected, refutes }
 }
 
 /// The bit mask of `skip` (test IDs) over [`ORDER`].

@@ -13,6 +13,9 @@
 //!   ([`combined::decide_knowing`] takes its verdict, which only decides
 //!   between inconclusive and not applicable, from its precheck).
 //!
+//! RTA is used in the second direction only, when its run on B was exact
+//! ([`combined::Cascade::refutes`]).
+//!
 //! Only the same member list (same tasks, same order) on the same CPU
 //! count with the same left-out tests is reused, so every reuse is one of
 //! these two implications or an exact repeat (the same variant and
@@ -47,9 +50,22 @@
 //!   (Cᵢ − λₖ·Tᵢ)/Dₖ of the other tasks, by Tᵢ/Dₖ per unit of λₖ, more than
 //!   the bound m − (m − 1)·λₖ rises when Σ Tᵢ/Dₖ > m − 1. Not monotone
 //!   (a test below shows a pair).
-//! - **RTA**: the workload bound Nᵢ·Cᵢ + min(Cᵢ, L + Dᵢ − Cᵢ − Sᵢ − Nᵢ·Tᵢ)
-//!   is not monotone in Cᵢ (T = D = 10, L = 5, S = 0: C = 9 gives 6, C = 10
-//!   gives 5), so no argument; not used.
+//! - **RTA**, rejections only: B's bounds are at most A's. By induction
+//!   over the computations of the rounds (same order), B's slacks are at
+//!   least A's: with Rᴬ A's bound for τₖ and R′ = Rᴬ − δ, each term of
+//!   B's fixed-point function at R′ is at most A's at Rᴬ under the same cap
+//!   Rᴬ − Cₖᴬ + 1: Jᵢ grows with Cᵢ and falls with Sᵢ; the workload
+//!   Wᵢ(R) = Nᵢ·Cᵢ + min(Cᵢ, a − Nᵢ·Tᵢ), a = R + Dᵢ − Cᵢ − Sᵢ, grows with
+//!   R, falls with Sᵢ, and one more unit of Cᵢ changes it by Nᵢ − 1, Nᵢ or
+//!   Nᵢ + 1 — it falls only with Nᵢ = 0 and Wᵢ = a ≥ R ≥ the cap (Sᵢ ≤ Dᵢ − Cᵢ
+//!   and Cₖ ≥ 1), where the capped term stays at the cap. So B's function
+//!   at R′ is ≤ R′ and B's least fixed point (≥ Cₖᴮ) is ≤ R′ ≤ Rᴬ. If B
+//!   stopped on a failure without a change, continuing would repeat it,
+//!   yet the induction gives it A's success by A's last round. This needs
+//!   B's bounds to be least fixed points (no search gave up after
+//!   `MAX_EVALS` and took Dₖ) and WCETs ≥ 1; A's bounds may be anything
+//!   its run proved. Acceptances are not reused (B's run, not made, might
+//!   give up).
 //! - **FF-DBF**: the σ tried start at B's own δ_max and share one point
 //!   budget, so B can spend the budget before the σ that proves A. Not
 //!   used.
@@ -141,11 +157,11 @@ impl Memo {
             if let Some(i) = e.cascade.accepted {
                 if MONOTONE & 1 << i != 0 && self.dom[e.variant * self.variants + variant] {
                     self.reused += 1;
-                    return Cascade { verdict: Verdict::Schedulable, accepted: Some(i), rejected: 0 };
+                    return Cascade { verdict: Verdict::Schedulable, accepted: Some(i), rejected: 0, refutes: 0 };
                 }
             }
             if self.dom[variant * self.variants + e.variant] {
-                known |= e.cascade.rejected & MONOTONE;
+                known |= e.cascade.refutes;
             }
         }
         if known != 0 {
@@ -165,7 +181,7 @@ impl Memo {
 #[cfg(test)]
 mod tests {
     use super::super::combined::{self, ORDER};
-    use super::super::{bak, bar, bcl, gfb, load};
+    use super::super::{bak, bar, bcl, gfb, load, rta};
     use super::*;
     use schedlab_model::rng::Rng;
 
@@ -224,6 +240,36 @@ mod tests {
         for (j, s) in seen.iter().enumerate() {
             assert!(s[0] > 100 && s[1] > 100, "{}: {s:?}", ORDER[tests[j].0]);
         }
+    }
+
+    /// Property: an exact RTA rejection (no search gave up) carries over to
+    /// every set that dominates the rejected one.
+    #[test]
+    fn exact_rta_rejections_carry_over_to_dominating_sets() {
+        let mut r = Rng::new(2007);
+        let (mut carried, mut both_pass) = (0usize, 0usize);
+        for _ in 0..200_000 {
+            let m = r.range_u64(1, 4) as u32;
+            let n = r.range_u64(2, 3 * m as u64 + 1) as usize;
+            let b: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = r.range_u64(2, 30);
+                    let d = if r.range_u64(0, 1) == 0 { t } else { r.range_u64(1, t) };
+                    TaskParams::constrained(r.range_u64(1, d), d, t)
+                })
+                .collect();
+            let a: Vec<TaskParams> =
+                b.iter().map(|t| TaskParams { wcet: (t.wcet + r.range_u64(0, 3)).min(t.deadline), ..*t }).collect();
+            let (vb, exact) = rta::decide_exact(&b, m);
+            let va = rta::decide(&a, m);
+            if vb != Verdict::Schedulable && exact {
+                assert_ne!(va, Verdict::Schedulable, "RTA rejects B = {b:?} but accepts A = {a:?} (m = {m})");
+                carried += 1;
+            } else if va == Verdict::Schedulable {
+                both_pass += 1;
+            }
+        }
+        assert!(carried > 10_000 && both_pass > 10_000, "{carried} carried, {both_pass} both accepted");
     }
 
     /// BAK is left out of MONOTONE for a reason: a smaller WCET can lose

@@ -92,6 +92,7 @@ impl Pairs {
 /// offset R + Dᵢ − Cᵢ − Sᵢ) and moves it forward by subtraction: one
 /// division per task and bound instead of one per evaluation. `st` is
 /// scratch.
+#[allow(clippy::too_many_arguments)]
 fn bound_k(
     tasks: &[TaskParams],
     pairs: &Pairs,
@@ -100,6 +101,7 @@ fn bound_k(
     slack: &[i64],
     st: &mut Vec<Saw>,
     rooms: &mut Vec<i64>,
+    exhausted: &mut bool,
 ) -> Result<i128, i128> {
     let inv = &pairs.inv_small;
     let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
@@ -161,7 +163,7 @@ fn bound_k(
         }
         v
     };
-    lfp_rising(ck, dk, m as i64, inv, &mut eval, rooms).map(i128::from).map_err(i128::from)
+    lfp_rising(ck, dk, m as i64, inv, &mut eval, rooms, exhausted).map(i128::from).map_err(i128::from)
 }
 
 /// The least R ≥ c with c + ⌊S(R)/m⌋ ≤ R, if it is at most d, else
@@ -178,6 +180,7 @@ fn lfp_rising(
     inv: &[f64],
     eval: &mut impl FnMut(i64, &mut Vec<i64>) -> i64,
     rooms: &mut Vec<i64>,
+    exhausted: &mut bool,
 ) -> Result<i64, i64> {
     let mut r = c;
     for _ in 0..MAX_EVALS {
@@ -213,7 +216,9 @@ fn lfp_rising(
         }
         r = next;
     }
-    // Not reached for sane inputs; as `lfp`: d itself is the last resort.
+    // Not reached for sane inputs; as `lfp`: d itself is the last resort
+    // (a bound, not the least fixed point: `exhausted` says so).
+    *exhausted = true;
     let v = eval(d, rooms);
     let f = c + v / m;
     if f <= d {
@@ -239,6 +244,9 @@ pub(crate) struct Bounds {
     pub r: Vec<Option<i128>>,
     pub failed: Option<(usize, i128)>,
     pub rounds: usize,
+    /// Some search gave up after `MAX_EVALS` evaluations and took Dₖ as
+    /// the bound (so a bound may be above the least fixed point).
+    pub exhausted: bool,
 }
 
 /// The rounds of slack feedback. A task is recomputed only when another
@@ -255,6 +263,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
     let (mut changes, mut own, mut seen) = (0usize, vec![0usize; n], vec![usize::MAX; n]);
     let mut last: Vec<Result<i128, i128>> = vec![Ok(0); n];
     let mut rounds = 0;
+    let mut exhausted = false;
     loop {
         rounds += 1;
         let (mut changed, mut failed) = (false, None);
@@ -264,7 +273,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
                 last[k]
             } else {
                 seen[k] = others;
-                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st, &mut rooms);
+                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st, &mut rooms, &mut exhausted);
                 last[k]
             };
             match res {
@@ -286,7 +295,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
             }
         }
         if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
-            return Bounds { r, failed, rounds };
+            return Bounds { r, failed, rounds, exhausted };
         }
     }
 }
@@ -349,6 +358,18 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
 
 pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
     core(tasks, m, &mut Quiet)
+}
+
+/// [`decide`], and whether every response-time search found its least
+/// fixed point (none gave up after `MAX_EVALS` evaluations): only then
+/// does a rejection carry over to sets with larger WCETs
+/// (`super::dominance`).
+pub fn decide_exact(tasks: &[TaskParams], m: u32) -> (Verdict, bool) {
+    if let Err(v) = precheck(tasks, m, NEEDS, &mut Quiet) {
+        return (v, true);
+    }
+    let b = iterate(tasks, m);
+    (if b.failed.is_none() { Verdict::Schedulable } else { Verdict::Inconclusive }, !b.exhausted)
 }
 
 pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
@@ -416,7 +437,7 @@ mod tests {
                 r = f;
             };
             let pairs = Pairs::new(&tasks, m);
-            let got = bound_k(&tasks, &pairs, m, k, &slack, &mut Vec::new(), &mut Vec::new());
+            let got = bound_k(&tasks, &pairs, m, k, &slack, &mut Vec::new(), &mut Vec::new(), &mut false);
             match plain {
                 Ok(r) => {
                     ok += 1;
