@@ -186,6 +186,20 @@ impl Sizes for Exact<'_> {
         }
     }
     fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
+        // The fixed-point intervals first (each load lies in [lo, hi]·2⁻⁶⁴);
+        // the exact sum only when they overlap.
+        let bounds = |bin: &[usize]| {
+            bin.iter().fold((0u128, 0u128), |(lo, hi), &i| {
+                (lo.saturating_add(self.fixed[i].0), hi.saturating_add(self.fixed[i].1))
+            })
+        };
+        let ((lo_a, hi_a), (lo_b, hi_b)) = (bounds(a), bounds(b));
+        if hi_a < lo_b {
+            return Ordering::Less;
+        }
+        if lo_a > hi_b {
+            return Ordering::Greater;
+        }
         let term = |k: usize| {
             if k < a.len() {
                 let (x, y) = self.parts[a[k]];
