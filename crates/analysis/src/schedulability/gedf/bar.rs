@@ -128,13 +128,24 @@ struct Pos {
     r: u64,
 }
 
-/// [`lhs`] from the positions at t = a + Dₖ (same value), with the m − 1
-/// largest differences kept in `top` (sorted, largest first; `top.len()` is
-/// m − 1 and it is zeroed here).
-fn lhs_at(pos: &[Pos], k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
+/// Moves a position forward by `delta`.
+#[inline]
+fn advance(p: &mut Pos, delta: u64) {
+    p.r += delta;
+    while p.r >= p.t {
+        p.r -= p.t;
+        p.qc += p.c;
+    }
+}
+
+/// [`lhs`] from the positions, moved forward by `delta` to t = a + Dₖ
+/// here (same value), with the m − 1 largest differences kept in `top`
+/// (sorted, largest first; `top.len()` is m − 1 and it is zeroed here).
+fn lhs_at(pos: &mut [Pos], delta: u64, k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
     top.fill(0);
     let mut s1: u128 = 0;
-    for (i, p) in pos.iter().enumerate() {
+    for (i, p) in pos.iter_mut().enumerate() {
+        advance(p, delta);
         let dbf = p.qc + if p.r >= p.d { p.c } else { 0 };
         let carry = p.qc + p.c.min(p.r);
         let (i1, i2) = if i == k { ((dbf - p.c).min(a), (carry - p.c).min(a)) } else { (dbf.min(x), carry.min(x)) };
@@ -270,16 +281,12 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             points += 1;
             let delta = a64 - at;
             at = a64;
-            for p in pos.iter_mut() {
-                p.r += delta;
-                while p.r >= p.t {
-                    p.r -= p.t;
-                    p.qc += p.c;
-                }
-            }
             let value = if small_top {
-                lhs_at(&pos, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
+                lhs_at(&mut pos, delta, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
             } else {
+                for p in pos.iter_mut() {
+                    advance(p, delta);
+                }
                 lhs(tasks, m, k, a, &mut diffs)
             };
             let bound = m as u128 * (a + dk - tk.wcet as u128 + 1);

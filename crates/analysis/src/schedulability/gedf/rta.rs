@@ -193,11 +193,25 @@ fn lfp_rising(
             return Ok(r);
         }
         // g(δ) = bound − m·(R + δ − c + 1), g(0) ≥ 0 since f > R.
-        rooms.sort_unstable();
         let mut g = v - m * (r - c + 1);
-        let (mut from, mut rising) = (0i64, rooms.len() as i64);
+        // Walking the rooms in increasing order, the first p = L − m + 1 of
+        // L are passed without a check (m or more still rising) and add
+        // Σ_{j<p} (L − j − m)·(roomⱼ − roomⱼ₋₁) = the sum of the p − 1
+        // smallest rooms to g: a selection instead of a sort for them.
+        let len = rooms.len();
+        let (mut from, mut rising, rest) = if len as i64 >= m {
+            let p = len + 1 - m as usize;
+            rooms.select_nth_unstable(p - 1);
+            g += rooms[..p - 1].iter().sum::<i64>();
+            let from = rooms[p - 1];
+            rooms[p..].sort_unstable();
+            (from, m - 1, p)
+        } else {
+            rooms.sort_unstable();
+            (0i64, len as i64, 0)
+        };
         let mut jump = None;
-        for &room in rooms.iter() {
+        for &room in rooms[rest..].iter() {
             if rising < m {
                 let q = divmod(g, m - rising, inv[(m - rising) as usize]).0;
                 if from + q < room {
