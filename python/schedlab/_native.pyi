@@ -10,6 +10,7 @@ name); files that cannot be read or written raise OSError.
 
 import os
 from collections.abc import Callable, Sequence
+from typing import Any
 
 __version__: str
 
@@ -126,8 +127,8 @@ def run(
     sporadic: str = "none",
     jitter: bool = True,
     miss: str = "continue",
-    workload: str | Callable[[int, int, int, int, int, int], None] | None = None,
-    workloads: Sequence[tuple[str, str | Callable[[int, int, int, int, int, int], None]]] = ...,
+    workload: str | Callable[[int, int, int, int, int, int, Any], None] | None = None,
+    workloads: Sequence[tuple[str, str | Callable[[int, int, int, int, int, int, Any], None]]] = ...,
     allow_command: bool = False,
     kernel_trace: bool = True,
     job_timeout: str | None = None,
@@ -144,7 +145,9 @@ def run(
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable
     workloads are called per job as ``f(task, job, release, deadline, exec,
-    wcet)`` with the GIL held (not real-time)."""
+    wcet, control)`` with the GIL held (not real-time); ``control`` has the
+    job's ``segments`` and its ``preemption_point()`` / ``suspend(ns)``
+    (False: the job must end now), which release the GIL while they wait."""
 
 def analyze(
     path: str | os.PathLike[str] | None = None,

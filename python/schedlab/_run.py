@@ -18,7 +18,9 @@ and the interpreter's own pauses (garbage collection, the GIL hand-over) add
 unbounded delays: they are *not real-time* — use them for prototypes and
 functional tests, and a ``c:`` or ``cmd:`` workload for timing. An exception
 in a callable fails the job, ends the run and is raised as :class:`RunError`
-with the traceback.
+with the traceback. On the dispatch backend a callable reaches preemption
+points with :meth:`Job.preemption_point` and suspends itself with
+:meth:`Job.suspend` (the GIL is released while it waits there).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +46,7 @@ from ._sim import (
 )
 from ._types import TaskSet
 
-__all__ = ["run", "RunResult", "RunError", "Job", "JobBody"]
+__all__ = ["run", "RunResult", "RunError", "Job", "JobBody", "JobEnded"]
 
 
 class RunError(RuntimeError):
@@ -70,6 +72,11 @@ class Job:
         deadline: Absolute deadline, CLOCK_MONOTONIC ns.
         exec: The execution time this job should consume, ns.
         wcet: The task's WCET, ns.
+        segments: The job's segments as the job model drew them, as
+            ``(kind, ns)`` pairs (``"exec"``, ``"memory"``, ``"suspend"``;
+            CPU time, or the suspension's length) — the draws a simulation
+            with the same seed makes; empty when the task declares none or
+            the backend is ``kernel``.
     """
 
     task: int
@@ -78,6 +85,42 @@ class Job:
     deadline: int
     exec: int
     wcet: int
+    segments: tuple[tuple[str, int], ...] = ()
+    _control: Any = field(default=None, repr=False, compare=False)
+
+    def preemption_point(self) -> None:
+        """A preemption point: the job ends its current segment here.
+
+        Returns at once unless, on the dispatch backend under ``fpds`` or
+        ``g-fpds``, a higher-priority job waits: then the policy decides, and
+        the job may be switched away here and resume later (the GIL is
+        released meanwhile). Does nothing on the kernel backend.
+
+        Raises:
+            JobEnded: the job must end now (the run is stopping, the job is
+                aborted at its deadline); return from the body.
+        """
+        if self._control is not None and not self._control.preemption_point():
+            raise JobEnded(f"job {self.job} of task {self.task} must end")
+
+    def suspend(self, ns: int) -> None:
+        """A self-suspension of ``ns`` nanoseconds: on the dispatch backend
+        the job blocks (its CPU goes to another job), sleeps, resumes and
+        returns once dispatched again (the GIL is released meanwhile).
+        Returns at once on the kernel backend.
+
+        Raises:
+            JobEnded: the job must end now; return from the body.
+        """
+        if self._control is not None and not self._control.suspend(ns):
+            raise JobEnded(f"job {self.job} of task {self.task} must end")
+
+
+class JobEnded(Exception):
+    """Raised by :meth:`Job.preemption_point` and :meth:`Job.suspend` when the
+    job must end now (the run is stopping, or the job is aborted at its
+    deadline). A body need not catch it: the job ends for that reason, not
+    as a failure."""
 
 
 #: A Python job body: called once per job with its :class:`Job`.
@@ -87,14 +130,14 @@ JobBody = Callable[[Job], object]
 Workload = str | JobBody
 
 
-def _body(name: str, w: object) -> str | Callable[[int, int, int, int, int, int], None]:
+def _body(name: str, w: object) -> str | Callable[[int, int, int, int, int, int, Any], None]:
     if isinstance(w, str):
         return w
     if callable(w):
         f = w
 
-        def call(task: int, job: int, release: int, deadline: int, exec: int, wcet: int) -> None:
-            f(Job(task, job, release, deadline, exec, wcet))
+        def call(task: int, job: int, release: int, deadline: int, exec: int, wcet: int, control: Any) -> None:
+            f(Job(task, job, release, deadline, exec, wcet, tuple(control.segments), control))
 
         return call
     raise ValueError(f"{name}: expected a workload kind (str) or a callable, got {type(w).__name__} {w!r}")

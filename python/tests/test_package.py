@@ -27,3 +27,10 @@ def test_typed_package() -> None:
     root = Path(schedlab.__file__).parent
     assert (root / "py.typed").exists()
     assert (root / "_native.pyi").exists()
+
+
+def test_the_c_header_ships_with_the_package() -> None:
+    # c:LIB:SYMBOL job bodies build against it (docs/runtime.md).
+    h = Path(schedlab.__file__).parent / "include" / "schedlab.h"
+    assert "struct schedlab_job" in h.read_text()
+    assert "int (*preemption_point)(const struct schedlab_job *job);" in h.read_text()

@@ -4,10 +4,12 @@ by the runtime's own lock."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -189,3 +191,46 @@ def test_missing_privileges_raise_permission_error() -> None:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "insufficient privileges" in out.stdout
+
+
+@needs_root
+def test_python_body_takes_preemption_points_under_fpds(tmp_path: Path, runtime_retries: list[str]) -> None:
+    # `b` (two subjobs of 12.8 ms at 80 %) runs as a Python body calling
+    # Job.preemption_point() between its segments; `a`, released 4 ms into
+    # b's first subjob, waits for that point, where b is switched away.
+    spec = tmp_path / "fpds.yaml"
+    spec.write_text(
+        textwrap.dedent(
+            """\
+            platform: {cpus: 2}
+            policy: {name: fpds}
+            tasks:
+              - {name: a, wcet: 16ms, period: 160ms, offset: 4ms, cpu: 1}
+              - {name: b, period: 320ms, subjobs: [16ms, 16ms], cpu: 1}
+            """
+        )
+    )
+    segments: list[tuple[tuple[str, int], ...]] = []
+
+    def low(job: schedlab.Job) -> None:
+        segments.append(job.segments)
+        for i, (_, ns) in enumerate(job.segments):
+            if i > 0:
+                job.preemption_point()
+            end = time.thread_time_ns() + ns
+            while time.thread_time_ns() < end:
+                pass
+
+    trace = tmp_path / "fpds.jsonl"
+    r, v = _run_until_valid(
+        spec, runtime_retries, duration="2s", backend="dispatch", exec=EXEC, trace=trace,
+        workloads={"a": "spin-cpu", "b": low},
+    )
+    assert v.passed, str(v)
+    assert segments and all(s == (("exec", 12_800_000), ("exec", 12_800_000)) for s in segments), segments[:3]
+    events = [json.loads(line) for line in trace.read_text().splitlines()[1:]]
+    preempted = [e for e in events if e.get("ev") == "switch-away" and e["task"] == 1 and e["reason"] == "preempt"]
+    points = {(e["job"], e["t"]) for e in events if e.get("ev") == "segment-end" and e["task"] == 1}
+    assert len(preempted) >= 4, f"b was preempted {len(preempted)} times"
+    for e in preempted:
+        assert any(j == e["job"] and 0 <= e["t"] - t <= TOLERANCE_NS for j, t in points), e

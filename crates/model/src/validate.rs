@@ -387,7 +387,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             let regions = !pol.name.preempts_at_points_only() && list.iter().any(|s| !s.preemptible);
             let ignored: Vec<&str> = [
                 suspends.then_some(
-                    "self-suspensions only in a simulation (`schedlab run` runs the job's CPU segments back to back)",
+                    "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",
                 ),
                 regions.then_some(
                     "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments)",

@@ -96,7 +96,7 @@ fn a_policy_that_does_not_run_suspensions_or_regions_says_so() {
     assert_eq!(w.len(), 1, "{w:?}");
     assert_eq!(w[0].path, "tasks[0].segments");
     assert!(
-        w[0].message.contains("`pfp` runs self-suspensions only in a simulation (`schedlab run` runs the job's CPU segments back to back), and non-preemptive segments nowhere"),
+        w[0].message.contains("`pfp` runs self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back), and non-preemptive segments nowhere"),
         "{}",
         w[0].message
     );

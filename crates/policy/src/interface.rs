@@ -27,7 +27,35 @@
 //! real-time dispatcher's spurious wake-up); the policy answers the same.
 //! This protocol is implemented once, in [`crate::driver`], which every
 //! driver (simulator, runtime dispatcher, replay, tests) goes through.
+//!
+//! # Execution-time timers
+//!
+//! Besides wall-clock timers ([`Kernel::arm`]) a policy may arm a timer on a
+//! job's execution time ([`Kernel::arm_exec`]): it fires when the job has
+//! consumed that much CPU time — a server's budget, a WCET-overrun check, a
+//! laxity event. It expires through the same [`Policy::timer`] callback, in
+//! the same timer phase and order (due time, then arming order), so a policy
+//! handles both kinds in one place and tells them apart by the tag it chose;
+//! a second callback would have needed a second place in the order of an
+//! instant for no gain. An execution-time timer runs down only while its job
+//! runs: the driver keeps it as a wall-clock expiry at "started running at
+//! `t` with `c` consumed" plus the budget left, re-armed at every switch-in
+//! and disarmed at every switch-out (`crate::driver`). It counts CPU time,
+//! the same quantity as [`Kernel::consumed`], not the demand a CPU of
+//! [`Kernel::rate`] below 1.0 retires: a budget is a budget of processor
+//! time, as in a real kernel. A job's execution-time timers are cancelled
+//! when it completes.
+//!
+//! # Counters and progress rate
+//!
+//! [`Kernel::counters`] reads a CPU's counters from the driver's source
+//! ([`Counters`]); every source may answer [`CountersUnavailable`], and a
+//! policy must schedule without them then. [`Kernel::rate`] is a CPU's
+//! progress rate ([`Rate`], read-only), 1.0 unless the simulator was told
+//! otherwise.
 
+pub use crate::counters::{Counters, CountersUnavailable};
+pub use crate::rate::Rate;
 use schedlab_model::{Placement, SegmentKind};
 
 /// Time in integer nanoseconds since the system release.
@@ -71,8 +99,26 @@ pub trait Kernel {
     /// Arms a timer that fires at `at` (clamped to now if in the past) and
     /// delivers `tag` to [`Policy::timer`].
     fn arm(&mut self, at: Time, tag: u64) -> TimerId;
-    /// Cancels a timer; cancelling a fired or cancelled timer does nothing.
+    /// Arms an execution-time timer: it fires (through [`Policy::timer`],
+    /// with `tag`) at the instant `job` has consumed `at_consumed` ns of CPU
+    /// time ([`Kernel::consumed`]); at once if it already has. It runs down
+    /// only while the job runs, is cancelled with [`Kernel::cancel`] like a
+    /// wall-clock timer, and is dropped when the job completes. A timer for
+    /// a job the policy does not know (completed, not released) never fires.
+    fn arm_exec(&mut self, job: JobId, at_consumed: Time, tag: u64) -> TimerId;
+    /// Cancels a timer (wall-clock or execution-time); cancelling a fired or
+    /// cancelled timer does nothing.
     fn cancel(&mut self, timer: TimerId);
+    /// The counters of `cpu` from the driver's source, or why there are
+    /// none (see [`Counters`]). A policy must handle the error.
+    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        Err(CountersUnavailable::NoSource { what: "this kernel" })
+    }
+    /// The progress rate of `cpu` ([`Rate`]): how much demand a job there
+    /// retires per ns of CPU time. 1.0 unless the driver models otherwise.
+    fn rate(&self, _cpu: Cpu) -> Rate {
+        Rate::ONE
+    }
     /// Whether policy events are being recorded (build their payload only then).
     fn tracing(&self) -> bool {
         false
@@ -214,7 +260,8 @@ pub trait Policy: Send {
     /// a job whose next segment is a suspension blocks right after (a
     /// separate [`Policy::block`]). Default: nothing.
     fn segment_end(&mut self, _job: JobId, _segment: u32, _kind: SegmentKind, _k: &mut dyn Kernel) {}
-    /// A timer armed with [`Kernel::arm`] expired.
+    /// A timer armed with [`Kernel::arm`] expired, or one armed with
+    /// [`Kernel::arm_exec`] reached its job's execution time.
     fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel);
     /// The job `cpu` should run now, or `None` to idle.
     fn schedule(&mut self, cpu: Cpu, k: &mut dyn Kernel) -> Option<JobId>;

@@ -7,6 +7,7 @@
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+mod counters;
 mod domain;
 pub mod driver;
 mod edf;
@@ -19,13 +20,15 @@ mod llf;
 mod order;
 mod pd2;
 mod placement;
+mod rate;
 mod ready;
 mod run;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};
-pub use driver::{Delivery, Driver, Host, ProtocolError, Violation};
+pub use driver::{Delivery, Driver, Host, ProtocolError, Run, Violation};
 pub use interface::{
-    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption, Priority, Time, TimerId,
+    Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption,
+    Priority, Rate, Time, TimerId,
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

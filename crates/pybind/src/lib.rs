@@ -13,6 +13,7 @@ use schedlab_model::{emit, Diagnostic, Format, Loaded, Spec, Summary};
 use serde_json::{json, Value};
 
 mod experiment;
+mod job_control;
 mod rt;
 mod sim;
 

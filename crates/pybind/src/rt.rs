@@ -9,6 +9,7 @@
 //! (the GIL serialises the tasks' bodies and the interpreter's pauses are
 //! unbounded); the default workloads and `c:` / `cmd:` ones are.
 
+use crate::job_control::JobControl;
 use crate::sim::{self, SimRun};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyPermissionError, PyValueError};
 use pyo3::prelude::*;
@@ -56,26 +57,33 @@ fn dur(name: &str, text: &str) -> PyResult<u64> {
 }
 
 /// A Python callable as a task's job body: called as
-/// `f(task, job, release, deadline, exec, wcet)` (ints, ns of
-/// CLOCK_MONOTONIC) with the GIL held; an exception fails the job and ends
-/// the run with its traceback.
+/// `f(task, job, release, deadline, exec, wcet, control)` (ints, ns of
+/// CLOCK_MONOTONIC; `control` the job's [`JobControl`]: its segments, its
+/// preemption points and suspensions) with the GIL held; an exception fails
+/// the job and ends the run with its traceback, unless a point or a
+/// suspension found that the job must end (that reason is the job's end).
 fn python_body(f: Py<PyAny>) -> WorkloadSpec {
     let f = std::sync::Arc::new(f);
     WorkloadSpec::rust("python", move |_task| {
         let f = f.clone();
         Box::new(move |ctx: &mut JobCtx| -> Result<(), JobError> {
             ctx.check()?;
+            let args = (ctx.task, ctx.job, ctx.release, ctx.deadline, ctx.exec, ctx.wcet);
             Python::attach(|py| {
-                f.call1(py, (ctx.task, ctx.job, ctx.release, ctx.deadline, ctx.exec, ctx.wcet)).map(|_| ()).map_err(
-                    |e| {
-                        let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
-                        JobError::Failed(format!(
-                            "the Python job body raised {}{}",
-                            e,
-                            if tb.is_empty() { String::new() } else { format!("\n{tb}") }
-                        ))
-                    },
-                )
+                let failed = |e: PyErr| {
+                    let tb = e.traceback(py).and_then(|t| t.format().ok()).unwrap_or_default();
+                    JobError::Failed(format!(
+                        "the Python job body raised {}{}",
+                        e,
+                        if tb.is_empty() { String::new() } else { format!("\n{tb}") }
+                    ))
+                };
+                let control = Py::new(py, JobControl::new(ctx)).map_err(failed)?;
+                let r = f.call1(py, (args.0, args.1, args.2, args.3, args.4, args.5, control.clone_ref(py)));
+                if let Some(e) = control.borrow_mut(py).close() {
+                    return Err(e);
+                }
+                r.map(|_| ()).map_err(failed)
             })
         })
     })

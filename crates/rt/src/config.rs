@@ -4,7 +4,24 @@
 
 use crate::workload::WorkloadSpec;
 use schedlab_jobs::{Arrivals, Execution, JobModel, MissPolicy, Sporadic};
+use schedlab_model::Spec;
+use schedlab_policy::Policy;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Builds the policy the dispatch backend drives instead of the spec's
+/// ([`RunConfig::policy`]).
+#[derive(Clone)]
+pub struct PolicyFactory(pub Arc<BuildPolicy>);
+
+/// What a [`PolicyFactory`] calls: the spec's policy, built otherwise.
+pub type BuildPolicy = dyn Fn(&Spec) -> Box<dyn Policy> + Send + Sync;
+
+impl std::fmt::Debug for PolicyFactory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("PolicyFactory(..)")
+    }
+}
 
 /// Which backend runs the spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -87,6 +104,12 @@ pub struct RunConfig {
     /// Wait for another run holding the run lock to end, instead of failing
     /// at once with its PID (`--wait`).
     pub wait: bool,
+    /// The dispatch backend drives this policy instead of the spec's (a
+    /// test of a kernel service with a policy of its own). It must place
+    /// the tasks as the spec's policy does: the run plans CPUs, priorities
+    /// and the trace header from the spec's.
+    #[doc(hidden)]
+    pub policy: Option<PolicyFactory>,
 }
 
 impl Default for RunConfig {
@@ -113,6 +136,7 @@ impl Default for RunConfig {
             spec_dir: PathBuf::from("."),
             exit_on_signal_timeout: false,
             wait: false,
+            policy: None,
         }
     }
 }

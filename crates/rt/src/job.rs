@@ -16,9 +16,12 @@
 
 use crate::calibrate::Calibration;
 use crate::clock;
+use crate::point::PointHost;
 use crate::stop::Stop;
 use crate::timing::{Limit, Mode, Scope, Violation};
 use crate::workload::spin;
+use schedlab_jobs::SegmentDemand;
+use schedlab_model::SegmentKind;
 
 /// Why a job body ended early.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -61,6 +64,14 @@ pub struct JobCtx<'a> {
     pub exec: u64,
     /// The task's WCET (ns).
     pub wcet: u64,
+    /// The job's segments as the job model drew them (the same demands as
+    /// in a simulation with the same seed; their CPU demands add up to
+    /// `exec`); empty when the task declares none or the backend does not
+    /// run segments (see [`JobCtx::run_segments`]).
+    pub segments: &'a [SegmentDemand],
+    /// The segment the job is in (0-based; a preemption point ends it).
+    pub segment: u32,
+    pub(crate) points: Option<&'a dyn PointHost>,
     pub(crate) stop: &'a Stop,
     pub(crate) abort_at: Option<u64>,
     pub(crate) calibration: &'a Calibration,
@@ -91,6 +102,9 @@ impl<'a> JobCtx<'a> {
             deadline,
             exec,
             wcet,
+            segments: &[],
+            segment: 0,
+            points: None,
             stop,
             abort_at,
             calibration,
@@ -105,6 +119,90 @@ impl<'a> JobCtx<'a> {
     pub fn detached(exec: u64, calibration: &'a Calibration, stop: &'a Stop) -> JobCtx<'a> {
         let now = clock::now();
         JobCtx::new(0, 0, now, u64::MAX, exec, exec, stop, None, calibration)
+    }
+
+    /// The job's segments and the backend's preemption points (the dispatch backend).
+    pub(crate) fn with_points(
+        mut self,
+        segments: &'a [SegmentDemand],
+        points: Option<&'a dyn PointHost>,
+    ) -> JobCtx<'a> {
+        self.segments = segments;
+        self.points = points;
+        self
+    }
+
+    /// A preemption point: the job ends its current segment here and goes
+    /// on with the next. On the dispatch backend under a policy that
+    /// preempts only at points (`fpds`, `g-fpds`), a job that no
+    /// higher-priority job waits for pays one atomic load; otherwise the
+    /// worker reports the point to the dispatcher, whose policy decides
+    /// (`Policy::segment_end`), and the job is switched away here or goes
+    /// on. Elsewhere it only counts the segment. Then [`JobCtx::check`].
+    #[inline]
+    pub fn preemption_point(&mut self) -> Result<(), JobError> {
+        let seg = self.segment;
+        self.segment += 1;
+        if let Some(h) = self.points {
+            if h.wanted() {
+                h.reached(seg, self.kind_of(seg));
+            }
+        }
+        self.check()
+    }
+
+    /// A self-suspension of `ns` (wall-clock time): on the dispatch
+    /// backend the job ends its current CPU segment, blocks (the policy's
+    /// `block`; its CPU goes to another job), sleeps, resumes (`resume`)
+    /// and returns once dispatched again. Called in a CPU segment, the
+    /// suspension is the next segment; called at a declared `suspend`
+    /// segment ([`JobCtx::run_segments`]), it is that one. Without the
+    /// dispatch backend it returns at once (the CPU segments run back to
+    /// back, as the kernel backend runs them).
+    pub fn suspend(&mut self, ns: u64) -> Result<(), JobError> {
+        let seg = self.segment;
+        let at_declared = self.segments.get(seg as usize).is_some_and(|s| s.kind == SegmentKind::Suspend);
+        let ended = if at_declared {
+            (seg > 0 && self.kind_of(seg - 1).on_cpu()).then(|| (seg - 1, self.kind_of(seg - 1)))
+        } else {
+            Some((seg, self.kind_of(seg)))
+        };
+        self.segment = if at_declared { seg + 1 } else { seg + 2 };
+        if let Some(h) = self.points {
+            h.suspend(ended, ns);
+        }
+        self.check()
+    }
+
+    /// Runs the job's segments in order: `cpu(ctx, demand, kind)` for each
+    /// execution or memory segment, a preemption point between two CPU
+    /// segments, [`JobCtx::suspend`] for each `suspend` segment. A job
+    /// without segments runs `cpu(ctx, exec, exec)` once.
+    pub fn run_segments(
+        &mut self,
+        mut cpu: impl FnMut(&mut Self, u64, SegmentKind) -> Result<(), JobError>,
+    ) -> Result<(), JobError> {
+        let segs = self.segments;
+        if segs.is_empty() {
+            return cpu(self, self.exec, SegmentKind::Exec);
+        }
+        for (i, s) in segs.iter().enumerate() {
+            if i > 0 && s.kind.on_cpu() && segs[i - 1].kind.on_cpu() {
+                self.segment = i as u32 - 1;
+                self.preemption_point()?;
+            }
+            self.segment = i as u32;
+            if s.kind.on_cpu() {
+                cpu(self, s.demand, s.kind)?;
+            } else {
+                self.suspend(s.demand)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn kind_of(&self, seg: u32) -> SegmentKind {
+        self.segments.get(seg as usize).map_or(SegmentKind::Exec, |s| s.kind)
     }
 
     /// Timing scopes opened from now on notify asynchronously (see [`crate::timing`]).
@@ -245,5 +343,100 @@ impl<'a> JobCtx<'a> {
         f: impl FnOnce(&mut Self) -> Result<T, JobError>,
     ) -> Result<Result<T, Violation>, JobError> {
         self.scoped(Limit::Wcet, clock::thread_cpu() + budget, budget, f)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::cell::Cell;
+    use std::sync::atomic::{AtomicU32, Ordering};
+
+    /// A suspension as the host heard of it: the segment that ended, the length.
+    type Suspension = (Option<(u32, SegmentKind)>, u64);
+
+    /// A point host whose flag the test sets; it counts what reaches it.
+    #[derive(Default)]
+    struct Flag {
+        want: AtomicU32,
+        reached: Cell<Vec<(u32, SegmentKind)>>,
+        suspended: Cell<Vec<Suspension>>,
+    }
+
+    impl PointHost for Flag {
+        fn wanted(&self) -> bool {
+            self.want.load(Ordering::Relaxed) != 0
+        }
+        fn reached(&self, segment: u32, kind: SegmentKind) {
+            let mut v = self.reached.take();
+            v.push((segment, kind));
+            self.reached.set(v);
+        }
+        fn suspend(&self, ended: Option<(u32, SegmentKind)>, ns: u64) {
+            let mut v = self.suspended.take();
+            v.push((ended, ns));
+            self.suspended.set(v);
+        }
+    }
+
+    fn calibration() -> Calibration {
+        Calibration { ns_per_iter: 1.0, ..crate::calibrate::measure() }
+    }
+
+    fn seg(kind: SegmentKind, demand: u64) -> SegmentDemand {
+        SegmentDemand { kind, demand, preemptible: true }
+    }
+
+    #[test]
+    fn run_segments_puts_points_between_cpu_segments_and_suspends_at_suspensions() {
+        let (c, stop, host) = (calibration(), Stop::default(), Flag::default());
+        host.want.store(1, Ordering::Relaxed);
+        let segs = [
+            seg(SegmentKind::Memory, 10),
+            seg(SegmentKind::Exec, 20),
+            seg(SegmentKind::Suspend, 30),
+            seg(SegmentKind::Exec, 40),
+            seg(SegmentKind::Exec, 50),
+        ];
+        let mut ctx = JobCtx::detached(150, &c, &stop).with_points(&segs, Some(&host));
+        let mut ran = Vec::new();
+        ctx.run_segments(|_, ns, kind| {
+            ran.push((kind, ns));
+            Ok(())
+        })
+        .unwrap();
+        use SegmentKind::*;
+        assert_eq!(ran, [(Memory, 10), (Exec, 20), (Exec, 40), (Exec, 50)]);
+        // Points between memory → exec and exec → exec, none around the suspension.
+        assert_eq!(host.reached.take(), [(0, Memory), (3, Exec)]);
+        assert_eq!(host.suspended.take(), [(Some((1, Exec)), 30)]);
+    }
+
+    #[test]
+    fn a_point_nobody_asked_for_reaches_no_one_and_costs_well_under_100_ns() {
+        let (c, stop, host) = (calibration(), Stop::default(), Flag::default());
+        let mut ctx = JobCtx::detached(0, &c, &stop).with_points(&[], Some(&host));
+        // The best of 9 batches (a shared machine); 100 ns is the release
+        // budget (one load, the stop flag, two branches), debug gets 10x.
+        let n = 100_000u64;
+        let mut best = f64::MAX;
+        for _ in 0..9 {
+            let t0 = std::time::Instant::now();
+            for _ in 0..n {
+                ctx.preemption_point().unwrap();
+            }
+            best = best.min(t0.elapsed().as_nanos() as f64 / n as f64);
+        }
+        assert!(host.reached.take().is_empty(), "nobody asked: nothing reported");
+        assert_eq!(ctx.segment, 9 * n as u32, "each point ends a segment");
+        let budget = if cfg!(debug_assertions) { 1000.0 } else { 100.0 };
+        eprintln!("preemption point, not wanted: {best:.1} ns");
+        assert!(best < budget, "{best} ns per point");
+        host.want.store(1, Ordering::Relaxed);
+        ctx.preemption_point().unwrap();
+        assert_eq!(host.reached.take(), [(9 * n as u32, SegmentKind::Exec)]);
+        // Stopping: the point returns the stop.
+        stop.request(crate::stop::StopReason::Finished);
+        assert_eq!(ctx.preemption_point(), Err(JobError::Stopped));
     }
 }

@@ -8,7 +8,7 @@
 //!   [`journal`] (crash journal), [`watchdog`], [`lock`], [`state`]
 //!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
-//!   (what a job body sees), [`timing`] (timing exceptions), [`workload`],
+//!   (what a job body sees), [`point`] (preemption points, self-suspension), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`].
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
@@ -23,6 +23,7 @@ pub mod backend;
 pub mod calibrate;
 pub mod clock;
 pub mod config;
+pub mod counters;
 pub mod cpuset;
 pub mod error;
 pub mod ftrace;
@@ -32,6 +33,7 @@ pub mod journal;
 pub mod lock;
 pub mod overheads;
 pub mod plan;
+pub mod point;
 pub mod privilege;
 pub mod probe;
 pub mod record;
@@ -47,7 +49,7 @@ pub mod watchdog;
 pub mod worker;
 pub mod workload;
 
-pub use config::{BackendKind, RunConfig};
+pub use config::{BackendKind, PolicyFactory, RunConfig};
 pub use error::{RunError, EXIT_BAD_INPUT, EXIT_FAILURE, EXIT_PRIVILEGE};
 pub use job::{JobCtx, JobError};
 pub use runtime::{prepare, run, RunOutcome};

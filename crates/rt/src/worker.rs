@@ -10,13 +10,14 @@ use crate::calibrate::Calibration;
 use crate::clock;
 use crate::config::RunConfig;
 use crate::job::{JobCtx, JobError};
+use crate::point::PointHost;
 use crate::record::Kind;
 use crate::stop::{Stop, StopReason};
 use crate::timing::Limit;
 use crate::tracebuf::Producer;
 use crate::watchdog::Heartbeat;
 use crate::workload::JobBody;
-use schedlab_jobs::{Arrival, Demands, MissPolicy, Releases};
+use schedlab_jobs::{Arrival, Demands, MissPolicy, Releases, SegmentDemand};
 use std::sync::{Arc, Condvar, Mutex};
 
 /// How one job ended.
@@ -45,9 +46,12 @@ pub fn run_job(
     abort_at: Option<u64>,
     stop: &Stop,
     calibration: &Calibration,
+    segments: &[SegmentDemand],
+    points: Option<&dyn PointHost>,
 ) -> JobOutcome {
     let cpu0 = clock::thread_cpu();
-    let mut ctx = JobCtx::new(task, job, release, deadline, exec, wcet, stop, abort_at, calibration);
+    let mut ctx = JobCtx::new(task, job, release, deadline, exec, wcet, stop, abort_at, calibration)
+        .with_points(segments, points);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(&mut ctx)));
     let end = clock::now();
     let cpu = clock::current_cpu();
@@ -191,6 +195,8 @@ impl Worker {
                 abort_at,
                 &self.stop,
                 &self.calibration,
+                &[],
+                None,
             );
             self.heartbeat.idle();
             busy_until = clock::now();

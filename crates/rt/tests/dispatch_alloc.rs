@@ -119,6 +119,20 @@ fn the_pd2_dispatcher_loop_does_not_allocate() {
     check_no_allocation(&[("{name: pd2}", PD2_TASKS)]);
 }
 
+/// Segmented jobs: preemption points the dispatcher asks for (`a` is
+/// released inside `c`'s and `d`'s subjobs), blocks and resumes (`b`
+/// suspends) go through the dispatcher loop without allocating either.
+const SEGMENTED_TASKS: &str = "  - {name: a, wcet: 1ms, period: 5ms}
+  - {name: b, period: 10ms, segments: [{exec: 1ms}, {suspend: 2ms}, {exec: 1ms}]}
+  - {name: c, period: 20ms, subjobs: [1ms, 1ms, 1ms, 1ms]}
+  - {name: d, period: 8ms, subjobs: [1ms, 1ms]}
+";
+
+#[test]
+fn the_dispatcher_loop_does_not_allocate_at_points_and_suspensions() {
+    check_no_allocation(&[("{name: fpds}", SEGMENTED_TASKS), ("{name: g-fpds}", SEGMENTED_TASKS)]);
+}
+
 fn check_no_allocation(policies: &[(&str, &str)]) {
     require_root();
     let _s = serial();

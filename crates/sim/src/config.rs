@@ -1,10 +1,12 @@
 //! The simulator's options: the job model (arrivals, execution, seed, from
 //! `schedlab-jobs`), deadline-miss handling, overheads, tick, horizon.
 
+use crate::platform::CounterSource;
 use schedlab_jobs::{Arrivals, Execution, JobModel, MissPolicy};
 use schedlab_model::overheads::Overheads;
-use schedlab_policy::Time;
+use schedlab_policy::{Rate, Time};
 use std::path::PathBuf;
+use std::sync::Arc;
 
 /// Default cap on a computed horizon: 10 s of simulated time.
 pub const DEFAULT_HORIZON_CAP: Time = 10_000_000_000;
@@ -54,6 +56,12 @@ pub struct SimConfig {
     pub release_cpu: ReleaseCpu,
     /// Forward policy events (`Kernel::note`) to the sink.
     pub policy_events: bool,
+    /// Per CPU (by index): its progress rate (`crate::platform`); a CPU
+    /// beyond the list runs at 1.0. Empty: every CPU at 1.0.
+    pub rates: Vec<Rate>,
+    /// The source of `Kernel::counters` (`crate::platform`); `None`: the
+    /// simulator answers that it has no counter source.
+    pub counters: Option<Arc<dyn CounterSource>>,
 }
 
 impl Default for SimConfig {
@@ -72,6 +80,8 @@ impl Default for SimConfig {
             tick: DEFAULT_TICK,
             release_cpu: ReleaseCpu::Scheduled,
             policy_events: true,
+            rates: Vec::new(),
+            counters: None,
         }
     }
 }

@@ -134,7 +134,11 @@ fn prepare<'a>(
         None => Costs::default(),
     };
     let drv = Driver::new(m as u32, placement);
-    let st = State::new(tasks, m, sink, config.policy_events, overheads, costs);
+    let mut st = State::new(tasks, m, sink, config.policy_events, overheads, costs);
+    for (c, &r) in st.cpus.iter_mut().zip(&config.rates) {
+        c.rate = r;
+    }
+    st.counters = config.counters.clone();
     let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, events: 0, drv };
     Ok((st, engine))
 }
@@ -303,6 +307,9 @@ impl Engine {
                     if st.cpus[c as usize].job.is_some() {
                         st.charge(c, OverheadKind::Tick, tick);
                         st.predict(c);
+                        if self.drv.wants_runs() {
+                            self.drv.runs(c, st.run_of(c));
+                        }
                     }
                 }
             }
@@ -432,7 +439,7 @@ impl Engine {
             let ts = &mut st.tasks[task as usize];
             let a = ts.active.as_mut().expect("running job is active");
             let segs = ts.segments.as_ref().expect("a segmented task");
-            if a.consumed < a.seg_until {
+            if a.work() < a.seg_until {
                 break;
             }
             if a.seg >= segs.last() {
@@ -623,6 +630,9 @@ impl Engine {
         for i in 0..st.touched.len() {
             let c = st.touched[i];
             st.predict(c);
+            if self.drv.wants_runs() {
+                self.drv.runs(c, st.run_of(c));
+            }
             let cs = &mut st.cpus[c as usize];
             cs.touched = false;
             cs.local = false;

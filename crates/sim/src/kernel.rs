@@ -4,11 +4,12 @@
 //! helpers that emit trace events, charge overheads and predict completions.
 
 use crate::error::SimError;
+use crate::platform::CpuView;
 use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUSPEND};
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
 use schedlab_model::SegmentKind;
-use schedlab_policy::{Cpu, Delivery, Host, JobId, ProtocolError, Time};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, ProtocolError, Rate, Run, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -30,6 +31,8 @@ pub(crate) enum Ctx {
 type Deferred = Reverse<(Time, u64, u32, u8, Time)>;
 
 pub(crate) struct State<'a> {
+    /// The run's counter source (`crate::platform`).
+    pub counters: Option<std::sync::Arc<dyn crate::platform::CounterSource>>,
     pub now: Time,
     pub tasks: Vec<TaskState>,
     pub cpus: Vec<CpuState>,
@@ -94,6 +97,7 @@ impl<'a> State<'a> {
     ) -> State<'a> {
         let n = tasks.len();
         State {
+            counters: None,
             now: 0,
             tasks,
             cpus: vec![CpuState::default(); cpus],
@@ -164,6 +168,10 @@ impl<'a> State<'a> {
                 c.sum.busy += d;
                 if let Some(a) = self.tasks[task as usize].active.as_mut() {
                     a.consumed += d;
+                    if !c.rate.is_one() {
+                        let work = c.rate.advance(d, &mut a.carry);
+                        a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+                    }
                 }
             }
         }
@@ -196,13 +204,16 @@ impl<'a> State<'a> {
     }
 
     /// Updates the completion prediction of `cpu` after its state changed.
+    #[inline]
     /// One current entry per CPU: a prediction that moves later keeps the
     /// entry (re-queued when it pops early); only an earlier one pushes anew.
     pub fn predict(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
             let a = self.tasks[t as usize].active.as_ref()?;
-            Some(c.run_from.saturating_add(a.seg_until.saturating_sub(a.consumed)))
+            let left = a.seg_until.saturating_sub(a.work());
+            let cpu = if c.rate.is_one() { left } else { c.rate.cpu_for(left, a.carry)? };
+            Some(c.run_from.saturating_add(cpu))
         });
         if let Some(p) = c.predicted {
             if !matches!(c.entry_t, Some(e) if e <= p) {
@@ -211,6 +222,16 @@ impl<'a> State<'a> {
                 self.queue.push(p, ord(CLASS_COMPLETION, cpu as u64), Kind::Completion, cpu, c.gen);
             }
         }
+    }
+
+    /// What `cpu` runs, for the driver's execution-time timers: its job,
+    /// progressing from `run_from` with the CPU time it had then.
+    #[inline]
+    pub fn run_of(&self, cpu: u32) -> Option<Run> {
+        let c = &self.cpus[cpu as usize];
+        let task = c.job?;
+        let a = self.tasks[task as usize].active.as_ref()?;
+        Some(Run { job: JobId { task, seq: a.seq }, from: c.run_from, consumed: a.consumed })
     }
 
     /// A completion entry of `cpu` popped: is it the job's completion now?
@@ -371,6 +392,8 @@ impl Host<Time> for State<'_> {
                     release: job.release,
                     deadline: job.deadline,
                     consumed: 0,
+                    lost: 0,
+                    carry: 0,
                     cpu: None,
                     last_cpu: None,
                     seg: 0,
@@ -420,6 +443,21 @@ impl Host<Time> for State<'_> {
     }
     fn marked(&mut self, cpu: Cpu) {
         self.attribute(cpu);
+    }
+    fn progress(&self, cpu: Cpu) -> Option<Run> {
+        self.run_of(cpu)
+    }
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        let Some(source) = self.counters.as_ref() else {
+            return Err(CountersUnavailable::NoSource { what: "the simulator" });
+        };
+        let c = &self.cpus[cpu as usize];
+        let running = self.running(cpu);
+        let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
+        source.read(&CpuView { cpu, now: self.now, running, busy })
+    }
+    fn rate(&self, cpu: Cpu) -> Rate {
+        self.cpus.get(cpu as usize).map_or(Rate::ONE, |c| c.rate)
     }
     fn tracing(&self) -> bool {
         self.policy_events

@@ -4,7 +4,7 @@ use crate::segments::Segments;
 use crate::summary::{CpuSummary, TaskSummary};
 use schedlab_jobs::{Demands, Releases};
 use schedlab_model::overheads::Resume;
-use schedlab_policy::Time;
+use schedlab_policy::{Rate, Time};
 
 /// The job of a task that the policy knows (at most one per task: a job is
 /// handed to the policy only once its predecessor completed).
@@ -13,20 +13,35 @@ pub(crate) struct Active {
     pub seq: u64,
     pub release: Time,
     pub deadline: Time,
-    /// Execution consumed up to the last settlement.
+    /// CPU time consumed up to the last settlement.
     pub consumed: Time,
+    /// CPU time that retired no demand (on CPUs slower than 1.0; wrapping,
+    /// so a faster CPU makes it "negative"): the demand retired, its
+    /// *work*, is `consumed − lost` ([`Active::work`]). Kept as the
+    /// difference so that a run at 1.0 only checks the rate.
+    pub lost: Time,
+    /// The remainder of the work, in millionths of a ns (`Rate::advance`).
+    pub carry: u32,
     /// CPU it runs on.
     pub cpu: Option<u32>,
     /// CPU it last ran on.
     pub last_cpu: Option<u32>,
     /// The segment it is in (`crate::segments`).
     pub seg: u32,
-    /// The consumed execution at which its current CPU segment ends (its
+    /// The demand retired ([`Active::work`]) at which its current CPU segment ends (its
     /// actual execution time in its last CPU segment, or when it has one
     /// segment).
     pub seg_until: Time,
     /// In a suspension segment (blocked).
     pub suspended: bool,
+}
+
+impl Active {
+    /// The demand retired up to the last settlement (`crate::platform`).
+    #[inline]
+    pub fn work(&self) -> Time {
+        self.consumed.wrapping_sub(self.lost)
+    }
 }
 
 #[derive(Debug)]
@@ -68,6 +83,8 @@ pub(crate) struct CpuState {
     pub run_from: Time,
     /// End of the overhead work charged so far.
     pub stall_until: Time,
+    /// Its progress rate (`crate::platform`).
+    pub rate: Rate,
     /// Generation of the CPU's completion entry.
     pub gen: u32,
     /// Time of the outstanding current-generation completion entry.

@@ -14,6 +14,13 @@
 //! same as in every other driver: the replay stops and the validation
 //! reports it.
 //!
+//! Execution-time timers (`Kernel::arm_exec`) fire from the trace's
+//! execution intervals: after each instant the driver hears what each CPU
+//! of the trace runs, from when (the end of any overhead interval covering
+//! the instant) and with how much consumed (`Driver::runs`). Counters: a
+//! v1 trace records no counter sample, so `Kernel::counters` answers
+//! `CountersUnavailable::NotRecorded`; the rate is 1.0.
+//!
 //! A CPU whose trace assignment differs from the policy's choice for longer
 //! than the tolerance is a violation. The comparison is per CPU: a trace that
 //! runs the right jobs on permuted CPUs fails the replay.
@@ -23,7 +30,7 @@ use crate::names::time;
 use crate::recorder::Detail;
 use crate::state::State;
 use crate::validator::{Pending, Validator};
-use schedlab_policy::{Cpu, Driver, Host, Job, JobId, ProtocolError};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, ProtocolError, Run};
 use schedlab_trace::{JobRef, Time};
 
 /// The events of an instant the policy hears about.
@@ -82,6 +89,17 @@ impl Host for ReplayHost<'_> {
         self.state.cpus.get(cpu as usize).and_then(|c| c.jobs.first()).map(|&j| id(j))
     }
     fn switch(&mut self, _cpus: &[Cpu], _chosen: &[Option<JobId>]) {}
+    fn progress(&self, cpu: Cpu) -> Option<Run> {
+        let &j = self.state.cpus.get(cpu as usize)?.jobs.first()?;
+        Some(Run {
+            job: id(j),
+            from: self.state.progress_from(cpu, self.now),
+            consumed: self.state.consumed_at(j, self.now),
+        })
+    }
+    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        Err(CountersUnavailable::NotRecorded)
+    }
 }
 
 impl Validator<'_> {
@@ -113,6 +131,13 @@ impl Validator<'_> {
             let (since, cpu, text) = (e.t, e.cpu, e.to_string());
             core.error = Some(e);
             self.rec.violation(Check::Replay, since, since, cpu, |_| Detail::new(text));
+            return;
+        }
+        // What the trace's CPUs run from now on, for execution-time timers.
+        if core.drv.wants_runs() {
+            for c in 0..self.state.cpus.len() as Cpu {
+                core.drv.runs(c, host.progress(c));
+            }
         }
     }
 

@@ -226,6 +226,19 @@ impl State {
         }
     }
 
+    /// When a job on `cpu` makes progress again from `t`: the end of the
+    /// overhead intervals recorded so far that cover `t`, or `t`.
+    pub fn progress_from(&self, cpu: u32, t: Time) -> Time {
+        let mut from = t;
+        for &(a, b) in &self.cpus[cpu as usize].overheads {
+            if a > from {
+                break;
+            }
+            from = from.max(b);
+        }
+        from
+    }
+
     /// Execution time `j` consumed by `now`, including its open stints.
     pub fn consumed_at(&self, j: JobRef, now: Time) -> Time {
         let Some(js) = self.jobs.get(&j) else { return 0 };

@@ -168,6 +168,9 @@ pub struct Validator<'p> {
     /// Preemption points whose decision is checked once the tolerance has
     /// passed: (instant, CPU, job).
     pub(crate) point_checks: Vec<(Time, u32, JobRef)>,
+    /// Picks of non-preemptive and deferred-preemption policies, checked
+    /// once the tolerance has passed: (instant, cpu, job).
+    pub(crate) pick_checks: Vec<(Time, u32, JobRef)>,
     /// Per domain: the longest subjob of its tasks, the longest a waiting
     /// job may wait for a preemption point under deferred preemption.
     pub(crate) longest_subjob: Vec<Time>,
@@ -316,6 +319,7 @@ impl<'p> Validator<'p> {
             wrongs: HashMap::new(),
             points: HashMap::new(),
             point_checks: Vec::new(),
+            pick_checks: Vec::new(),
             longest_subjob,
             lat: Latencies::default(),
             replay,
@@ -760,6 +764,7 @@ impl<'p> Validator<'p> {
             PolicyChecks::PriorityDriven => {
                 self.conformance_elapsed(t, next);
                 self.point_decisions(next);
+                self.pick_decisions(next);
             }
             PolicyChecks::Replay => self.replay_compare(next, false),
             PolicyChecks::None => {}

@@ -2,7 +2,8 @@
 //! switching ([`Host`]), and what it hears about the callbacks the protocol
 //! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
 
-use crate::interface::{Cpu, Job, JobId, Time};
+use super::Run;
+use crate::interface::{Counters, CountersUnavailable, Cpu, Job, JobId, Rate, Time};
 use schedlab_model::SegmentKind;
 
 /// A callback the driver is about to deliver (or has just delivered).
@@ -45,6 +46,21 @@ pub trait Host<X = ()> {
     /// `cpu` was marked for rescheduling (by the policy, or by the driver
     /// because the job chosen for it completed or blocked).
     fn marked(&mut self, _cpu: Cpu) {}
+    /// What `cpu` runs and since when it progresses (see
+    /// [`super::Driver::runs`]); default: its job, progressing from now.
+    /// A host whose CPUs may be busy with kernel work before a job
+    /// progresses (the simulator's overheads) says when it will.
+    fn progress(&self, cpu: Cpu) -> Option<Run> {
+        self.running(cpu).map(|job| Run { job, from: self.now(), consumed: self.consumed(job) })
+    }
+    /// The counters of `cpu` ([`crate::Kernel::counters`]); default: none.
+    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        Err(CountersUnavailable::NoSource { what: "this driver" })
+    }
+    /// The progress rate of `cpu` ([`crate::Kernel::rate`]); default 1.0.
+    fn rate(&self, _cpu: Cpu) -> Rate {
+        Rate::ONE
+    }
     /// Whether policy events are recorded ([`crate::Kernel::tracing`]).
     fn tracing(&self) -> bool {
         false

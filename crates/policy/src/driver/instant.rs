@@ -44,6 +44,7 @@ impl<X: Copy> Driver<X> {
                 t.touched = true;
                 self.touched.push(job.task);
             }
+            self.svc.timers.drop_job(job);
             let d = Delivery::Complete(job);
             host.delivering(&d);
             if let Some(c) = cpu {

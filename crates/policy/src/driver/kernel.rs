@@ -2,7 +2,7 @@
 //! marks, and the host's clock, accounting and trace.
 
 use super::{Host, ProtocolError, Services, Violation};
-use crate::interface::{Cpu, JobId, Kernel, Time, TimerId};
+use crate::interface::{Counters, CountersUnavailable, Cpu, JobId, Kernel, Rate, Time, TimerId};
 use std::marker::PhantomData;
 
 pub(super) struct Bridge<'a, X, H: Host<X>> {
@@ -54,8 +54,27 @@ impl<X, H: Host<X>> Kernel for Bridge<'_, X, H> {
     fn arm(&mut self, at: Time, tag: u64) -> TimerId {
         self.svc.timers.arm(at.max(self.host.now()), tag)
     }
+    fn arm_exec(&mut self, job: JobId, at_consumed: Time, tag: u64) -> TimerId {
+        if !self.svc.timers.wants_runs() {
+            // The store was not following the CPUs: it reads them now.
+            for c in 0..self.svc.cpus {
+                self.svc.timers.refresh(c, self.host.progress(c));
+            }
+        }
+        let (now, consumed) = (self.host.now(), self.host.consumed(job));
+        self.svc.timers.arm_exec(job, at_consumed, tag, now, consumed)
+    }
     fn cancel(&mut self, timer: TimerId) {
         self.svc.timers.cancel(timer);
+    }
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        if cpu >= self.svc.cpus {
+            return Err(CountersUnavailable::UnknownCpu { cpu, cpus: self.svc.cpus });
+        }
+        self.host.counters(cpu)
+    }
+    fn rate(&self, cpu: Cpu) -> Rate {
+        self.host.rate(cpu)
     }
     fn tracing(&self) -> bool {
         self.host.tracing()

@@ -40,6 +40,19 @@
 //! # The hold queue
 //!
 //! See [`Held`]: each task has at most one job released to the policy.
+//!
+//! # Execution-time timers
+//!
+//! The driver keeps them with the wall-clock timers, in one store; what it
+//! needs from a driver is only which job runs on each CPU, from when, having
+//! consumed how much ([`Driver::runs`], called at every switch-in and
+//! switch-out and whenever the start of a job's progress moves, e.g. by an
+//! overhead the simulator charges). A running job's timer is a wall-clock
+//! expiry at `from + (at_consumed − consumed)`; a job that does not run has
+//! none. The simulator reports the exact start of progress, so its timers
+//! fire at the exact instant; replay reports the trace's execution
+//! intervals; the runtime's dispatcher reports its switch-ins and
+//! switch-outs and fires a timer when it wakes for it, with its lateness.
 
 mod error;
 mod hold;
@@ -59,6 +72,17 @@ use hold::TaskJobs;
 use schedlab_model::Placement;
 use schedlab_model::SegmentKind;
 use timers::Timers;
+
+/// A job running on a CPU ([`Driver::runs`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Run {
+    pub job: JobId,
+    /// When the job's progress on the CPU starts (or started): normally the
+    /// switch-in, later when the CPU is busy with kernel work first.
+    pub from: Time,
+    /// The CPU time it had consumed at `from`.
+    pub consumed: Time,
+}
 
 /// The part of the driver's state the policy reaches through its kernel.
 #[derive(Debug)]
@@ -105,7 +129,7 @@ impl<X: Copy> Driver<X> {
         Driver {
             svc: Services {
                 cpus,
-                timers: Timers::default(),
+                timers: Timers::new(n, m),
                 marked: vec![false; m],
                 marked_list: Vec::with_capacity(m),
                 error: None,
@@ -186,6 +210,24 @@ impl<X: Copy> Driver<X> {
                 self.svc.marked_list.push(cpu);
             }
         }
+    }
+
+    /// What `cpu` runs now, for execution-time timers: `Some(run)` at a
+    /// switch-in (and again whenever the start of the job's progress moves),
+    /// `None` when it stops running a job. A job that moves between CPUs at
+    /// one instant may be reported on its new CPU before or after its old
+    /// one is emptied. Needed only while [`Driver::wants_runs`]; the driver
+    /// asks the host ([`Host::progress`]) when the first timer is armed.
+    #[inline]
+    pub fn runs(&mut self, cpu: Cpu, run: Option<Run>) {
+        self.svc.timers.runs(cpu, run);
+    }
+
+    /// Whether execution-time timers are armed, so [`Driver::runs`]
+    /// reports matter (a driver may skip them otherwise).
+    #[inline]
+    pub fn wants_runs(&self) -> bool {
+        self.svc.timers.wants_runs()
     }
 
     /// When the earliest armed policy timer is due.

@@ -473,6 +473,9 @@ mod tests {
             self.timers.push((self.next, at.max(self.now)));
             TimerId(self.next)
         }
+        fn arm_exec(&mut self, _job: JobId, _at: Time, _tag: u64) -> TimerId {
+            unreachable!("PD^2 arms no execution-time timer")
+        }
         fn cancel(&mut self, timer: TimerId) {
             self.timers.retain(|t| t.0 != timer.0);
         }

@@ -10,8 +10,13 @@
 
 #![allow(dead_code)]
 
+pub mod overrun;
+
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
-use schedlab_policy::{Conformance, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyInfo, ProtocolError, Time};
+use schedlab_policy::{
+    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyInfo,
+    ProtocolError, Run as Running, Time,
+};
 use std::collections::HashMap;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -65,6 +70,8 @@ struct K {
     conformance: Conformance,
     /// Per task: the instant its job last reached a preemption point.
     at_point: Vec<Option<Time>>,
+    /// The counter source: `Some`: instructions = now, cycles = 2·now.
+    counters: bool,
 }
 
 impl K {
@@ -98,6 +105,12 @@ impl Host for K {
     }
     fn running(&self, cpu: Cpu) -> Option<JobId> {
         self.running[cpu as usize]
+    }
+    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        if !self.counters {
+            return Err(CountersUnavailable::NoSource { what: "the test host" });
+        }
+        Ok(Counters { instructions: Some(self.now), cycles: Some(2 * self.now), ..Counters::default() })
     }
     fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
         let now = self.now;
@@ -171,9 +184,21 @@ pub fn run(spec: &Spec, policy: Box<dyn Policy>, horizon: Time, blocks: &[(Time,
 /// Like [`run`], returning the driver's protocol error instead of panicking.
 pub fn try_run(
     spec: &Spec,
+    policy: Box<dyn Policy>,
+    horizon: Time,
+    blocks: &[(Time, u32, Time)],
+) -> Result<Run, ProtocolError> {
+    try_run_with(spec, policy, horizon, blocks, false)
+}
+
+/// Like [`try_run`]; `counters`: the host answers counter readings
+/// (instructions = now, cycles = 2·now) instead of "no source".
+pub fn try_run_with(
+    spec: &Spec,
     mut policy: Box<dyn Policy>,
     horizon: Time,
     blocks: &[(Time, u32, Time)],
+    counters: bool,
 ) -> Result<Run, ProtocolError> {
     let m = spec.platform.cpus as usize;
     let n = spec.tasks.len();
@@ -190,6 +215,7 @@ pub fn try_run(
         switches: 0,
         conformance: info.conformance,
         at_point: vec![None; n],
+        counters,
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -312,6 +338,15 @@ pub fn try_run(
         }
         // The protocol: delivery in order, timers, rounds of schedule, switches.
         drv.instant(policy.as_mut(), &mut k, now)?;
+        // What each CPU runs, for execution-time timers.
+        for c in 0..m {
+            let run = k.running[c].map(|job| Running {
+                job,
+                from: k.since[c],
+                consumed: k.acc.get(&job).copied().unwrap_or(0),
+            });
+            drv.runs(c as Cpu, run);
+        }
         // Unmarked CPUs must answer what they run (no missed resched).
         for c in 0..m {
             assert_eq!(

@@ -151,9 +151,15 @@ impl Backend for KernelBackend {
         let bad = |m: String| Err(RunError::BadInput(m));
         match plan.policy {
             PolicyName::Pfp | PolicyName::Gfp | PolicyName::Cfp | PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf => {}
+            p if p.preempts_at_points_only() => {
+                return bad(format!(
+                    "policy.name: `{}` preempts a job only at its preemption points (between its segments), which Linux's scheduling classes cannot do; run it with --backend dispatch (its workers stop at the points the dispatcher asks for)",
+                    p.name()
+                ))
+            }
             p => {
                 return bad(format!(
-                    "policy `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs pfp, gfp, cfp (SCHED_FIFO) and gedf, pedf, cedf (SCHED_DEADLINE); use --backend dispatch for the others",
+                    "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs pfp, gfp, cfp (SCHED_FIFO) and gedf, pedf, cedf (SCHED_DEADLINE); use --backend dispatch for the others",
                     p.name()
                 ))
             }

@@ -117,12 +117,15 @@ impl MemWalk {
 
 impl JobBody for MemWalk {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError> {
-        let end = clock::thread_cpu() + ctx.exec;
-        while clock::thread_cpu() < end {
-            self.step(64);
-            ctx.check()?;
-        }
-        Ok(())
+        // Segment by segment when the task declares segments.
+        ctx.run_segments(|ctx, ns, _| {
+            let end = clock::thread_cpu() + ns;
+            while clock::thread_cpu() < end {
+                self.step(64);
+                ctx.check()?;
+            }
+            Ok(())
+        })
     }
 }
 

@@ -15,20 +15,22 @@ pub fn kernel(n: u64) -> u64 {
     std::hint::black_box(x)
 }
 
-/// `spin`: the job's execution time by the calibrated loop.
+/// `spin`: the job's execution time by the calibrated loop, segment by
+/// segment when the task declares segments ([`JobCtx::run_segments`]).
 pub struct Spin;
 
 impl JobBody for Spin {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError> {
-        ctx.spin(ctx.exec)
+        ctx.run_segments(|ctx, ns, _| ctx.spin(ns))
     }
 }
 
-/// `spin-cpu`: the job's execution time measured on the thread CPU clock.
+/// `spin-cpu`: the job's execution time measured on the thread CPU clock,
+/// segment by segment as `spin`.
 pub struct SpinCpu;
 
 impl JobBody for SpinCpu {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError> {
-        ctx.spin_cpu(ctx.exec)
+        ctx.run_segments(|ctx, ns, _| ctx.spin_cpu(ns))
     }
 }

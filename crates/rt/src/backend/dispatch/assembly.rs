@@ -42,8 +42,8 @@ impl Dispatcher {
                 if s.end == End::Open {
                     to = rel(ex.end).max(from);
                 }
-                if to == from && s.end == End::Preempt {
-                    continue; // stopped before its first instruction
+                if to == from && matches!(s.end, End::Preempt | End::Block) {
+                    continue; // stopped (or suspended) before its first instruction
                 }
                 let exec = exec_of.entry(s.job).or_insert(0);
                 *exec += to - from;
@@ -76,6 +76,17 @@ impl Dispatcher {
                                 exec: *exec,
                             },
                         ));
+                    }
+                    End::Block => {
+                        let ev = Event::SwitchAway {
+                            t: to,
+                            cpu: s.cpu,
+                            task,
+                            job: s.job,
+                            reason: SwitchReason::Block,
+                            exec: *exec,
+                        };
+                        self.events.push((to, 0, ev));
                     }
                     End::Complete | End::Forced => {
                         let forced = s.end == End::Forced;
@@ -134,6 +145,12 @@ impl Dispatcher {
             "dispatcher: {} decisions (p50 {:.1} µs, p99 {:.1} µs, max {:.1} µs); {} switch-aways, {} switch-tos, {} migrations; preemption (hold → the worker stopped): n={} p50 {:.1} µs p99 {:.1} µs max {:.1} µs; dispatch (run → first instruction) same CPU p50 {:.1} / p99 {:.1} µs, other CPU p50 {:.1} / p99 {:.1} µs",
             d.count, us(d.p50), us(d.p99), us(d.max), self.host.commands[0], self.host.commands[1], self.host.commands[2], p.count, us(p.p50), us(p.p99), us(p.max), us(cs.p50), us(cs.p99), us(ipi.p50), us(ipi.p99)
         ));
+        if self.points[0] > 0 {
+            ex.notes.push(format!(
+                "dispatcher: {} preemption points reported (a waiting job outranked the running one), {} taken",
+                self.points[0], self.points[1]
+            ));
+        }
         if self.host.notes_dropped > 0 {
             ex.notes.push(format!(
                 "dispatcher: {} policy notes not recorded (the run's note budget was used up)",
@@ -142,7 +159,7 @@ impl Dispatcher {
         }
         let stats = serde_json::json!({
             "decision": stats_json(&d), "preemption": stats_json(&p), "dispatch-same-cpu": stats_json(&cs), "dispatch-other-cpu": stats_json(&ipi),
-            "switch-aways": self.host.commands[0], "switch-tos": self.host.commands[1], "migrations": self.host.commands[2], "notes-dropped": self.host.notes_dropped,
+            "points-reported": self.points[0], "points-taken": self.points[1], "switch-aways": self.host.commands[0], "switch-tos": self.host.commands[1], "migrations": self.host.commands[2], "notes-dropped": self.host.notes_dropped,
         });
         self.events.push((
             horizon,

@@ -33,6 +33,7 @@
 
 mod assembly;
 mod dispatcher;
+mod points;
 mod services;
 mod sync;
 mod worker;
@@ -92,13 +93,22 @@ impl Backend for DispatchBackend {
     }
 
     fn execute(&mut self, plan: &mut Plan, sv: &Services) -> Result<Executed, RunError> {
-        let policy = schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
-            .map_err(|e| RunError::BadInput(e.to_string()))?;
+        let policy = match &plan.config.policy {
+            Some(factory) => (factory.0)(&plan.spec),
+            None => schedlab_policy::build(&plan.spec, Some(&plan.info.placement))
+                .map_err(|e| RunError::BadInput(e.to_string()))?,
+        };
         let n = plan.tasks.len();
         let m = plan.spec.platform.cpus;
         sync::install_handler();
         let bell = Arc::new(AtomicU32::new(0));
-        let shared: Vec<Arc<Shared>> = (0..n).map(|_| Arc::new(Shared::default())).collect();
+        let segments: Vec<Vec<schedlab_model::Segment>> = plan
+            .spec
+            .tasks
+            .iter()
+            .map(|t| if t.segmented() { t.segments().into_owned() } else { Vec::new() })
+            .collect();
+        let shared: Vec<Arc<Shared>> = segments.iter().map(|s| Arc::new(Shared::new(s.len()))).collect();
         let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
         let mut workers = Vec::new();
         for (i, sh) in shared.iter().enumerate() {
@@ -119,6 +129,7 @@ impl Backend for DispatchBackend {
                 shared: sh.clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,
+                segments: segments[i].clone(),
             };
             let tx = tx.clone();
             let h = std::thread::Builder::new()

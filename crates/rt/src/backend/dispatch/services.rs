@@ -4,13 +4,17 @@
 //! worker's thread CPU clock since its job started) and switching (hold
 //! signals, affinity changes and gate stores to the workers). Policy notes
 //! are recorded up to a budget reserved at start-up; `tracing()` says
-//! whether the next one would be.
+//! whether the next one would be. Counters (`Kernel::counters`) are read
+//! from per-CPU `perf_event_open` events opened at start-up
+//! (`crate::counters`).
 
 use super::sync::{self, Shared};
 use crate::clock;
+use crate::counters::PerfCounters;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Cpu, Delivery, Host, JobId, Time};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, Time};
 use schedlab_trace::Event;
+use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -51,6 +55,13 @@ pub(super) struct KernelServices {
     /// Notes that may still be recorded in the run.
     pub note_budget: usize,
     pub notes_dropped: u64,
+    /// Per segmented task: the segment demands of its jobs released and not
+    /// yet given to the policy (as many per job as it has segments), oldest
+    /// first, and those of the job the policy has (what a switch-to posts).
+    pub seg_queue: Vec<VecDeque<u64>>,
+    pub seg_active: Vec<Vec<u64>>,
+    /// The CPUs' counters.
+    pub counters: PerfCounters,
 }
 
 impl Host<u64> for KernelServices {
@@ -81,12 +92,19 @@ impl Host<u64> for KernelServices {
             Delivery::Release { job, x, .. } => {
                 let i = job.id.task as usize;
                 self.active[i] = Some(JobRec { release: job.release, deadline: job.deadline, exec: x });
+                let n = self.seg_active[i].len();
+                for k in 0..n {
+                    self.seg_active[i][k] = self.seg_queue[i].pop_front().unwrap_or(0);
+                }
                 // Released to the policy at its release time (not held behind its predecessor).
                 self.prompt[i] = (job.release + 1_000_000 >= self.real).then_some((job.id.seq, self.wake));
             }
             Delivery::Complete(j) => self.active[j.task as usize] = None,
             Delivery::Block(_) | Delivery::Resume(_) | Delivery::SegmentEnd { .. } => {}
         }
+    }
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        self.counters.read(cpu)
     }
     fn tracing(&self) -> bool {
         self.note_budget > 0
@@ -158,6 +176,9 @@ impl KernelServices {
             sh.release.store(self.t0 + j.release, Ordering::Relaxed);
             sh.deadline.store(self.t0 + j.deadline, Ordering::Relaxed);
             sh.exec.store(j.exec, Ordering::Relaxed);
+            for (d, &v) in sh.segs.iter().zip(&self.seg_active[i]) {
+                d.store(v, Ordering::Relaxed);
+            }
             sh.posted.store(new.seq + 1, Ordering::Release);
             if self.prompt[i] == Some((new.seq, self.wake)) && self.prompts.len() < self.prompts.capacity() {
                 self.prompts.push((i as u32, new.seq, self.t0 + j.release));

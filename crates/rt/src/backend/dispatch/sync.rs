@@ -86,13 +86,67 @@ pub struct Shared {
     pub done: AtomicU64,
     pub done_t: AtomicU64,
     pub done_forced: AtomicU64,
+    /// Dispatcher → worker: the dispatcher wants the CPU at the running
+    /// job's next preemption point (`points.rs`).
+    pub want: AtomicU32,
+    /// Worker → dispatcher: the last request at a segment boundary (its
+    /// number, written last) and what it says: [`Request`] code, when,
+    /// on which CPU, the segment that ended and its kind
+    /// ([`NO_SEGMENT`]: none).
+    pub req: AtomicU64,
+    pub req_what: AtomicU32,
+    pub req_t: AtomicU64,
+    pub req_cpu: AtomicU32,
+    pub req_seg: AtomicU32,
+    pub req_kind: AtomicU32,
+    /// Dispatcher → worker: the number of the last request carried out (a
+    /// futex word; low 32 bits).
+    pub ack: AtomicU32,
+    /// Dispatcher → worker: the posted job's segment demands (ns; as many
+    /// as the task has segments, none without segments).
+    pub segs: Vec<AtomicU64>,
 }
+
+impl Shared {
+    /// A worker's shared state for a task with `segments` segments (0: none declared).
+    pub fn new(segments: usize) -> Shared {
+        Shared { segs: (0..segments).map(|_| AtomicU64::new(0)).collect(), ..Shared::default() }
+    }
+}
+
+/// What a worker asks at a segment boundary.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(u32)]
+pub enum Request {
+    /// A preemption point the dispatcher wanted.
+    Point = 1,
+    /// A self-suspension begins (the job blocks).
+    Block = 2,
+    /// The suspension ended (the job resumes).
+    Resume = 3,
+}
+
+impl Request {
+    pub fn of(code: u32) -> Option<Request> {
+        match code {
+            1 => Some(Request::Point),
+            2 => Some(Request::Block),
+            3 => Some(Request::Resume),
+            _ => None,
+        }
+    }
+}
+
+/// `req_seg` when no segment ended (a leading suspension).
+pub const NO_SEGMENT: u32 = u32::MAX;
 
 /// How a stint ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum End {
     Open,
     Preempt,
+    /// Suspended itself (a `suspend` segment).
+    Block,
     Complete,
     Forced,
 }

@@ -3,12 +3,16 @@
 //! runs the posted job's body, logs its running stints (the trace's truth)
 //! and rings the dispatcher's doorbell when the job ends.
 
+use super::points::WorkerPoints;
 use super::sync::{self, End, Local, Shared, Stint};
 use crate::clock;
 use crate::stop::{Stop, StopReason};
 use crate::watchdog::Heartbeat;
 use crate::worker::{run_job, JobOutcome};
 use crate::workload::JobBody;
+use schedlab_jobs::SegmentDemand;
+use schedlab_model::Segment;
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -30,6 +34,8 @@ pub(super) struct WorkerCtx {
     pub shared: Arc<Shared>,
     pub bell: Arc<AtomicU32>,
     pub log_cap: usize,
+    /// The task's declared segments (empty: none).
+    pub segments: Vec<Segment>,
 }
 
 impl WorkerCtx {
@@ -45,6 +51,10 @@ impl WorkerCtx {
             dropped: 0,
         });
         sync::set_local(&mut *local);
+        let local_ptr: *mut Local = &mut *local;
+        let points =
+            WorkerPoints { shared: &sh, bell: &self.bell, stop: &self.stop, local: local_ptr, made: Cell::new(0) };
+        let mut segs: Vec<SegmentDemand> = Vec::with_capacity(self.segments.len());
         let mut taken = 0u64;
         loop {
             let g = sh.gate.load(Ordering::Acquire);
@@ -63,6 +73,12 @@ impl WorkerCtx {
                 sh.deadline.load(Ordering::Acquire),
                 sh.exec.load(Ordering::Acquire),
             );
+            segs.clear();
+            segs.extend(self.segments.iter().zip(sh.segs.iter()).map(|(s, d)| SegmentDemand {
+                kind: s.kind,
+                demand: d.load(Ordering::Acquire),
+                preemptible: s.preemptible,
+            }));
             let cmd = sh.run_cmd_t.load(Ordering::Acquire);
             let t = clock::now();
             sh.cpu0.store(clock::thread_cpu(), Ordering::Release);
@@ -84,6 +100,8 @@ impl WorkerCtx {
                 self.abort.then_some(dl),
                 &self.stop,
                 &self.calibration,
+                &segs,
+                Some(&points),
             );
             sync::block_preempt(true);
             let end = clock::now();

@@ -1,0 +1,152 @@
+//! A CPU's progress rate: how much of a job's demand the CPU retires per
+//! nanosecond of CPU time ([`crate::Kernel::rate`]).
+//!
+//! The simulator applies it (1.0 unless set; a later platform model sets it
+//! to model contention or frequency scaling): a job on a CPU of rate `r`
+//! advances its remaining demand by `r` ns per ns it runs, so with `r` = 0.5
+//! a 2 ms segment takes 4 ms of CPU time. What a policy reads as
+//! [`crate::Kernel::consumed`], and what execution-time timers
+//! ([`crate::Kernel::arm_exec`]) count, is CPU time, as a kernel sees it;
+//! the demand retired (the *work*) stays hidden, like a job's actual
+//! execution time.
+//!
+//! # Exactness
+//!
+//! A rate is a fixed-point number of millionths ([`Rate::MICROS`] = 1.0), so
+//! the arithmetic stays in integers: the work a stint retires is
+//! `floor((cpu_ns · millionths + carry) / 10^6)`, and the remainder is
+//! carried to the job's next stint ([`Rate::advance`]). Over any sequence of
+//! stints at one rate the work retired is exactly `floor(total_cpu_ns ·
+//! millionths / 10^6)` — no drift however the time is split. A rate that is
+//! not a whole number of millionths (1/3) is rounded to the nearest one by
+//! [`Rate::ratio`]. A job completes at the first nanosecond at which its
+//! retired work reaches its demand ([`Rate::cpu_for`] rounds up).
+
+use crate::interface::Time;
+use std::fmt;
+
+/// A progress rate in millionths: [`Rate::ONE`] is 1.0.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Rate(u32);
+
+impl Default for Rate {
+    fn default() -> Rate {
+        Rate::ONE
+    }
+}
+
+impl Rate {
+    /// Millionths in 1.0.
+    pub const MICROS: u32 = 1_000_000;
+    /// Full speed: a nanosecond of CPU time retires a nanosecond of demand.
+    pub const ONE: Rate = Rate(Rate::MICROS);
+    /// No progress at all (a stalled CPU): a job there never completes.
+    pub const ZERO: Rate = Rate(0);
+
+    /// A rate of `micros` millionths (500_000 is 0.5, 2_000_000 is 2.0).
+    pub const fn from_micros(micros: u32) -> Rate {
+        Rate(micros)
+    }
+
+    /// The rate `num / den`, rounded to the nearest millionth; `None` when
+    /// `den` is 0 or the rate does not fit (above ~4294).
+    pub fn ratio(num: u64, den: u64) -> Option<Rate> {
+        if den == 0 {
+            return None;
+        }
+        let m = (num as u128 * Rate::MICROS as u128 + den as u128 / 2) / den as u128;
+        u32::try_from(m).ok().map(Rate)
+    }
+
+    /// The rate in millionths.
+    pub const fn micros(self) -> u32 {
+        self.0
+    }
+
+    /// Whether this is exactly 1.0 (the simulator's fast path).
+    #[inline]
+    pub fn is_one(self) -> bool {
+        self.0 == Rate::MICROS
+    }
+
+    /// The work `cpu` ns at this rate retire, given the job's `carry` (its
+    /// remainder in millionths of a nanosecond, below 10^6), which is
+    /// updated.
+    #[inline]
+    pub fn advance(self, cpu: Time, carry: &mut u32) -> Time {
+        if self.is_one() {
+            return cpu;
+        }
+        let total = cpu as u128 * self.0 as u128 + *carry as u128;
+        *carry = (total % Rate::MICROS as u128) as u32;
+        u64::try_from(total / Rate::MICROS as u128).unwrap_or(Time::MAX)
+    }
+
+    /// The CPU time it takes to retire `work` ns at this rate from a carry
+    /// of `carry`: the smallest `d` with `advance(d, carry) >= work`. `None`
+    /// at rate 0 (never), saturating at `Time::MAX`.
+    #[inline]
+    pub fn cpu_for(self, work: Time, carry: u32) -> Option<Time> {
+        if self.is_one() || work == 0 {
+            return Some(work);
+        }
+        if self.0 == 0 {
+            return None;
+        }
+        let need = (work as u128 * Rate::MICROS as u128).saturating_sub(carry as u128);
+        let d = need.div_ceil(self.0 as u128);
+        Some(u64::try_from(d).unwrap_or(Time::MAX))
+    }
+}
+
+impl fmt::Display for Rate {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}.{:06}", self.0 / Rate::MICROS, self.0 % Rate::MICROS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn half_rate_doubles_the_cpu_time_and_splitting_does_not_drift() {
+        let half = Rate::ratio(1, 2).unwrap();
+        assert_eq!(half.micros(), 500_000);
+        assert_eq!(half.cpu_for(2_000_000, 0), Some(4_000_000));
+        // 1/3 rounds to 333_333 millionths; 3 ns stints, 1000 of them.
+        let third = Rate::ratio(1, 3).unwrap();
+        assert_eq!(third.micros(), 333_333);
+        let (mut carry, mut work) = (0u32, 0u64);
+        for _ in 0..1000 {
+            work += third.advance(3, &mut carry);
+        }
+        assert_eq!(work, 3000 * 333_333 / 1_000_000);
+        // One stint of the same total retires the same.
+        let mut c2 = 0;
+        assert_eq!(third.advance(3000, &mut c2), work);
+        assert_eq!(c2, carry);
+    }
+
+    #[test]
+    fn cpu_for_is_the_first_nanosecond_the_work_is_reached() {
+        for micros in [1, 333_333, 500_000, 999_999, 1_000_000, 1_500_000, 7_000_001] {
+            let r = Rate::from_micros(micros);
+            for carry in [0u32, 1, 499_999, 999_999] {
+                for work in [0u64, 1, 2, 7, 1000, 123_457] {
+                    let d = r.cpu_for(work, carry).unwrap();
+                    let mut c = carry;
+                    assert!(r.advance(d, &mut c) >= work, "{micros} {carry} {work}");
+                    if d > 0 && !r.is_one() {
+                        let mut c = carry;
+                        assert!(r.advance(d - 1, &mut c) < work, "{micros} {carry} {work}: {d} is not the first");
+                    }
+                }
+            }
+        }
+        assert_eq!(Rate::ZERO.cpu_for(1, 0), None);
+        assert_eq!(Rate::ZERO.cpu_for(0, 0), Some(0));
+        assert_eq!(Rate::ratio(1, 0), None);
+        assert_eq!(Rate::ONE.to_string(), "1.000000");
+    }
+}
