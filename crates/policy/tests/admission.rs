@@ -28,7 +28,7 @@ fn failed_partitioning_names_the_task() {
     let s = spec(2, PolicyName::Pedf, &[(2, 3), (2, 3), (2, 3)]);
     assert_eq!(
         err(&s, None),
-        "policy.partitioning: tasks[2] `t2` (utilisation 2/3) cannot be placed by wfd: it fits in no CPU it may go to; loads [2/3 of 1, 2/3 of 1]"
+        "policy.partitioning: tasks[2] `t2` (utilisation 0.6667) cannot be placed by wfd: it fits in no CPU it may go to; loads [0.6667 of 1, 0.6667 of 1]"
     );
     // Clustered: capacity 2 per cluster of 2 takes all three.
     let mut s = spec(2, PolicyName::Cedf, &[(2, 3), (2, 3), (2, 3)]);

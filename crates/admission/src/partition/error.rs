@@ -33,7 +33,7 @@ impl PackError {
     pub(crate) fn new(kind: PackErrorKind, task: Option<usize>, message: String) -> PackError {
         PackError { kind, task, message, loads: Vec::new(), capacities: Vec::new() }
     }
-    /// The loads as `load/capacity` text, e.g. `[2/3 of 1, 1/1 of 1]`.
+    /// The loads as `load/capacity` text, e.g. `[0.6667 of 1, 1 of 1]`.
     pub fn loads_text(&self) -> String {
         let parts: Vec<String> =
             self.loads.iter().zip(&self.capacities).map(|(l, c)| format!("{} of {c}", shown(l))).collect();
@@ -41,18 +41,13 @@ impl PackError {
     }
 }
 
-/// A size or load for people: the exact fraction when it is a short one
-/// (`2/3`), else a decimal — utilisations are packed in 2^-62 units, and
-/// `2997595911977802137/4611686018427387904` says nothing to a reader.
+/// A size or load for people, as a decimal (`0.6667`, `1`) like the rest of
+/// the reports: utilisations are packed in 2^-62 units, and neither
+/// `2997595911977802137/4611686018427387904` nor `1953/8000` says much to a
+/// reader. The exact values stay in [`PackError::loads`].
 pub(crate) fn shown(r: &Ratio) -> String {
-    let f = r.to_fraction();
-    match f.split_once('/') {
-        Some((_, d)) if d.len() > 9 => {
-            let s = format!("{:.6}", r.to_f64());
-            s.trim_end_matches('0').trim_end_matches('.').to_string()
-        }
-        _ => f,
-    }
+    let s = format!("{:.4}", r.to_f64());
+    s.trim_end_matches('0').trim_end_matches('.').to_string()
 }
 
 impl std::fmt::Display for PackError {

@@ -73,8 +73,8 @@ fn three_two_thirds_do_not_fit_two_cpus() {
         let e = pack(&p, h, PinnedCheck::Check).unwrap_err();
         assert_eq!(e.kind, PackErrorKind::NoFit);
         assert_eq!(e.task, Some(2), "{}", h.name());
-        assert_eq!(e.loads_text(), "[2/3 of 1, 2/3 of 1]");
-        assert!(e.to_string().contains("task 2 (size 2/3)"), "{e}");
+        assert_eq!(e.loads_text(), "[0.6667 of 1, 0.6667 of 1]");
+        assert!(e.to_string().contains("task 2 (size 0.6667)"), "{e}");
     }
 }
 
@@ -215,7 +215,7 @@ fn specs_pack_onto_cpus_and_clusters() {
     let s = spec(2, None, &[(2, 3), (2, 3), (2, 3)]);
     let e = pack_spec(&s, Target::Cpus, Packing::Ffd, Metric::Utilization, PinnedCheck::Check).unwrap_err();
     assert!(
-        e.to_string().starts_with("tasks[2] `t2` (utilisation 2/3) cannot be placed by ffd: it fits in no CPU"),
+        e.to_string().starts_with("tasks[2] `t2` (utilisation 0.6667) cannot be placed by ffd: it fits in no CPU"),
         "{e}"
     );
     let e = pack_spec(&s, Target::Cpus, Packing::Cap, Metric::Utilization, PinnedCheck::Check).unwrap_err();
