@@ -295,7 +295,7 @@ impl<'p> Validator<'p> {
         let title = policy_name.as_deref().map(policy_title).unwrap_or_default();
         let replay = (checks == PolicyChecks::Replay).then(|| {
             let declared = policy.as_deref().map(|p| p.info().placement.clone()).filter(|p| p.len() == n);
-            ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()))
+            ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()), header.source == Source::Simulator)
         });
         Ok(Validator {
             params,
@@ -359,6 +359,9 @@ impl<'p> Validator<'p> {
             }
         }
         let ev = Ev::of(&e);
+        if let Event::Policy { cpu, event, .. } = &e {
+            self.replay_trace_note(*cpu, event);
+        }
         self.rec.push(e);
         if t > self.horizon {
             let h = self.horizon;
