@@ -379,6 +379,11 @@ impl<'a> JobCtx<'a> {
         id
     }
 
+    /// The outermost open scope's id.
+    pub fn outermost_scope(&self) -> Option<u64> {
+        self.scopes.first().map(|s| s.id)
+    }
+
     /// Opens a deadline scope `rel` ns from now (see [`JobCtx::scope_begin`]).
     pub fn scope_begin_within_rel(&mut self, label: &str, rel: u64) -> u64 {
         self.scope_begin(label, Limit::Deadline, clock::now().saturating_add(rel), 0)
