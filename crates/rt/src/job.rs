@@ -80,6 +80,12 @@ pub struct JobCtx<'a> {
     next_scope: u64,
     /// Protected-section nesting depth (0: not in one).
     protect: u32,
+    /// SIGXCPU count of the thread when the job started ([`crate::overrun`]).
+    overruns0: u64,
+    /// Thread CPU time when the job started.
+    cpu0: u64,
+    /// Whether `check` reported the SCHED_DEADLINE overrun.
+    pub(crate) overrun_reported: bool,
     /// Timing exceptions raised (the worker records them in the trace).
     pub(crate) raised: Vec<Violation>,
     /// Benchmark mode: the durations of the scopes that ended.
@@ -116,6 +122,9 @@ impl<'a> JobCtx<'a> {
             scopes: Vec::new(),
             next_scope: 1,
             protect: 0,
+            overruns0: crate::overrun::count(),
+            cpu0: clock::thread_cpu(),
+            overrun_reported: false,
             raised: Vec::new(),
             scope_times: Vec::new(),
         }
@@ -273,13 +282,39 @@ impl<'a> JobCtx<'a> {
         self.protect > 0
     }
 
+    /// Whether the thread overran its SCHED_DEADLINE runtime in this job
+    /// (SIGXCPU; the kernel backend with an EDF policy).
+    pub fn overran(&self) -> bool {
+        crate::overrun::count() != self.overruns0
+    }
+
+    /// The job's SCHED_DEADLINE overrun as a WCET violation of scope 0 (the
+    /// whole job, outside every `try_*`): `value` the task's WCET,
+    /// `lateness` the CPU time the job used past it.
+    pub fn overrun_violation(&self) -> Violation {
+        let used = clock::thread_cpu().saturating_sub(self.cpu0);
+        Violation {
+            limit: Limit::Wcet,
+            scope: 0,
+            depth: 0,
+            value: self.wcet,
+            noticed: clock::now(),
+            lateness: used.saturating_sub(self.wcet),
+        }
+    }
+
     /// Returns an error if the run is stopping, the job is being aborted at
-    /// its deadline, or a timing scope's limit is violated (the outermost;
-    /// not inside a protected section).
+    /// its deadline, the thread overran its SCHED_DEADLINE runtime
+    /// ([`JobCtx::overrun_violation`]), or a timing scope's limit is
+    /// violated (the outermost; the last two not inside a protected section).
     #[inline]
     pub fn check(&mut self) -> Result<(), JobError> {
         if self.stop.is_set() {
             return Err(JobError::Stopped);
+        }
+        if self.protect == 0 && !self.overrun_reported && self.overran() {
+            self.overrun_reported = true;
+            return Err(JobError::Timing(self.overrun_violation()));
         }
         if self.abort_at.is_none() && (self.scopes.is_empty() || self.protect > 0) {
             return Ok(());

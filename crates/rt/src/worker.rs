@@ -67,10 +67,19 @@ pub fn run_job(
             out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
         }
     }
+    // A SCHED_DEADLINE overrun the body never checked for.
+    if ctx.overran() && !ctx.overrun_reported {
+        let v = ctx.overrun_violation();
+        out.push(Kind::Exception, v.noticed, cpu, job, 1, v.value);
+        out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
+    }
     let outcome = match r {
         Ok(Ok(())) => JobOutcome::Completed,
         Ok(Err(JobError::Timing(v))) => {
             out.push(Kind::Exception, v.noticed, cpu, job, (v.limit == Limit::Wcet) as u64, v.value);
+            if v.limit == Limit::Wcet {
+                out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
+            }
             JobOutcome::Forced(format!("unhandled {v}"))
         }
         Ok(Err(JobError::Aborted)) => JobOutcome::Forced("aborted at its deadline".into()),

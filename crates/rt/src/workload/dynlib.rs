@@ -122,7 +122,9 @@ impl Call<'_, '_> {
     fn code(&mut self, r: Result<(), JobError>) -> libc::c_int {
         match r {
             Ok(()) => 0,
-            Err(JobError::Timing(_)) => 1,
+            // Scope 0 is the whole job (a SCHED_DEADLINE overrun): no scope
+            // of the body owns it, the job ends.
+            Err(JobError::Timing(v)) if v.scope != 0 => 1,
             Err(e) => {
                 self.err = Some(e);
                 -1
