@@ -414,6 +414,14 @@ impl<'a> JobCtx<'a> {
         id
     }
 
+    /// Takes back the violation scope `id`'s end returned (the C and
+    /// Python bindings: a body that let it escape; the job then ends with it
+    /// as an unhandled exception, recorded once).
+    pub fn unhandled(&mut self, id: u64) -> Option<Violation> {
+        let i = self.raised.iter().rposition(|v| v.scope == id)?;
+        Some(self.raised.remove(i))
+    }
+
     /// The outermost open scope's id.
     pub fn outermost_scope(&self) -> Option<u64> {
         self.scopes.first().map(|s| s.id)

@@ -334,7 +334,7 @@ impl JobBody for CFunction {
         if let Some(id) = left_open {
             match call.ctx.scope_end(id) {
                 Ok(Some(v)) => {
-                    call.ctx.raised.pop(); // recorded as the job's unhandled exception
+                    call.ctx.unhandled(v.scope); // recorded as the job's unhandled exception
                     return Err(JobError::Timing(v));
                 }
                 Ok(None) => {}
