@@ -1,8 +1,10 @@
 //! Timing scopes from a C job body (`schedlab.h`): begin/end with OML's
 //! nesting rule, protected sections and benchmark mode, called through the
 //! same callbacks a `c:LIB:SYMBOL` workload gets, on a real thread (no
-//! root: the body runs on the test's thread). Tolerant timings.
+//! root: the body runs on the test's thread), and a benchmark-mode run
+//! (root). Tolerant timings.
 
+mod common;
 use schedlab_rt::calibrate;
 use schedlab_rt::job::{JobCtx, JobError};
 use schedlab_rt::stop::Stop;
@@ -135,4 +137,41 @@ fn a_c_body_in_benchmark_mode_records_its_labelled_scopes() {
     assert_eq!(s.len(), 1, "{s:?}");
     assert_eq!((s[0].label.as_str(), s[0].limit, s[0].count, s[0].over_limit), ("decode", Limit::Wcet, 3, 3));
     assert!(s[0].mean_ns >= 2e6, "{s:?}");
+}
+
+/// The whole path of `schedlab run --timing benchmark` (root): a C body's
+/// labelled scopes in a real run become `scope-time` events of the trace
+/// (through the workers' fixed-size records and the label table) and per
+/// label statistics.
+#[test]
+fn a_benchmark_run_records_each_c_scope_in_the_trace() {
+    common::require_root();
+    let _s = common::serial();
+    let lib = library("run-bench");
+    let s = common::spec(
+        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 10ms, period: 50ms, cpu: 1}\n",
+    );
+    let config = schedlab_rt::RunConfig {
+        duration: 500_000_000,
+        timing: Mode::Benchmark,
+        workload: schedlab_rt::WorkloadSpec::CFunction {
+            library: lib.to_str().unwrap().into(),
+            symbol: "bench".into(),
+            arg: None,
+        },
+        start_margin: 200_000_000,
+        wait: true,
+        ..schedlab_rt::RunConfig::default()
+    };
+    let o = schedlab_rt::run(&s, &config).unwrap_or_else(|e| panic!("{e}"));
+    let _ = std::fs::remove_dir_all(lib.parent().unwrap());
+    assert_eq!(o.stop, schedlab_rt::StopReason::Finished, "{:?}", o.notes);
+    let jobs = o.events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { .. })).count();
+    let times = schedlab_rt::timing::scope_times_in(&o.events);
+    assert_eq!(times.len(), 3 * jobs, "three scopes a job: {times:?}");
+    assert!(times.iter().all(|(task, t)| *task == 0 && t.label == "decode" && t.limit_ns == 1_000_000));
+    let st = scope_stats(&times.into_iter().map(|(_, t)| t).collect::<Vec<_>>());
+    assert_eq!((st.len(), st[0].count, st[0].over_limit), (1, 3 * jobs, 3 * jobs));
+    assert!(st[0].mean_ns >= 2e6 && st[0].p99_ns <= st[0].max_ns, "{st:?}");
+    assert_eq!(jobs, 10);
 }
