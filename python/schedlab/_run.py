@@ -21,7 +21,7 @@ in a callable fails the job, ends the run and is raised as :class:`RunError`
 with the traceback. On the dispatch backend a callable reaches preemption
 points with :meth:`Job.preemption_point` and suspends itself with
 :meth:`Job.suspend` (the GIL is released while it waits there). Timing
-scopes after OML (``with job.within(ms=...)``, ``with job.wcet(ms=...)``,
+scopes after OML (``with job.within(ms=...)``, ``with job.budget(ms=...)``,
 ``with job.protected():``, :meth:`Job.check`) raise
 :class:`TimingViolation`; ``run(timing="benchmark")`` records their
 durations instead.
@@ -141,10 +141,10 @@ class Job:
             return _Scope(self, "deadline", int(at), True, label)
         return _Scope(self, "deadline", _ns(ms, us, ns), False, label)
 
-    def wcet(self, ms: float | None = None, *, us: float | None = None, ns: int | None = None, label: str = "") -> _Scope:
-        """A WCET scope (OML's ``try_wcet``): ``with job.wcet(ms=2):`` runs
-        the block under a budget of 2 ms of this thread's CPU time; as
-        :meth:`within` otherwise."""
+    def budget(self, ms: float | None = None, *, us: float | None = None, ns: int | None = None, label: str = "") -> _Scope:
+        """A WCET scope (OML's ``try_wcet``; ``job.wcet`` is the task's WCET):
+        ``with job.budget(ms=2):`` runs the block under a budget of 2 ms of
+        this thread's CPU time; as :meth:`within` otherwise."""
         return _Scope(self, "wcet", _ns(ms, us, ns), False, label)
 
     def protected(self) -> _Protected:
@@ -165,7 +165,7 @@ class Job:
 
 class TimingViolation(Exception):
     """A timing scope's limit was violated (raised by ``with job.within(...)``
-    or ``with job.wcet(...)``).
+    or ``with job.budget(...)``).
 
     OML's nesting rule: the violation belongs to the scope whose limit was
     violated. While the stack unwinds to that scope's ``with`` statement it
@@ -226,7 +226,7 @@ def _answer(job: Job, a: tuple[int, tuple[str, int, int, int, int] | None]) -> T
 
 
 class _Scope:
-    """``with job.within(...)`` / ``with job.wcet(...)``; ``id`` is its scope id."""
+    """``with job.within(...)`` / ``with job.budget(...)``; ``id`` is its scope id."""
 
     def __init__(self, job: Job, kind: str, ns: int, absolute: bool, label: str) -> None:
         self._job, self._args, self.id = job, (kind, ns, absolute, label), 0

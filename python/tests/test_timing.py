@@ -1,5 +1,5 @@
 """Timing scopes from Python job bodies (``with job.within(...)``,
-``with job.wcet(...)``, ``with job.protected():``, ``job.check()``,
+``with job.budget(...)``, ``with job.protected():``, ``job.check()``,
 ``run(timing=...)``), on real threads (root). Tolerant timings: the
 assertions are about which scope gets which violation and lower bounds."""
 
@@ -55,7 +55,7 @@ def test_python_scopes_nest_protect_and_raise_typed_violations(spec: Path, timin
         got: dict[str, Any] = {}
         # The scope's own violation.
         try:
-            with job.wcet(ms=1) as s:
+            with job.budget(ms=1) as s:
                 spin(job, 3 * MS)
             got["own"] = None
         except schedlab.TimingViolation as v:
@@ -65,7 +65,7 @@ def test_python_scopes_nest_protect_and_raise_typed_violations(spec: Path, timin
         try:
             with job.within(ms=2) as outer:
                 try:
-                    with job.wcet(ms=100):
+                    with job.budget(ms=100):
                         spin(job, 5 * MS)
                 except schedlab.TimingViolation:
                     got["inner caught"] = True
@@ -75,7 +75,7 @@ def test_python_scopes_nest_protect_and_raise_typed_violations(spec: Path, timin
         # A protected section holds the violation until its end.
         got["after section"] = False
         try:
-            with job.wcet(ms=1):
+            with job.budget(ms=1):
                 with job.protected():
                     spin(job, 3 * MS)
                     got["section ran"] = True
@@ -102,7 +102,7 @@ def test_python_scopes_nest_protect_and_raise_typed_violations(spec: Path, timin
 @needs_root
 def test_benchmark_mode_records_python_scope_durations(spec: Path) -> None:
     def body(job: schedlab.Job) -> None:
-        with job.wcet(ms=1, label="decode"):  # over budget, never raised
+        with job.budget(ms=1, label="decode"):  # over budget, never raised
             spin(job, 2 * MS)
         with job.within(ms=50, label="frame"):
             time.sleep(0.003)
@@ -120,7 +120,7 @@ def test_benchmark_mode_records_python_scope_durations(spec: Path) -> None:
 @needs_root
 def test_a_violation_the_body_lets_escape_ends_the_job_not_the_run(spec: Path) -> None:
     def body(job: schedlab.Job) -> None:
-        with job.wcet(ms=1):
+        with job.budget(ms=1):
             spin(job, 3 * MS)
 
     r = schedlab.run(spec, duration="300ms", workload=body, wait=True)
@@ -135,9 +135,9 @@ def test_timing_options_and_limits_are_checked(spec: Path) -> None:
         schedlab.run(spec, timing="fast")
     job = schedlab.Job(0, 0, 0, 0, 0, 0)
     with pytest.raises(ValueError, match="exactly one of"):
-        job.wcet(ms=1, us=5)
+        job.budget(ms=1, us=5)
     with pytest.raises(ValueError, match="negative"):
         job.within(ms=-1)
     # Outside a run (no runtime behind the job) the scopes do nothing.
-    with job.within(ms=1), job.wcet(us=1), job.protected():
+    with job.within(ms=1), job.budget(us=1), job.protected():
         job.check()

@@ -23,7 +23,7 @@ fn py_violation(v: &Violation) -> PyViolation {
 type Answer = (i32, Option<PyViolation>);
 
 /// The job's context for one call of its Python body.
-#[pyclass(unsendable, module = "schedlab._native")]
+#[pyclass(module = "schedlab._native")]
 pub(crate) struct JobControl {
     /// The running job's context; null once the body returned.
     ctx: *mut JobCtx<'static>,
@@ -31,7 +31,16 @@ pub(crate) struct JobControl {
     /// deadline, a timing exception), met at a point or a suspension.
     pub(crate) err: Option<JobError>,
     segments: Vec<(String, u64)>,
+    /// The job's thread: the only one that may reach `ctx`.
+    owner: std::thread::ThreadId,
 }
+
+// SAFETY: `ctx` is dereferenced only on the job's own thread while the body
+// runs (`gone` checks both); a `Job` that escapes the body, to another
+// thread or into a reference cycle the collector frees elsewhere, reaches
+// nothing and may be dropped anywhere.
+unsafe impl Send for JobControl {}
+unsafe impl Sync for JobControl {}
 
 /// The context pointer, handed to the code that runs without the GIL.
 struct Ctx(*mut JobCtx<'static>);
@@ -42,7 +51,17 @@ unsafe impl Send for Ctx {}
 impl JobControl {
     pub(crate) fn new(ctx: &mut JobCtx) -> JobControl {
         let segments = ctx.segments.iter().map(|s| (s.kind.name().to_string(), s.demand)).collect();
-        JobControl { ctx: (ctx as *mut JobCtx).cast::<JobCtx<'static>>(), err: None, segments }
+        JobControl {
+            ctx: (ctx as *mut JobCtx).cast::<JobCtx<'static>>(),
+            err: None,
+            segments,
+            owner: std::thread::current().id(),
+        }
+    }
+
+    /// The context is not reachable: the body returned, or this is not the job's thread.
+    fn gone(&self) -> bool {
+        self.ctx.is_null() || std::thread::current().id() != self.owner
     }
 
     /// The body returned: the context is no longer reachable.
@@ -52,7 +71,7 @@ impl JobControl {
     }
 
     fn step(&mut self, py: Python<'_>, f: impl FnOnce(&mut JobCtx<'static>) -> Result<(), JobError> + Send) -> bool {
-        if self.err.is_some() || self.ctx.is_null() {
+        if self.err.is_some() || self.gone() {
             return false;
         }
         let p = Ctx(self.ctx);
@@ -74,7 +93,7 @@ impl JobControl {
 
     /// Runs a timing call on the context (with the GIL: they do not block).
     fn timing(&mut self, f: impl FnOnce(&mut JobCtx<'static>) -> Result<Option<Violation>, JobError>) -> Answer {
-        if self.err.is_some() || self.ctx.is_null() {
+        if self.err.is_some() || self.gone() {
             return (-1, None);
         }
         // SAFETY: as in `step`.
@@ -109,7 +128,7 @@ impl JobControl {
     /// (`ns` relative, or absolute CLOCK_MONOTONIC with `absolute`) or
     /// "wcet" (`ns` of thread CPU time). Returns its id, 0 when the job must end.
     fn begin(&mut self, kind: &str, ns: u64, absolute: bool, label: &str) -> PyResult<u64> {
-        if self.err.is_some() || self.ctx.is_null() {
+        if self.err.is_some() || self.gone() {
             return Ok(0);
         }
         // SAFETY: as in `step`.
@@ -124,7 +143,7 @@ impl JobControl {
 
     /// Ends scope `id` (`JobCtx::scope_end`).
     fn end(&mut self, id: u64) -> Answer {
-        if self.err.is_some() && !self.ctx.is_null() {
+        if self.err.is_some() && !self.gone() {
             // The job is ending: still end the scope (its timer goes).
             // SAFETY: as in `step`.
             let _ = unsafe { &mut *self.ctx }.scope_end(id);
@@ -138,14 +157,14 @@ impl JobControl {
     }
 
     fn protect_begin(&mut self) {
-        if !self.ctx.is_null() {
+        if !self.gone() {
             // SAFETY: as in `step`.
             unsafe { &mut *self.ctx }.protect_begin();
         }
     }
 
     fn protect_end(&mut self) -> Answer {
-        if self.err.is_some() && !self.ctx.is_null() {
+        if self.err.is_some() && !self.gone() {
             // SAFETY: as in `step`.
             let _ = unsafe { &mut *self.ctx }.protect_end();
         }
@@ -155,7 +174,7 @@ impl JobControl {
     /// The body let scope `id`'s violation escape: the job ends with it
     /// (an unhandled timing exception, as in Rust), not as a failure.
     fn unhandled(&mut self, id: u64) {
-        if self.err.is_none() && !self.ctx.is_null() {
+        if self.err.is_none() && !self.gone() {
             // SAFETY: as in `step`.
             if let Some(v) = unsafe { &mut *self.ctx }.unhandled(id) {
                 self.err = Some(JobError::Timing(v));

@@ -529,6 +529,16 @@ impl<'a> JobCtx<'a> {
     }
 }
 
+impl Drop for JobCtx<'_> {
+    fn drop(&mut self) {
+        // A body that left a protected section open: the thread's next
+        // jobs must not inherit the blocked signal.
+        if self.protect > 0 {
+            crate::timing::block_signal(false);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
