@@ -359,7 +359,7 @@ class RunResult(SimResult):
         ``{"task", "job", "label", "limit", "ns", "limit_ns"}`` (``limit``
         ``"wcet"``: ``ns`` of thread CPU time; ``"deadline"``: of wall time),
         from the trace's ``scope-time`` events."""
-        return [dict(e["data"]) for e in self.events or [] if e.get("ev") == "policy" and e.get("name") == "scope-time"]
+        return [dict(e["data"]) for e in self.events or [] if e.get("ev") == "note" and e.get("name") == "scope-time"]
 
     @property
     def notes(self) -> list[str]:

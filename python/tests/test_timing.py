@@ -94,7 +94,7 @@ def test_python_scopes_nest_protect_and_raise_typed_violations(spec: Path, timin
         assert got.get("section ran") and not got["after section"], got
         assert got["protected"][0] == "wcet" and got["protected"][1] >= 2 * MS, got
     # Handled violations are in the trace; no job was ended by them.
-    exceptions = [e for e in r.events or [] if e.get("ev") == "policy" and e.get("name") == "timing-exception"]
+    exceptions = [e for e in r.events or [] if e.get("ev") == "note" and e.get("name") == "timing-exception"]
     assert len(exceptions) == 9, exceptions
     assert not any(e.get("ev") == "completion" and e.get("forced") for e in r.events or [])
 
@@ -125,7 +125,7 @@ def test_a_violation_the_body_lets_escape_ends_the_job_not_the_run(spec: Path) -
 
     r = schedlab.run(spec, duration="300ms", workload=body, wait=True)
     forced = [e for e in r.events or [] if e.get("ev") == "completion" and e.get("forced")]
-    exceptions = [e for e in r.events or [] if e.get("ev") == "policy" and e.get("name") == "timing-exception"]
+    exceptions = [e for e in r.events or [] if e.get("ev") == "note" and e.get("name") == "timing-exception"]
     budget = [e for e in r.events or [] if e.get("ev") == "budget-exhausted"]
     assert len(forced) == len(exceptions) == len(budget) == 3, (forced, exceptions, budget)
 

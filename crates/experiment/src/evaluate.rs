@@ -9,10 +9,20 @@
 //! of `accounting::inflate`: with I = Δtck + n·Δrel interrupts per tick Q,
 //! e′ = ⌈(e + 2(Δscd + Δcxs) + Δcpd + 2I)·Q / (Q − I)⌉ + Δipi, which is
 //! Eq. 2 with Eq. 3 substituted (a test checks it against `inflate`).
+//!
+//! One scheduler's evaluations of a set differ only in the WCETs (the
+//! accounting keeps deadlines and periods), so `gedf.any` verdicts, on the
+//! whole set (G-EDF) and on the clusters of its packings (C-EDF), are
+//! reused across them where a variant's WCETs dominate another's
+//! (`schedlab_analysis::schedulability::gedf::dominance`): the results are
+//! the same as deciding every evaluation alone.
 
 use crate::file::{cluster_fit, Loaded, SIM_METRICS};
 use crate::generate::Drawn;
 use schedlab_analysis::accounting::{inflate, Accounting, Method};
+use schedlab_analysis::schedulability::clustered::cedf_decide_packed;
+use schedlab_analysis::schedulability::gedf::combined::skip_mask;
+use schedlab_analysis::schedulability::gedf::dominance::Memo;
 use schedlab_analysis::schedulability::{find, Input, Options, TaskParams, Test, Verdict};
 use schedlab_gen::{GenParams, UtilMethod};
 use schedlab_model::overheads::{Costs, Cpmd, Overheads, Resume};
@@ -51,8 +61,20 @@ pub struct EvalInfo {
     pub is_sim: bool,
 }
 
+/// How a scheduler's evaluations of one set share verdicts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reuse {
+    /// `gedf.any` on the whole set.
+    Gedf,
+    /// `cedf.global` with `gedf.any` as its only cluster test.
+    Cedf,
+    /// Each evaluation alone.
+    None,
+}
+
 struct Sched {
     test: &'static Test,
+    reuse: Reuse,
     options: Options,
     cluster_size: Option<u32>,
     domains: Domains,
@@ -123,7 +145,12 @@ impl Evaluator {
                     skip.push((u.parse::<UtilMethod>().map_err(|e| e.to_string())?, k.test.clone()));
                 }
             }
-            scheds.push(Sched { test, options, cluster_size: s.cluster_size, domains, skip });
+            let reuse = match test.info.id {
+                "gedf.any" => Reuse::Gedf,
+                "cedf.global" if options.cluster_tests == ["gedf.any"] => Reuse::Cedf,
+                _ => Reuse::None,
+            };
+            scheds.push(Sched { test, reuse, options, cluster_size: s.cluster_size, domains, skip });
         }
         let mut models = Vec::new();
         for o in &e.overheads {
@@ -221,28 +248,65 @@ impl Evaluator {
                 }
             }
         }
-        for model in &self.models {
-            for &c in &self.cpmd {
-                for (s, sched) in self.scheds.iter().enumerate() {
-                    let verdict = match self.inflated(
+        // Evaluation g·S + s is scheduler s under variant g (model-major,
+        // then CPMD value): all variants of a scheduler are inflated first,
+        // then decided with the scheduler's memo.
+        let ns = self.scheds.len();
+        let groups = self.models.len() * self.cpmd.len();
+        let base = out.len();
+        out.resize(base + groups * ns, Cell { verdict: 0, sim: nan });
+        scratch.variants.resize_with(groups, Vec::new);
+        scratch.ok.resize(groups, false);
+        for (s, sched) in self.scheds.iter().enumerate() {
+            for (g, (model, c)) in self.models.iter().flat_map(|m| self.cpmd.iter().map(move |&c| (m, c))).enumerate() {
+                scratch.ok[g] = self
+                    .inflated(
                         model.as_ref().map(|m| (&m.overheads[s], m.method, m.tick)),
                         c,
                         sched.domains,
                         set,
                         cpus,
-                        &mut scratch.tasks,
-                    ) {
-                        Ok(()) => {
-                            let input = &mut scratch.inputs[s];
+                        &mut scratch.variants[g],
+                    )
+                    .is_ok();
+            }
+            let Scratch { inputs, variants, ok, memo, sub, .. } = scratch;
+            let input = &mut inputs[s];
+            if sched.reuse != Reuse::None {
+                let all: Vec<Option<&[TaskParams]>> =
+                    variants.iter().zip(ok.iter()).map(|(v, &ok)| ok.then_some(v.as_slice())).collect();
+                memo.reset(&all);
+            }
+            let skip = skip_mask(&input.options.skip);
+            for g in 0..groups {
+                // Interrupts fill the CPUs or a WCET overflows: nothing is schedulable.
+                let verdict = if !ok[g] {
+                    1
+                } else {
+                    let tasks = &variants[g];
+                    code(match sched.reuse {
+                        Reuse::Gedf => memo.decide(g, None, tasks, cpus, skip).verdict,
+                        Reuse::Cedf => {
                             input.tasks.clear();
-                            input.tasks.extend_from_slice(&scratch.tasks);
-                            code(sched.test.verdict(input))
+                            input.tasks.extend_from_slice(tasks);
+                            let mut passes = |mem: &[usize], k: u32| {
+                                sub.clear();
+                                sub.extend(mem.iter().map(|&i| tasks[i]));
+                                memo.decide(g, Some(mem), sub, k, skip).verdict == Verdict::Schedulable
+                            };
+                            match cedf_decide_packed(input, &mut passes) {
+                                Some(v) => v,
+                                None => sched.test.verdict(input),
+                            }
                         }
-                        // Interrupts fill the CPUs or a WCET overflows: nothing is schedulable.
-                        Err(()) => 1,
-                    };
-                    out.push(Cell { verdict, sim: nan });
-                }
+                        Reuse::None => {
+                            input.tasks.clear();
+                            input.tasks.extend_from_slice(tasks);
+                            sched.test.verdict(input)
+                        }
+                    })
+                };
+                out[base + g * ns + s] = Cell { verdict, sim: nan };
             }
         }
         for sim in &self.sims {
@@ -315,12 +379,51 @@ impl Evaluator {
     }
 }
 
+#[cfg(test)]
+impl Evaluator {
+    /// The verdict codes of the tests, each evaluation inflated and decided
+    /// alone by its test (no reuse): the reference for [`Evaluator::evaluate`].
+    fn decided_alone(&self, set: &Drawn, params: &GenParams) -> Vec<u8> {
+        let cpus = params.cpus;
+        let mut out = Vec::new();
+        let mut tasks = Vec::new();
+        let mut skip = Vec::new();
+        for model in &self.models {
+            for &c in &self.cpmd {
+                for (s, sched) in self.scheds.iter().enumerate() {
+                    let m = model.as_ref().map(|m| (&m.overheads[s], m.method, m.tick));
+                    out.push(match self.inflated(m, c, sched.domains, set, cpus, &mut tasks) {
+                        Ok(()) => {
+                            let mut input = Input::new(cpus, tasks.clone());
+                            input.options = sched.options.clone();
+                            sched.skipped(params.utils, &mut skip);
+                            input.options.skip.clone_from(&skip);
+                            if let Some(k) = sched.cluster_size.filter(|&k| k > 0 && cpus.is_multiple_of(k)) {
+                                input.clusters = Some((0..cpus / k).map(|c| (c * k..(c + 1) * k).collect()).collect());
+                            }
+                            code(sched.test.verdict(&input))
+                        }
+                        Err(()) => 1,
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
 /// Per-worker buffers.
 #[derive(Default)]
 pub struct Scratch {
     cpus: u32,
     inputs: Vec<Input>,
-    tasks: Vec<TaskParams>,
+    /// One scheduler's tasks under each (overhead model, CPMD value), and
+    /// whether the accounting left them schedulable at all.
+    variants: Vec<Vec<TaskParams>>,
+    ok: Vec<bool>,
+    memo: Memo,
+    /// A cluster's tasks.
+    sub: Vec<TaskParams>,
     skip: Vec<String>,
 }
 
@@ -432,6 +535,33 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// The EPOS study's sets across its distributions and caps: the
+    /// verdicts reused across overhead models and clusters are the verdicts
+    /// of deciding every evaluation alone, and reuse happened.
+    #[test]
+    fn reused_verdicts_are_the_verdicts_decided_alone() {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../experiments/epos-ch5-m8.yaml");
+        let plan = crate::sweep::Plan::new(crate::file::load_path(&path).unwrap()).unwrap();
+        let mut scratch = Scratch::default();
+        let (mut cells, mut seen) = (Vec::new(), [0usize; 4]);
+        let points = plan.grid.points.len();
+        for point in (0..points).step_by(4) {
+            let d = plan.draw(point, (point % 3) as u32).unwrap();
+            let params = &plan.grid.points[point].params;
+            cells.clear();
+            plan.evaluator.evaluate(&d, params, &mut scratch, &mut cells);
+            let reused: Vec<u8> = cells.iter().map(|c| c.verdict).collect();
+            let alone = plan.evaluator.decided_alone(&d, params);
+            assert_eq!(reused, alone, "point {point} ({})", plan.grid.points[point].key);
+            for v in alone {
+                seen[v as usize] += 1;
+            }
+        }
+        println!("{seen:?}; {} reused, {} narrowed", scratch.memo.reused, scratch.memo.narrowed);
+        assert!(seen[0] > 100 && seen[1] > 100 && seen[2] > 100, "{seen:?}");
+        assert!(scratch.memo.reused > 50 && scratch.memo.narrowed > 50);
     }
 
     #[test]

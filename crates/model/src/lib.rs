@@ -10,6 +10,7 @@ pub mod exact;
 pub mod load;
 pub mod overheads;
 pub mod overrides;
+pub mod policy_event;
 pub mod rng;
 pub mod schema;
 pub mod source;
@@ -20,10 +21,11 @@ pub mod validate;
 
 pub use error::{Diagnostic, SpecError};
 pub use load::{load_path, load_str, Loaded};
+pub use policy_event::{CounterReading, PolicyEvent};
 pub use source::Format;
 pub use spec::{
-    Cache, Class, Meta, Packing, Placement, Platform, PolicyName, PolicySpec, Priorities, Segment, SegmentKind, Slack,
-    Spec, Task,
+    Cache, Class, Family, Meta, Packing, Placement, Platform, PolicyDescriptor, PolicyName, PolicySpec, PreemptionKind,
+    Priorities, Segment, SegmentKind, Slack, Spec, Task,
 };
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};

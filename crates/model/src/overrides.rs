@@ -10,28 +10,19 @@
 use crate::spec::{Domains, PolicyName, PolicySpec, Priorities, Spec};
 use crate::Diagnostic;
 
-/// The policy parameters (`policy.KEY`) and the policies they apply to.
+/// Whether policy `p` takes the parameter `policy.KEY` (its descriptor says).
 pub fn applies(key: &str, p: PolicyName) -> bool {
-    match key {
-        "partitioning" => p.domains() != Domains::Global || p == PolicyName::Run,
-        "priorities" => p.is_fixed_priority(),
-        "quantum" | "stagger" | "early_release" => p == PolicyName::Pd2,
-        "slack" => p == PolicyName::Run,
-        _ => false,
-    }
+    p.descriptor().param(key).is_some()
 }
-
-/// Every policy parameter key.
-pub const KEYS: [&str; 6] = ["partitioning", "priorities", "quantum", "stagger", "early_release", "slack"];
 
 /// The keys `p` takes.
 pub fn keys_of(p: PolicyName) -> Vec<&'static str> {
-    KEYS.iter().copied().filter(|k| applies(k, p)).collect()
+    p.descriptor().params.iter().map(|p| p.key).collect()
 }
 
 /// Parses a policy name, or says which exist.
 pub fn policy_name(s: &str) -> Result<PolicyName, String> {
-    PolicyName::ALL.iter().copied().find(|p| p.name() == s).ok_or_else(|| {
+    PolicyName::from_name(s).ok_or_else(|| {
         let names: Vec<&str> = PolicyName::ALL.iter().map(|p| p.name()).collect();
         format!("unknown policy `{s}`; use one of {}", names.join(", "))
     })
@@ -111,19 +102,7 @@ pub fn apply(spec: &mut Spec, name: Option<&str>, set: &[String]) -> Result<Vec<
             return Err(Diagnostic::new("--set", "the spec has no `policy`; give --policy NAME first"));
         };
         if !applies(&k, pol.name) {
-            let valid = keys_of(pol.name);
-            return Err(Diagnostic::new(
-                "--set",
-                format!(
-                    "`{k}` is not a parameter of `{}`; {}",
-                    pol.name.name(),
-                    if valid.is_empty() {
-                        "it takes none".to_string()
-                    } else {
-                        format!("it takes {}", valid.join(", "))
-                    }
-                ),
-            ));
+            return Err(Diagnostic::new("--set", crate::validate::not_a_param(&k, pol.name)));
         }
         let mut obj = serde_json::to_value(&*pol).expect("a policy serializes");
         let value: serde_json::Value = match v.trim() {

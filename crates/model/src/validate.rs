@@ -291,8 +291,13 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
     if let Some(pol) = &spec.policy {
         let name = pol.name.name();
         let domains = pol.name.domains();
-        if pol.partitioning.is_some() && domains == Domains::Global && pol.name != PolicyName::Run {
-            f.error("policy.partitioning", format!("`{name}` is a global policy and does not partition; remove the key or use a partitioned/clustered policy (or `run`, which packs servers)"));
+        // Each policy takes only its own parameters (its descriptor's).
+        if let Ok(serde_json::Value::Object(set)) = serde_json::to_value(pol) {
+            for key in set.keys().filter(|k| *k != "name") {
+                if pol.name.descriptor().param(key).is_none() {
+                    f.error(format!("policy.{key}"), format!("{}; remove the key", not_a_param(key, pol.name)));
+                }
+            }
         }
         if pol.name == PolicyName::Run && matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs)) {
             f.error(
@@ -300,35 +305,10 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 "`run` packs servers by utilisation; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd (default wfd)",
             );
         }
-        if pol.name != PolicyName::Pd2 {
-            if pol.stagger.is_some() {
-                f.error(
-                    "policy.stagger",
-                    format!("`{name}` has no quanta to stagger (it applies to pd2); remove the key"),
-                );
-            }
-            if pol.early_release.is_some() {
-                f.error(
-                    "policy.early_release",
-                    format!("`{name}` has no early release option (it applies to pd2); remove the key"),
-                );
-            }
-        }
-        if pol.slack.is_some() && pol.name != PolicyName::Run {
-            f.error("policy.slack", format!("`{name}` has no slack distribution (it applies to run); remove the key"));
-        }
-        if pol.priorities.is_some() && !pol.name.is_fixed_priority() {
-            f.error(
-                "policy.priorities",
-                format!("`{name}` does not use fixed priorities; remove the key (it applies to gfp, pfp, cfp, fpds, g-fpds, fpns)"),
-            );
-        }
         match pol.quantum {
-            Some(q) if pol.name != PolicyName::Pd2 => f.error(
-                "policy.quantum",
-                format!("`{name}` has no quantum (it applies to pd2); remove the key, got {q}"),
-            ),
-            Some(q) if q.0 == 0 => f.error("policy.quantum", "must be more than 0, e.g. `1ms`"),
+            Some(q) if q.0 == 0 && pol.name == PolicyName::Pd2 => {
+                f.error("policy.quantum", "must be more than 0, e.g. `1ms`")
+            }
             _ => {}
         }
         if domains == Domains::PerCluster && p.clusters.is_none() {
@@ -458,4 +438,20 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
     }
     f.0.sort_by_key(|x| x.severity == Severity::Warning);
     f.0
+}
+
+/// Why `policy.KEY` is refused under policy `p`: the policies that take it
+/// and the keys `p` takes, from the policy descriptors.
+pub fn not_a_param(key: &str, p: PolicyName) -> String {
+    let name = p.name();
+    let owners: Vec<&str> =
+        PolicyName::ALL.iter().filter(|q| q.descriptor().param(key).is_some()).map(|q| q.name()).collect();
+    let why = if key == "partitioning" && p.domains() == Domains::Global {
+        format!("`{name}` is a global policy and does not partition")
+    } else if owners.is_empty() {
+        "no policy takes it".to_string()
+    } else {
+        format!("`{key}` applies to {}", owners.join(", "))
+    };
+    format!("`{key}` is not a parameter of `{name}`: it takes {} ({why})", p.descriptor().keys())
 }

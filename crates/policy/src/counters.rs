@@ -10,7 +10,8 @@
 //! a machine without a PMU, a trace without samples — and a policy must
 //! then schedule without them.
 
-use crate::interface::Cpu;
+use crate::interface::{Cpu, JobId, PolicyEvent};
+use schedlab_model::CounterReading;
 use std::fmt;
 
 /// Cumulative counts of one CPU since the run started (a policy wanting a
@@ -43,6 +44,38 @@ impl Counters {
             || self.cache_references.is_some()
             || self.cache_misses.is_some()
             || self.coherence_misses.is_some()
+    }
+
+    /// The reading as a trace records it (a `counter-sample` policy event),
+    /// with the job `running` on the CPU: a driver writes one per reading
+    /// it gives a policy, so that replay can give the same.
+    pub fn sample(&self, running: Option<JobId>) -> PolicyEvent {
+        PolicyEvent::CounterSample(Box::new(CounterReading {
+            task: running.map(|j| j.task),
+            job: running.map(|j| j.seq),
+            instructions: self.instructions,
+            cycles: self.cycles,
+            cache_references: self.cache_references,
+            cache_misses: self.cache_misses,
+            coherence_misses: self.coherence_misses,
+            cpu_clock: self.cpu_clock,
+            context_switches: self.context_switches,
+        }))
+    }
+
+    /// The reading a `counter-sample` policy event records, or `None` for
+    /// another kind of event.
+    pub fn of_sample(event: &PolicyEvent) -> Option<Counters> {
+        let PolicyEvent::CounterSample(r) = event else { return None };
+        Some(Counters {
+            instructions: r.instructions,
+            cycles: r.cycles,
+            cache_references: r.cache_references,
+            cache_misses: r.cache_misses,
+            coherence_misses: r.coherence_misses,
+            cpu_clock: r.cpu_clock,
+            context_switches: r.context_switches,
+        })
     }
 }
 

@@ -52,7 +52,7 @@
 //! [`balance`]: Domain::balance
 
 use crate::heap::IndexedHeap;
-use crate::interface::{Cpu, Job, JobId, Kernel, Preemption, Time, TimerId};
+use crate::interface::{Cpu, Job, JobId, Kernel, PolicyEvent, Preemption, Time, TimerId};
 use crate::order::Order;
 use crate::ready::ReadyQueue;
 
@@ -206,8 +206,17 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     }
 
     /// The job reached a preemption point (under deferred preemption): its
-    /// CPU is uncommitted and rebalanced (see the module comment).
-    pub fn segment_end<O: Order<Key = K, Rank = R>>(&mut self, t: u32, id: JobId, o: &O, k: &mut dyn Kernel) {
+    /// CPU is uncommitted and rebalanced (see the module comment). When the
+    /// job loses its CPU there, the point was taken: a `preemption-point`
+    /// policy event on that CPU.
+    pub fn segment_end<O: Order<Key = K, Rank = R>>(
+        &mut self,
+        t: u32,
+        id: JobId,
+        segment: u32,
+        o: &O,
+        k: &mut dyn Kernel,
+    ) {
         if !self.holds(t, id) {
             return;
         }
@@ -218,6 +227,9 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         self.cpu_heap.set(c, O::rank(Some(key)));
         k.resched(self.cpus[c as usize]);
         self.balance(o, k);
+        if k.tracing() && self.slots[t as usize].state != State::Linked(c) {
+            k.note(Some(self.cpus[c as usize]), PolicyEvent::PreemptionPoint { task: id.task, job: id.seq, segment });
+        }
     }
 
     /// The domain timer fired.

@@ -71,12 +71,12 @@ impl<O: Order> Policy for Engine<O> {
             self.domains[d].complete(l, job, &self.order, k);
         }
     }
-    fn segment_end(&mut self, job: JobId, _segment: u32, _kind: SegmentKind, k: &mut dyn Kernel) {
+    fn segment_end(&mut self, job: JobId, segment: u32, _kind: SegmentKind, k: &mut dyn Kernel) {
         if self.info.conformance.preemption() != Preemption::AtPoints {
             return;
         }
         if let Some((d, l)) = self.at(job.task) {
-            self.domains[d].segment_end(l, job, &self.order, k);
+            self.domains[d].segment_end(l, job, segment, &self.order, k);
         }
     }
     fn block(&mut self, job: JobId, k: &mut dyn Kernel) {

@@ -56,6 +56,7 @@
 
 pub use crate::counters::{Counters, CountersUnavailable};
 pub use crate::rate::Rate;
+pub use schedlab_model::PolicyEvent;
 use schedlab_model::{Placement, SegmentKind};
 
 /// Time in integer nanoseconds since the system release.
@@ -104,7 +105,8 @@ pub trait Kernel {
     /// time ([`Kernel::consumed`]); at once if it already has. It runs down
     /// only while the job runs, is cancelled with [`Kernel::cancel`] like a
     /// wall-clock timer, and is dropped when the job completes. A timer for
-    /// a job the policy does not know (completed, not released) never fires.
+    /// a job the policy does not know (completed, not released) fires at
+    /// once if `at_consumed` is 0 and otherwise never (until cancelled).
     fn arm_exec(&mut self, job: JobId, at_consumed: Time, tag: u64) -> TimerId;
     /// Cancels a timer (wall-clock or execution-time); cancelling a fired or
     /// cancelled timer does nothing.
@@ -123,8 +125,10 @@ pub trait Kernel {
     fn tracing(&self) -> bool {
         false
     }
-    /// Records a policy event in the trace (e.g. a RUN server selection).
-    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+    /// Records a policy event in the trace (a RUN server selection, an FPDS
+    /// preemption point taken, ...), on `cpu` when it concerns one. Build
+    /// the event only when [`Kernel::tracing`] says so.
+    fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
 }
 
 /// A job's state as the validator reconstructs it from a trace, for

@@ -8,6 +8,7 @@
 
 pub mod build;
 mod counters;
+pub mod descriptor;
 mod domain;
 pub mod driver;
 mod edf;
@@ -27,8 +28,8 @@ mod run;
 pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use driver::{Delivery, Driver, Host, ProtocolError, Run, Violation};
 pub use interface::{
-    Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption,
-    Priority, Rate, Time, TimerId,
+    Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo,
+    Preemption, Priority, Rate, Time, TimerId,
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

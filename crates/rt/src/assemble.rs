@@ -180,7 +180,7 @@ impl Measured {
         self.events.push((
             t,
             6,
-            Event::Policy {
+            Event::Note {
                 t,
                 cpu: None,
                 name: crate::stall::PLATFORM_STALL.into(),
@@ -267,13 +267,13 @@ pub fn assemble(
                 Kind::Complete => jobs.entry(job).or_default().complete = Some((t, cpu, a, b == 1)),
                 Kind::Miss => jobs.entry(job).or_default().miss = true,
                 Kind::Budget => m.events.push((rel(t), 3, Event::BudgetExhausted { t: rel(t), task, job })),
-                Kind::Skip => m.events.push((rel(t), 6, Event::Policy { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
+                Kind::Skip => m.events.push((rel(t), 6, Event::Note { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
                 Kind::ScopeTime => {
                     let s = crate::timing::unpack_scope(a, b);
                     m.events.push((
                         rel(t),
                         6,
-                        Event::Policy {
+                        Event::Note {
                             t: rel(t),
                             cpu: Some(cpu),
                             name: "scope-time".into(),
@@ -284,7 +284,7 @@ pub fn assemble(
                 Kind::Exception => m.events.push((
                     rel(t),
                     6,
-                    Event::Policy {
+                    Event::Note {
                         t: rel(t),
                         cpu: Some(cpu),
                         name: "timing-exception".into(),
@@ -434,7 +434,7 @@ pub fn assemble(
             m.events.push((
                 rel(st.from),
                 6,
-                Event::Policy {
+                Event::Note {
                     t: rel(st.from),
                     cpu: Some(st.cpu),
                     name: crate::stall::PLATFORM_STALL.into(),
@@ -451,7 +451,7 @@ pub fn assemble(
     let horizon = m.events.last().map_or(0, |e| e.0);
     let Measured { events, samples, stalls } = m;
     let mut out: Vec<Event> = events.into_iter().map(|(_, _, e)| e).collect();
-    out.push(Event::Policy {
+    out.push(Event::Note {
         t: horizon,
         cpu: None,
         name: "rt-integrity".into(),
@@ -577,6 +577,6 @@ mod tests {
         assert_eq!(m.samples.get(OverheadKind::Release), &[THRESHOLD_NS]);
         assert_eq!(m.stalls.len(), 1);
         assert_eq!((m.stalls[0].job, m.stalls[0].ns), (Some((1, 4)), THRESHOLD_NS + 1));
-        assert!(m.events.iter().any(|(_, _, e)| matches!(e, Event::Policy { name, .. } if name == "platform-stall")));
+        assert!(m.events.iter().any(|(_, _, e)| matches!(e, Event::Note { name, .. } if name == "platform-stall")));
     }
 }

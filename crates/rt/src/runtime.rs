@@ -107,7 +107,7 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
             match e {
                 Event::Overhead { t, kind, dur, .. } if *dur > THRESHOLD_NS => {
                     let kind = format!("timer-lateness ({})", kind.name());
-                    a.events.push(Event::Policy {
+                    a.events.push(Event::Note {
                         t: *t,
                         cpu: None,
                         name: PLATFORM_STALL.into(),
@@ -116,7 +116,7 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
                     a.stalls.push(Stall { t: *t, kind, job: None, ns: *dur });
                 }
                 // A stall the backend measured itself (the dispatcher's late wake-ups).
-                Event::Policy { t, name, data, .. } if name == PLATFORM_STALL => {
+                Event::Note { t, name, data, .. } if name == PLATFORM_STALL => {
                     let kind = data["kind"].as_str().unwrap_or("timer-lateness").to_string();
                     a.stalls.push(Stall { t: *t, kind, job: None, ns: data["ns"].as_u64().unwrap_or(0) });
                     a.events.push(e.clone());
@@ -165,7 +165,7 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         }
     }
     for g in gaps {
-        a.events.push(Event::Policy {
+        a.events.push(Event::Note {
             t: g.t,
             cpu: None,
             name: PLATFORM_STALL.into(),

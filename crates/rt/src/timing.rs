@@ -149,7 +149,7 @@ pub fn scope_times_in(events: &[schedlab_trace::Event]) -> Vec<(u32, ScopeTime)>
     events
         .iter()
         .filter_map(|e| match e {
-            schedlab_trace::Event::Policy { name, data, .. } if name == "scope-time" => Some((
+            schedlab_trace::Event::Note { name, data, .. } if name == "scope-time" => Some((
                 data["task"].as_u64()? as u32,
                 ScopeTime {
                     label: data["label"].as_str()?.to_string(),

@@ -162,7 +162,7 @@ pub fn tolerance_of(o: &RunOutcome, min_exec: u64) -> Result<u64, Failure> {
         .events
         .iter()
         .find_map(|e| match e {
-            Event::Policy { name, data, .. } if name == "dispatch-stats" => data["preemption"]["p50"].as_u64(),
+            Event::Note { name, data, .. } if name == "dispatch-stats" => data["preemption"]["p50"].as_u64(),
             _ => None,
         })
         .unwrap_or(0);

@@ -58,7 +58,7 @@ fn a_job_past_its_sched_deadline_runtime_gets_a_wcet_violation() {
     let budget = count(&o.events, |e| matches!(e, Event::BudgetExhausted { .. }));
     let exceptions = count(
         &o.events,
-        |e| matches!(e, Event::Policy { name, data, .. } if name == "timing-exception" && data["limit"] == "wcet"),
+        |e| matches!(e, Event::Note { name, data, .. } if name == "timing-exception" && data["limit"] == "wcet"),
     );
     let forced = count(&o.events, |e| matches!(e, Event::Completion { forced: true, .. }));
     let seen = seen.lock().unwrap().clone();

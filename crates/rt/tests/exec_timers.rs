@@ -102,6 +102,16 @@ fn budgets_expire_on_real_threads_and_counters_answer_or_say_why_not() {
         if log.counters.len() != log.rates.len() || log.counters.is_empty() {
             return Err(Failure::Hard(format!("{} counter readings", log.counters.len())));
         }
+        // Each reading the policy got is a `counter-sample` in the trace, for replay.
+        let readings = log.counters.iter().filter(|c| c.is_ok()).count();
+        let samples = o
+            .events
+            .iter()
+            .filter(|e| matches!(e, Event::Policy { event: schedlab_trace::PolicyEvent::CounterSample(_), .. }))
+            .count();
+        if samples != readings {
+            return Err(Failure::Hard(format!("{samples} counter samples in the trace for {readings} readings")));
+        }
         Ok(())
     });
     assert_eq!(state(), before, "the machine's state is restored");

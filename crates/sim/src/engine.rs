@@ -122,6 +122,8 @@ fn prepare<'a>(
             pending_arrival: 0,
             next_seq: 0,
             active: None,
+            lost: 0,
+            carry: 0,
             release_idx: 0,
             dl_seq: 0,
             dl_gen: 0,
@@ -439,7 +441,7 @@ impl Engine {
             let ts = &mut st.tasks[task as usize];
             let a = ts.active.as_mut().expect("running job is active");
             let segs = ts.segments.as_ref().expect("a segmented task");
-            if a.work() < a.seg_until {
+            if a.consumed.wrapping_sub(ts.lost) < a.seg_until {
                 break;
             }
             if a.seg >= segs.last() {

@@ -9,7 +9,9 @@ use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUS
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
 use schedlab_model::SegmentKind;
-use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, ProtocolError, Rate, Run, Time};
+use schedlab_policy::{
+    Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, ProtocolError, Rate, Run, Time,
+};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -83,6 +85,22 @@ fn code_kind(c: u8) -> OverheadKind {
         5 => OverheadKind::Cpmd,
         _ => OverheadKind::ReleaseLatency,
     }
+}
+
+/// A stint of `d` ns on a CPU of rate `rate` other than 1.0: the CPU time
+/// that retired no demand (kept out of the common path).
+#[cold]
+#[inline(never)]
+fn slow_progress(rate: Rate, d: Time, lost: &mut Time, carry: &mut u32) {
+    let work = rate.advance(d, carry);
+    *lost = lost.wrapping_add(d.wrapping_sub(work));
+}
+
+/// The CPU time `left` ns of demand take at `rate` other than 1.0.
+#[cold]
+#[inline(never)]
+fn slow_cpu_for(rate: Rate, left: Time, carry: u32) -> Option<Time> {
+    rate.cpu_for(left, carry)
 }
 
 impl<'a> State<'a> {
@@ -159,6 +177,7 @@ impl<'a> State<'a> {
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
+    #[inline]
     pub fn settle(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(task) = c.job {
@@ -166,11 +185,11 @@ impl<'a> State<'a> {
                 let d = self.now - c.run_from;
                 c.run_from = self.now;
                 c.sum.busy += d;
-                if let Some(a) = self.tasks[task as usize].active.as_mut() {
+                let ts = &mut self.tasks[task as usize];
+                if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
                     if !c.rate.is_one() {
-                        let work = c.rate.advance(d, &mut a.carry);
-                        a.lost = a.lost.wrapping_add(d.wrapping_sub(work));
+                        slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }
                 }
             }
@@ -204,15 +223,15 @@ impl<'a> State<'a> {
     }
 
     /// Updates the completion prediction of `cpu` after its state changed.
-    #[inline]
     /// One current entry per CPU: a prediction that moves later keeps the
     /// entry (re-queued when it pops early); only an earlier one pushes anew.
     pub fn predict(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         c.predicted = c.job.and_then(|t| {
-            let a = self.tasks[t as usize].active.as_ref()?;
-            let left = a.seg_until.saturating_sub(a.work());
-            let cpu = if c.rate.is_one() { left } else { c.rate.cpu_for(left, a.carry)? };
+            let ts = &self.tasks[t as usize];
+            let a = ts.active.as_ref()?;
+            let left = a.seg_until.saturating_sub(ts.work(a));
+            let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
             Some(c.run_from.saturating_add(cpu))
         });
         if let Some(p) = c.predicted {
@@ -387,13 +406,12 @@ impl Host<Time> for State<'_> {
                         }
                     }
                 };
+                (ts.lost, ts.carry) = (0, 0);
                 ts.active = Some(Active {
                     seq: job.id.seq,
                     release: job.release,
                     deadline: job.deadline,
                     consumed: 0,
-                    lost: 0,
-                    carry: 0,
                     cpu: None,
                     last_cpu: None,
                     seg: 0,
@@ -454,7 +472,13 @@ impl Host<Time> for State<'_> {
         let c = &self.cpus[cpu as usize];
         let running = self.running(cpu);
         let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
-        source.read(&CpuView { cpu, now: self.now, running, busy })
+        let read = source.read(&CpuView { cpu, now: self.now, running, busy });
+        // Each reading goes into the trace, so replay answers the same.
+        if let (Ok(c), true) = (&read, self.policy_events) {
+            let event = c.sample(running);
+            self.emit(&Event::Policy { t: self.now, cpu: Some(cpu), event });
+        }
+        read
     }
     fn rate(&self, cpu: Cpu) -> Rate {
         self.cpus.get(cpu as usize).map_or(Rate::ONE, |c| c.rate)
@@ -462,9 +486,9 @@ impl Host<Time> for State<'_> {
     fn tracing(&self) -> bool {
         self.policy_events
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.policy_events {
-            let e = Event::Policy { t: self.now, cpu, name: name.to_string(), data };
+            let e = Event::Policy { t: self.now, cpu, event };
             self.emit(&e);
         }
     }

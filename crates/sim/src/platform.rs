@@ -14,7 +14,9 @@
 //! **Counters.** `Kernel::counters` asks the run's [`CounterSource`]
 //! ([`SimConfig::counters`](crate::SimConfig::counters)); without one —
 //! every run until the platform model exists — the answer is
-//! `CountersUnavailable::NoSource`.
+//! `CountersUnavailable::NoSource`. With policy events on, every reading a
+//! policy gets is written to the trace as a `counter-sample` policy event
+//! on its CPU, which replay answers `Kernel::counters` from.
 
 use schedlab_policy::{Counters, CountersUnavailable, Cpu, JobId, Time};
 use std::fmt::Debug;

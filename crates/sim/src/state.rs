@@ -15,33 +15,18 @@ pub(crate) struct Active {
     pub deadline: Time,
     /// CPU time consumed up to the last settlement.
     pub consumed: Time,
-    /// CPU time that retired no demand (on CPUs slower than 1.0; wrapping,
-    /// so a faster CPU makes it "negative"): the demand retired, its
-    /// *work*, is `consumed − lost` ([`Active::work`]). Kept as the
-    /// difference so that a run at 1.0 only checks the rate.
-    pub lost: Time,
-    /// The remainder of the work, in millionths of a ns (`Rate::advance`).
-    pub carry: u32,
     /// CPU it runs on.
     pub cpu: Option<u32>,
     /// CPU it last ran on.
     pub last_cpu: Option<u32>,
     /// The segment it is in (`crate::segments`).
     pub seg: u32,
-    /// The demand retired ([`Active::work`]) at which its current CPU segment ends (its
+    /// The demand retired ([`TaskState::work`]) at which its current CPU segment ends (its
     /// actual execution time in its last CPU segment, or when it has one
     /// segment).
     pub seg_until: Time,
     /// In a suspension segment (blocked).
     pub suspended: bool,
-}
-
-impl Active {
-    /// The demand retired up to the last settlement (`crate::platform`).
-    #[inline]
-    pub fn work(&self) -> Time {
-        self.consumed.wrapping_sub(self.lost)
-    }
 }
 
 #[derive(Debug)]
@@ -63,6 +48,13 @@ pub(crate) struct TaskState {
     /// The job released to the policy (jobs waiting for their predecessor
     /// are held by the policy driver).
     pub active: Option<Active>,
+    /// The active job's CPU time that retired no demand (on CPUs slower
+    /// than 1.0; wrapping, so a faster CPU makes it "negative"): the demand
+    /// it retired is `consumed − lost` ([`TaskState::work`]). Kept as the
+    /// difference, outside `Active`, so that a run at 1.0 only checks the rate.
+    pub lost: Time,
+    /// The remainder of its demand retired, in millionths of a ns (`Rate::advance`).
+    pub carry: u32,
     /// Index in `State::releases` of the task's latest arrival (overhead attribution).
     pub release_idx: u32,
     /// The oldest job neither complete nor checked at its deadline.
@@ -72,6 +64,14 @@ pub(crate) struct TaskState {
     /// CPU where the last job completed (handles the hand-over of the next).
     pub handover_cpu: u32,
     pub sum: TaskSummary,
+}
+
+impl TaskState {
+    /// The demand the active job `a` retired up to the last settlement.
+    #[inline]
+    pub fn work(&self, a: &Active) -> Time {
+        a.consumed.wrapping_sub(self.lost)
+    }
 }
 
 #[derive(Debug, Clone, Default)]

@@ -7,7 +7,7 @@
 
 use schedlab_model::load_str;
 use schedlab_sim::{simulate_collect, SimConfig};
-use schedlab_trace::{Event, SwitchReason};
+use schedlab_trace::{Event, PolicyEvent, SwitchReason};
 
 const MS: u64 = 1_000_000;
 
@@ -69,6 +69,26 @@ fn a_release_waits_for_the_next_point_and_the_final_subjob_runs_to_its_end() {
         })
         .collect();
     assert_eq!(aways[..2], [(2 * MS, SwitchReason::Preempt), (7 * MS, SwitchReason::Complete)]);
+    // The policy recorded the point it took (at 2 ms, after segment 0), and
+    // not the one at 5 ms where nobody waited.
+    let taken: Vec<(u64, Option<u32>, PolicyEvent)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Policy { t, cpu, event } => Some((*t, *cpu, event.clone())),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(taken[0], (2 * MS, Some(0), PolicyEvent::PreemptionPoint { task: 1, job: 0, segment: 0 }));
+    assert!(taken.iter().all(|(t, ..)| *t != 5 * MS), "{taken:?}");
+    let aways_at_points =
+        ev.iter().filter(|e| matches!(e, Event::SwitchAway { task: 1, reason: SwitchReason::Preempt, .. })).count();
+    assert_eq!(taken.len(), aways_at_points, "one event per point taken: {taken:?}");
+    // Without policy events recorded, no event is built.
+    let spec = load_str(&camera("fpds"), None, "t.yaml").unwrap().spec;
+    let mut policy = schedlab_policy::build(&spec, None).unwrap();
+    let quiet = SimConfig { policy_events: false, ..SimConfig::default() };
+    let ev_quiet = simulate_collect(&spec, policy.as_mut(), &quiet).unwrap().0;
+    assert!(!ev_quiet.iter().any(|e| matches!(e, Event::Policy { .. })));
     // The same set under P-FP: preempted at each release, at once.
     let ev = run(&camera("pfp"));
     assert_eq!(&stints(&ev)[..5], [(1, 0.0, 1.0), (0, 1.0, 2.0), (1, 2.0, 6.0), (0, 6.0, 7.0), (1, 7.0, 8.0)]);
@@ -85,6 +105,7 @@ fn a_point_without_a_waiting_job_does_not_switch() {
     );
     assert_eq!(stints(&ev), [(0, 0.0, 6.0)]);
     assert_eq!(ev.iter().filter(|e| matches!(e, Event::SegmentEnd { .. })).count(), 2);
+    assert!(!ev.iter().any(|e| matches!(e, Event::Policy { .. })), "no point taken");
 }
 
 /// Tasks without segments produce no segment events.

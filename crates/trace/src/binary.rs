@@ -16,7 +16,10 @@
 //! event that goes back in time is still encoded exactly (ordering is the
 //! validator's business, not the encoding's). The switch-away reason, the
 //! completion's `forced` flag and the overhead kind are folded into the tag.
-//! See `docs/trace-format.md` for the table of tags and fields.
+//! See `docs/trace-format.md` for the table of tags and fields. Schema
+//! version 2 added the typed `policy` record (tag 0x0C) and gave tag 0x0A,
+//! version 1's `policy` record, to the `note`; a version 1 file's 0x0A
+//! records read as [`Event::from_v1_policy`] makes them.
 
 use crate::error::{Position, TraceError};
 use crate::jsonl::{check_writable, parse_header};
@@ -31,9 +34,9 @@ pub const FORMAT_VERSION: u8 = 1;
 /// The full magic: [`MAGIC_PREFIX`] and [`FORMAT_VERSION`].
 pub const MAGIC: &[u8; 8] = b"SLTRACE\x01";
 
-/// Longest policy-event name, in bytes.
+/// Longest note name, in bytes.
 pub const MAX_NAME_LEN: u64 = 1 << 16;
-/// Longest policy-event data, in bytes of JSON.
+/// Longest note data or typed policy event, in bytes of JSON.
 pub const MAX_DATA_LEN: u64 = 1 << 26;
 
 /// Record tags.
@@ -48,8 +51,11 @@ pub mod tag {
     pub const RESUME: u8 = 0x07;
     pub const DEADLINE_MISS: u8 = 0x08;
     pub const BUDGET_EXHAUSTED: u8 = 0x09;
-    pub const POLICY: u8 = 0x0a;
+    /// A note (schema version 1: a `policy` event with a name and data).
+    pub const NOTE: u8 = 0x0a;
     pub const SEGMENT_END: u8 = 0x0b;
+    /// A typed policy event: its JSON (the `kind` and the fields).
+    pub const POLICY: u8 = 0x0c;
     /// `0x10 + reason index` (preempt, complete, block, budget, abort).
     pub const SWITCH_AWAY: u8 = 0x10;
     /// `0x20 + kind index` (release, schedule, context-switch, ipi, tick,
@@ -134,14 +140,30 @@ fn encode_record(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceE
             varint::put(buf, *cpu as u64);
             varint::put(buf, *dur);
         }
-        Event::Policy { t, cpu, name, data } => {
+        Event::Policy { t, cpu, event } => {
+            buf.push(tag::POLICY);
+            varint::put(buf, dt(*t));
+            varint::put(buf, cpu.map_or(0, |c| c as u64 + 1));
+            let at = buf.len();
+            serde_json::to_writer(&mut *buf, event)
+                .map_err(|e| TraceError::Format(format!("cannot encode a `{}` policy event: {e}", event.kind())))?;
+            let len = (buf.len() - at) as u64;
+            if len > MAX_DATA_LEN {
+                return Err(TraceError::Format(format!(
+                    "policy event of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}"
+                )));
+            }
+            let (prefix, n) = varint::encode(len);
+            buf.splice(at..at, prefix[..n].iter().copied());
+        }
+        Event::Note { t, cpu, name, data } => {
             if name.len() as u64 > MAX_NAME_LEN {
                 return Err(TraceError::Format(format!(
-                    "policy event name of {} bytes is over the binary encoding's limit of {MAX_NAME_LEN}",
+                    "note name of {} bytes is over the binary encoding's limit of {MAX_NAME_LEN}",
                     name.len()
                 )));
             }
-            buf.push(tag::POLICY);
+            buf.push(tag::NOTE);
             varint::put(buf, dt(*t));
             varint::put(buf, cpu.map_or(0, |c| c as u64 + 1));
             varint::put(buf, name.len() as u64);
@@ -152,11 +174,11 @@ fn encode_record(buf: &mut Vec<u8>, prev: Time, ev: &Event) -> Result<(), TraceE
                 // Serialise in place, then slide the length prefix in front.
                 let at = buf.len();
                 serde_json::to_writer(&mut *buf, data)
-                    .map_err(|e| TraceError::Format(format!("cannot encode policy event data: {e}")))?;
+                    .map_err(|e| TraceError::Format(format!("cannot encode note data: {e}")))?;
                 let len = (buf.len() - at) as u64;
                 if len > MAX_DATA_LEN {
                     return Err(TraceError::Format(format!(
-                        "policy event data of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}"
+                        "note data of {len} bytes is over the binary encoding's limit of {MAX_DATA_LEN}"
                     )));
                 }
                 let (prefix, n) = varint::encode(len);
@@ -303,6 +325,8 @@ pub struct BinaryReader<R: BufRead> {
     scratch: Vec<u8>,
     ended: bool,
     done: bool,
+    /// The file is of schema version 1 (its 0x0A records are converted).
+    v1: bool,
 }
 
 /// What a record decoder needs to say about a bad field.
@@ -352,8 +376,8 @@ impl<R: BufRead> BinaryReader<R> {
                 format!("the file ends inside the {len}-byte header that starts at byte {at}: the file is truncated"),
             ));
         }
-        let header = parse_header(&scratch, Position::Byte(at))?;
-        Ok(BinaryReader { src, header, prev: 0, events: 0, scratch, ended: false, done: false })
+        let (header, version) = parse_header(&scratch, Position::Byte(at))?;
+        Ok(BinaryReader { src, header, prev: 0, events: 0, scratch, ended: false, done: false, v1: version == 1 })
     }
 
     /// The trace header.
@@ -427,7 +451,9 @@ impl<R: BufRead> BinaryReader<R> {
             tag::RESUME => "resume",
             tag::DEADLINE_MISS => "deadline-miss",
             tag::BUDGET_EXHAUSTED => "budget-exhausted",
-            tag::POLICY => "policy",
+            tag::NOTE if self.v1 => "policy",
+            tag::NOTE => "note",
+            tag::POLICY if !self.v1 => "policy",
             tag::SEGMENT_END => "segment-end",
             0x10..=0x14 => "switch-away",
             0x20..=0x26 => "overhead",
@@ -500,17 +526,32 @@ impl<R: BufRead> BinaryReader<R> {
                 let segment = self.u32var(&rec, "segment")?;
                 Event::SegmentEnd { t, cpu, task, job, segment }
             }
-            tag::POLICY => {
+            tag::NOTE => {
                 let t = self.time(&rec)?;
-                let cpu = match self.uvar(&rec, "cpu")? {
-                    0 => None,
-                    c => Some(u32::try_from(c - 1).map_err(|_| {
-                        TraceError::invalid(Position::Byte(start), format!("`cpu` {} does not fit in 32 bits in the `policy` record that starts here (corrupt file)", c - 1))
-                    })?),
-                };
+                let cpu = self.cpu_plus_one(&rec)?;
                 let name = self.string(&rec, "name", MAX_NAME_LEN)?;
                 let data = self.data(&rec)?;
-                Event::Policy { t, cpu, name, data }
+                if self.v1 {
+                    Event::from_v1_policy(t, cpu, name, data)
+                } else {
+                    Event::Note { t, cpu, name, data }
+                }
+            }
+            tag::POLICY => {
+                let t = self.time(&rec)?;
+                let cpu = self.cpu_plus_one(&rec)?;
+                let at = self.src.pos;
+                self.blob(&rec, "event", MAX_DATA_LEN)?;
+                let event = serde_json::from_slice(&self.scratch).map_err(|e| {
+                    TraceError::invalid(
+                        Position::Byte(at),
+                        format!(
+                            "not a policy event ({e}) in the `policy` record that starts at byte {} (corrupt file)",
+                            rec.start
+                        ),
+                    )
+                })?;
+                Event::Policy { t, cpu, event }
             }
             0x10..=0x14 => {
                 let reason = SwitchReason::ALL[(tag - tag::SWITCH_AWAY) as usize];
@@ -532,6 +573,23 @@ impl<R: BufRead> BinaryReader<R> {
         self.prev = ev.t();
         self.events += 1;
         Ok(Some(ev))
+    }
+
+    /// An optional CPU written as `cpu + 1` (0: none).
+    fn cpu_plus_one(&mut self, rec: &Rec) -> Result<Option<u32>, TraceError> {
+        match self.uvar(rec, "cpu")? {
+            0 => Ok(None),
+            c => u32::try_from(c - 1).map(Some).map_err(|_| {
+                TraceError::invalid(
+                    Position::Byte(rec.start),
+                    format!(
+                        "`cpu` {} does not fit in 32 bits in the `{}` record that starts here (corrupt file)",
+                        c - 1,
+                        rec.name
+                    ),
+                )
+            }),
+        }
     }
 
     fn blob(&mut self, rec: &Rec, field: &str, max: u64) -> Result<(), TraceError> {
@@ -577,8 +635,8 @@ impl<R: BufRead> BinaryReader<R> {
             TraceError::invalid(
                 Position::Byte(at),
                 format!(
-                    "`data` is not valid JSON ({e}) in the `policy` record that starts at byte {} (corrupt file)",
-                    rec.start
+                    "`data` is not valid JSON ({e}) in the `{}` record that starts at byte {} (corrupt file)",
+                    rec.name, rec.start
                 ),
             )
         })

@@ -71,11 +71,19 @@ impl fmt::Display for TraceError {
             TraceError::Io { path: Some(p), source } => write!(f, "{}: {source}", p.display()),
             TraceError::Io { path: None, source } => write!(f, "{source}"),
             TraceError::Invalid { at, msg } => write!(f, "{at}: {msg}"),
-            TraceError::Version { at, what, found, supported } => write!(
-                f,
-                "{at}: trace {what} version {found} is not supported; this schedlab reads version {supported} \
-                 (the trace was written by a different schedlab: use a matching version to read it)"
-            ),
+            TraceError::Version { at, what, found, supported } => {
+                let oldest = if *what == "schema" { crate::OLDEST_SCHEMA_VERSION } else { *supported };
+                let reads = if oldest < *supported {
+                    format!("versions {oldest} to {supported}")
+                } else {
+                    format!("version {supported}")
+                };
+                write!(
+                    f,
+                    "{at}: trace {what} version {found} is not supported; this schedlab reads {reads} \
+                     (the trace was written by a different schedlab: use a matching version to read it)"
+                )
+            }
             TraceError::Format(msg) => f.write_str(msg),
         }
     }

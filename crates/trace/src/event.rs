@@ -1,12 +1,22 @@
-//! Trace events, schema version 1. The vocabulary follows LITMUS^RT's
+//! Trace events, schema version 2. The vocabulary follows LITMUS^RT's
 //! sched_trace (release, switch-to, switch-away, completion, block, resume,
-//! system release) and feather-trace's overhead intervals, plus policy events.
-//! Times are integer nanoseconds from the trace's time zero.
+//! system release) and feather-trace's overhead intervals, plus typed policy
+//! events ([`PolicyEvent`]) and free-form notes. Times are integer
+//! nanoseconds from the trace's time zero.
+//!
+//! Version 2 differs from version 1 in one event: version 1's `policy` event
+//! was a name and a JSON payload; version 2 splits it into the typed `policy`
+//! event (tagged by `kind`) and the free-form `note`. Readers read both
+//! versions and turn a version 1 trace into version 2 ([`Event::from_v1_policy`]).
 
+pub use schedlab_model::PolicyEvent;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
-/// The trace schema version this crate writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+/// The trace schema version this crate writes (and reads).
+pub const SCHEMA_VERSION: u32 = 2;
+/// The oldest trace schema version this crate reads.
+pub const OLDEST_SCHEMA_VERSION: u32 = 1;
 
 /// Time in nanoseconds.
 pub type Time = u64;
@@ -20,7 +30,7 @@ pub struct JobRef {
 }
 
 /// Why a job left a CPU.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum SwitchReason {
     /// A higher-priority job (or the policy's decision) took the CPU.
@@ -37,7 +47,7 @@ pub enum SwitchReason {
 
 /// Kernel overheads, named after feather-trace's event pairs and SchedCAT's
 /// overhead columns.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum OverheadKind {
     /// Processing a job release (RELEASE).
@@ -57,8 +67,9 @@ pub enum OverheadKind {
 }
 
 /// One event of a schedule.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(tag = "ev", rename_all = "kebab-case")]
+#[schemars(title = "schedlab trace event")]
 pub enum Event {
     /// Synchronous release of the task set: time zero of the schedule.
     SysRelease { t: Time },
@@ -95,9 +106,20 @@ pub enum Event {
     BudgetExhausted { t: Time, task: u32, job: u64 },
     /// A CPU spent `dur` on kernel work of the given kind, starting at `t`.
     Overhead { t: Time, cpu: u32, kind: OverheadKind, dur: Time },
-    /// A policy-specific event (e.g. RUN server selection, a PD^2 quantum
-    /// boundary, an FPDS preemption point): a name and a small payload.
+    /// A typed policy event (a RUN server selection, an FPDS preemption
+    /// point taken, a server's budget, ...): the fields of `event`, tagged
+    /// by `kind`, sit beside `t` and `cpu`.
     Policy {
+        t: Time,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        cpu: Option<u32>,
+        #[serde(flatten)]
+        event: PolicyEvent,
+    },
+    /// A free-form note from the producer (the runtime's platform stalls,
+    /// skipped releases and dispatcher statistics; version 1 policy events
+    /// without a fixed meaning): a name and a small payload.
+    Note {
         t: Time,
         #[serde(default, skip_serializing_if = "Option::is_none")]
         cpu: Option<u32>,
@@ -175,7 +197,7 @@ impl std::fmt::Display for OverheadKind {
 
 impl Event {
     /// The value of `ev` for every event kind, in declaration order.
-    pub const NAMES: [&'static str; 12] = [
+    pub const NAMES: [&'static str; 13] = [
         "sys-release",
         "release",
         "switch-to",
@@ -188,6 +210,7 @@ impl Event {
         "budget-exhausted",
         "overhead",
         "policy",
+        "note",
     ];
 
     /// The event's kind as written in `ev` (`release`, `switch-to`, ...).
@@ -205,6 +228,7 @@ impl Event {
             Event::BudgetExhausted { .. } => "budget-exhausted",
             Event::Overhead { .. } => "overhead",
             Event::Policy { .. } => "policy",
+            Event::Note { .. } => "note",
         }
     }
 
@@ -222,7 +246,8 @@ impl Event {
             | Event::DeadlineMiss { t, .. }
             | Event::BudgetExhausted { t, .. }
             | Event::Overhead { t, .. }
-            | Event::Policy { t, .. } => t,
+            | Event::Policy { t, .. }
+            | Event::Note { t, .. } => t,
         }
     }
 
@@ -240,7 +265,8 @@ impl Event {
             | Event::DeadlineMiss { t, .. }
             | Event::BudgetExhausted { t, .. }
             | Event::Overhead { t, .. }
-            | Event::Policy { t, .. } => t,
+            | Event::Policy { t, .. }
+            | Event::Note { t, .. } => t,
         }
     }
     /// The job the event is about, if any.
@@ -255,6 +281,7 @@ impl Event {
             | Event::SegmentEnd { task, job, .. }
             | Event::DeadlineMiss { task, job, .. }
             | Event::BudgetExhausted { task, job, .. } => Some(JobRef { task, job }),
+            Event::Policy { ref event, .. } => event.job().map(|(task, job)| JobRef { task, job }),
             _ => None,
         }
     }
@@ -266,9 +293,37 @@ impl Event {
             | Event::Completion { cpu, .. }
             | Event::SegmentEnd { cpu, .. }
             | Event::Overhead { cpu, .. } => Some(cpu),
-            Event::Policy { cpu, .. } => cpu,
+            Event::Policy { cpu, .. } | Event::Note { cpu, .. } => cpu,
             _ => None,
         }
+    }
+
+    /// A schema version 1 `policy` event as version 2 reads it: a typed
+    /// policy event when its name has a fixed meaning
+    /// ([`PolicyEvent::from_v1`], e.g. RUN's `server`), else a note.
+    pub fn from_v1_policy(t: Time, cpu: Option<u32>, name: String, data: serde_json::Value) -> Event {
+        match PolicyEvent::from_v1(&name, &data) {
+            Some(event) => Event::Policy { t, cpu, event },
+            None => Event::Note { t, cpu, name, data },
+        }
+    }
+}
+
+/// A schema version 1 `policy` event, as written: read only from version 1
+/// traces.
+#[derive(Debug, Deserialize)]
+pub(crate) struct V1Policy {
+    pub t: Time,
+    #[serde(default)]
+    pub cpu: Option<u32>,
+    pub name: String,
+    #[serde(default)]
+    pub data: serde_json::Value,
+}
+
+impl V1Policy {
+    pub fn into_event(self) -> Event {
+        Event::from_v1_policy(self.t, self.cpu, self.name, self.data)
     }
 }
 

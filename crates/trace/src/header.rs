@@ -3,10 +3,11 @@
 
 pub use schedlab_model::Placement;
 use schedlab_model::Spec;
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// Where the schedule comes from.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Source {
     /// The discrete-event simulator (virtual time, decisions are instantaneous).
@@ -18,7 +19,8 @@ pub enum Source {
 }
 
 /// The first record of every trace.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[schemars(title = "schedlab trace header")]
 pub struct Header {
     /// Always [`crate::SCHEMA_VERSION`] for traces this crate writes.
     pub schedlab_trace: u32,

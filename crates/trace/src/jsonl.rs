@@ -1,10 +1,13 @@
 //! The JSON Lines encoding: the first line is the [`Header`] as a JSON
 //! object, then one [`Event`] per line in serde's internally tagged form,
 //! e.g. `{"ev":"release","t":0,"task":1,"job":0,"deadline":10000000}`.
-//! Blank lines are ignored. See `docs/trace-format.md`.
+//! Blank lines are ignored. See `docs/trace-format.md`. A trace of schema
+//! version 1 reads as version 2: its header says 2 and its `policy` events
+//! become typed policy events or notes ([`Event::from_v1_policy`]).
 
 use crate::error::{Position, TraceError};
-use crate::{Event, Header, SCHEMA_VERSION};
+use crate::event::V1Policy;
+use crate::{Event, Header, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
 use std::io::{BufRead, Write};
 
 /// Streams a trace as JSON Lines. The header is written by [`JsonlWriter::new`];
@@ -73,11 +76,14 @@ pub struct JsonlReader<R: BufRead> {
     buf: Vec<u8>,
     line: u64,
     done: bool,
+    /// The file is of schema version 1 (its `policy` events are converted).
+    v1: bool,
 }
 
 impl<R: BufRead> JsonlReader<R> {
-    /// Read the header line. A trace of another schema version than
-    /// [`SCHEMA_VERSION`] is refused with [`TraceError::Version`].
+    /// Read the header line. A trace of a schema version other than
+    /// [`OLDEST_SCHEMA_VERSION`] to [`SCHEMA_VERSION`] is refused with
+    /// [`TraceError::Version`].
     pub fn new(mut r: R) -> Result<JsonlReader<R>, TraceError> {
         let mut buf = Vec::with_capacity(256);
         let mut line = 0;
@@ -96,8 +102,8 @@ impl<R: BufRead> JsonlReader<R> {
                 break;
             }
         }
-        let header = parse_header(trim_eol(&buf), Position::Line(line))?;
-        Ok(JsonlReader { r, header, buf, line, done: false })
+        let (header, version) = parse_header(trim_eol(&buf), Position::Line(line))?;
+        Ok(JsonlReader { r, header, buf, line, done: false, v1: version == 1 })
     }
 
     /// The trace header.
@@ -128,6 +134,12 @@ impl<R: BufRead> JsonlReader<R> {
                 continue;
             }
             let text = trim_eol(&self.buf);
+            if self.v1 && is_v1_policy(text) {
+                return match serde_json::from_slice::<V1Policy>(text) {
+                    Ok(p) => Ok(Some(p.into_event())),
+                    Err(e) => Err(TraceError::invalid(Position::Line(self.line), diagnose_event(text, &e))),
+                };
+            }
             return match serde_json::from_slice::<Event>(text) {
                 Ok(ev) => Ok(Some(ev)),
                 Err(e) => Err(TraceError::invalid(Position::Line(self.line), diagnose_event(text, &e))),
@@ -149,6 +161,17 @@ impl<R: BufRead> Iterator for JsonlReader<R> {
 
 impl<R: BufRead> std::iter::FusedIterator for JsonlReader<R> {}
 
+/// Whether a line of a version 1 trace is a `policy` event (the slow check
+/// runs only on lines that mention `"policy"`).
+fn is_v1_policy(text: &[u8]) -> bool {
+    #[derive(serde::Deserialize)]
+    struct Tag<'a> {
+        #[serde(borrow)]
+        ev: std::borrow::Cow<'a, str>,
+    }
+    text.windows(8).any(|w| w == b"\"policy\"") && serde_json::from_slice::<Tag>(text).is_ok_and(|t| t.ev == "policy")
+}
+
 fn is_blank(line: &[u8]) -> bool {
     line.iter().all(u8::is_ascii_whitespace)
 }
@@ -166,10 +189,11 @@ fn json_message(e: &serde_json::Error) -> (String, usize) {
     (msg.strip_suffix(&suffix).unwrap_or(&msg).to_string(), e.column())
 }
 
-/// A trace header from its JSON text: the schema version is checked before
-/// anything else, so a future header is refused as such rather than as a
-/// header with unknown fields.
-pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<Header, TraceError> {
+/// A trace header from its JSON text, and the schema version the file was
+/// written in: the version is checked before anything else, so a future
+/// header is refused as such rather than as a header with unknown fields. A
+/// version 1 header is returned as version 2 (the reader converts its events).
+pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<(Header, u32), TraceError> {
     let value: serde_json::Value = match serde_json::from_slice(text) {
         Ok(v) => v,
         Err(e) => {
@@ -202,10 +226,10 @@ pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<Header, TraceErr
             format!("`schedlab_trace` (the schema version) must be a whole number, found {version}"),
         ));
     };
-    if found != SCHEMA_VERSION as u64 {
+    if !(OLDEST_SCHEMA_VERSION as u64..=SCHEMA_VERSION as u64).contains(&found) {
         return Err(TraceError::Version { at, what: "schema", found, supported: SCHEMA_VERSION });
     }
-    serde_path_to_error::deserialize::<_, Header>(value).map_err(|e| {
+    let mut header = serde_path_to_error::deserialize::<_, Header>(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner();
         if path == "." {
@@ -213,7 +237,9 @@ pub(crate) fn parse_header(text: &[u8], at: Position) -> Result<Header, TraceErr
         } else {
             TraceError::invalid(at, format!("bad trace header at `{path}`: {inner}"))
         }
-    })
+    })?;
+    header.schedlab_trace = SCHEMA_VERSION;
+    Ok((header, found as u32))
 }
 
 fn json_type(v: &serde_json::Value) -> &'static str {
@@ -295,7 +321,7 @@ mod tests {
         let out = String::from_utf8(w.finish().unwrap()).unwrap();
         let lines: Vec<&str> = out.lines().collect();
         assert_eq!(lines.len(), 3);
-        assert!(lines[0].starts_with("{\"schedlab_trace\":1,"));
+        assert!(lines[0].starts_with("{\"schedlab_trace\":2,"));
         assert_eq!(lines[1], r#"{"ev":"release","t":0,"task":0,"job":0,"deadline":4000000}"#);
         assert_eq!(lines[2], r#"{"ev":"switch-to","t":5,"cpu":1,"task":0,"job":0}"#);
     }
@@ -335,14 +361,20 @@ mod tests {
     #[test]
     fn refuses_other_schema_versions_and_missing_headers() {
         let mut h = serde_json::to_value(header()).unwrap();
-        h["schedlab_trace"] = 2.into();
+        h["schedlab_trace"] = 3.into();
         let text = format!("{h}\n");
         let e = JsonlReader::new(text.as_bytes()).err().unwrap();
-        assert!(matches!(e, TraceError::Version { found: 2, supported: 1, .. }));
+        assert!(matches!(e, TraceError::Version { found: 3, supported: 2, .. }));
         assert!(
-            e.to_string().starts_with("line 1: trace schema version 2 is not supported; this schedlab reads version 1"),
+            e.to_string()
+                .starts_with("line 1: trace schema version 3 is not supported; this schedlab reads versions 1 to 2"),
             "{e}"
         );
+        h["schedlab_trace"] = 0.into();
+        assert!(matches!(
+            JsonlReader::new(format!("{h}\n").as_bytes()).err().unwrap(),
+            TraceError::Version { found: 0, .. }
+        ));
 
         let e = JsonlReader::new(&b"{\"ev\":\"sys-release\",\"t\":0}\n"[..]).err().unwrap();
         assert!(e.to_string().contains("the first record must be the trace header"), "{e}");

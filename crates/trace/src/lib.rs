@@ -1,4 +1,4 @@
-//! schedlab's schedule trace (schema version 1): events, header, encodings,
+//! schedlab's schedule trace (schema version 2, reading 1): events, header, encodings,
 //! statistics and exporters.
 //!
 //! - [`event`], [`header`]: the schema (see `docs/trace-format.md`);
@@ -16,13 +16,14 @@ pub mod header;
 pub mod histogram;
 pub mod jsonl;
 pub mod metrics;
+pub mod schema;
 pub mod varint;
 
 mod fasthash;
 
 pub use binary::{BinaryReader, BinaryWriter};
 pub use error::{Position, TraceError};
-pub use event::{Event, JobRef, OverheadKind, SwitchReason, Time, SCHEMA_VERSION};
+pub use event::{Event, JobRef, OverheadKind, PolicyEvent, SwitchReason, Time, OLDEST_SCHEMA_VERSION, SCHEMA_VERSION};
 pub use file::{create, open, read_all, write_all, Encoding, TraceReader, TraceWriter};
 pub use header::{Header, Placement, Source};
 pub use jsonl::{JsonlReader, JsonlWriter};

@@ -417,7 +417,8 @@ impl<S: JobSink> Metrics<S> {
             | Event::Resume { .. }
             | Event::SegmentEnd { .. }
             | Event::BudgetExhausted { .. }
-            | Event::Policy { .. } => {}
+            | Event::Policy { .. }
+            | Event::Note { .. } => {}
             Event::Release { t, task, job, deadline } => match self.jobs.entry(JobRef { task, job }) {
                 std::collections::hash_map::Entry::Occupied(_) => self.anomalies += 1,
                 std::collections::hash_map::Entry::Vacant(v) => {

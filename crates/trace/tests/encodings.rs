@@ -218,10 +218,10 @@ fn the_documented_example_is_a_valid_trace() {
 }
 
 #[test]
-fn binary_writer_refuses_oversized_policy_names_and_stays_usable() {
+fn binary_writer_refuses_oversized_note_names_and_stays_usable() {
     let h = common::header();
     let mut w = BinaryWriter::new(Vec::new(), &h).unwrap();
-    let big = Event::Policy { t: 0, cpu: None, name: "x".repeat(70_000), data: serde_json::Value::Null };
+    let big = Event::Note { t: 0, cpu: None, name: "x".repeat(70_000), data: serde_json::Value::Null };
     assert!(w.write_event(&big).unwrap_err().to_string().contains("over the binary encoding's limit"));
     w.write_event(&Event::SysRelease { t: 0 }).unwrap();
     let bytes = w.finish().unwrap();

@@ -172,8 +172,7 @@ fn svg_draws_a_server_lane_per_cpu_from_server_events() {
     let server = |t, cpu, s: Option<&str>| Event::Policy {
         t,
         cpu: Some(cpu),
-        name: "server".into(),
-        data: serde_json::json!({ "server": s }),
+        event: schedlab_trace::PolicyEvent::Server { server: s.map(str::to_string) },
     };
     // CPU 0: S1 from 0 to 4 ms, then S2 to the end; CPU 1: S3 from 0 to 6 ms, then none.
     let at = events.iter().position(|e| e.t() > 0).unwrap();
@@ -233,4 +232,33 @@ fn stats_text_and_json() {
     assert_eq!(json["tasks"][2]["misses"], 1);
     // (6.982 + 8.995) ms of job execution (overhead stalls excluded) over 10 ms.
     assert_eq!(json["totals"]["utilization"], 1.5977);
+}
+
+#[test]
+fn perfetto_draws_counter_samples_as_a_counter_track_per_cpu() {
+    use schedlab_trace::{Event, PolicyEvent};
+    let h = common::header();
+    let mut events = common::events();
+    let sample = |t, cpu, n: u64| Event::Policy {
+        t,
+        cpu: Some(cpu),
+        event: PolicyEvent::CounterSample(Box::new(schedlab_model::CounterReading {
+            task: Some(0),
+            job: Some(0),
+            instructions: Some(n),
+            cache_misses: Some(n / 100),
+            ..Default::default()
+        })),
+    };
+    let at = events.iter().position(|e| e.t() > MS).unwrap();
+    events.insert(at, sample(MS, 0, 1_000));
+    events.insert(at, sample(MS, 1, 7_000));
+    let v: Value = serde_json::from_str(&perfetto_json(&h, &events)).unwrap();
+    let counters: Vec<&Value> = events_of(&v).iter().filter(|e| e["ph"] == "C").collect();
+    assert_eq!(counters.len(), 2);
+    assert_eq!(counters[0]["name"], "CPU 1 counters");
+    assert_eq!(counters[1]["name"], "CPU 0 counters");
+    assert_eq!(counters[1]["args"], serde_json::json!({"instructions": 1000, "cache_misses": 10}));
+    assert_eq!(counters[1]["ts"], serde_json::json!(1000));
+    assert!(!events_of(&v).iter().any(|e| e["name"] == "counter-sample"), "no instant besides the counter");
 }

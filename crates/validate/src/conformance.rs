@@ -374,30 +374,65 @@ impl Validator<'_> {
 
     /// Non-preemptive and deferred-preemption policies: the jobs CPUs
     /// picked at instant `t` must be the highest-priority waiting ones.
+    /// With a tolerance, a pick is checked once the tolerance has passed
+    /// ([`Validator::pick_decisions`]): a better job that got a CPU of its
+    /// own within the tolerance (a real dispatcher's switches of one
+    /// decision land on the CPUs one after another) was not passed over.
     pub(crate) fn np_decisions(&mut self, t: Time) {
-        let Some(conf) = self.conf.filter(|c| c.preemption != Preemption::Full) else { return };
+        if self.conf.is_none_or(|c| c.preemption == Preemption::Full) {
+            return;
+        }
         let picks = std::mem::take(&mut self.inst.picks);
         for &(cpu, j) in &picks {
-            if self.state.cpus[cpu as usize].jobs.as_slice() != [j] {
-                continue;
-            }
-            let (Some(d), Some(pj)) = (self.state.cpus[cpu as usize].domain, self.priority(j, t)) else { continue };
-            let tol = self.tol;
-            let best = self
-                .waiting_in(d)
-                .filter(|w| self.placement[w.task as usize].allows(cpu))
-                .filter(|w| self.state.jobs.get(w).is_some_and(|s| s.eligible_since.saturating_add(tol) <= t))
-                .filter_map(|w| self.priority(w, t).map(|p| (w, p)))
-                .filter(|&(_, pw)| beats(pw, pj, conf.hysteresis))
-                .min_by_key(|&(w, p)| (p.major, p.minor, w));
-            if let Some((w, _)) = best {
-                let body = format!("cpu {cpu} picks {} while {} waits", self.describe(j, t), self.describe(w, t));
-                let (jn, wn) = (self.rec.names.job(j), self.rec.names.job(w));
-                self.rec.violation(Check::NpDecision, t, t, Some(cpu), |_| {
-                    Detail::new(body).ran(vec![jn]).expected(vec![wn])
-                });
+            if self.tol == 0 {
+                self.pick_decision(t, t, cpu, j);
+            } else {
+                self.pick_checks.push((t, cpu, j));
             }
         }
         self.inst.picks = picks;
+    }
+
+    /// The picks whose tolerance has passed before `next` (the schedule
+    /// settled then), checked in the state of that moment.
+    pub(crate) fn pick_decisions(&mut self, next: Time) {
+        let tol = self.tol;
+        let mut i = 0;
+        while i < self.pick_checks.len() {
+            let (p, cpu, j) = self.pick_checks[i];
+            if p.saturating_add(tol) >= next {
+                i += 1;
+                continue;
+            }
+            self.pick_checks.swap_remove(i);
+            self.pick_decision(p, p.saturating_add(tol), cpu, j);
+        }
+    }
+
+    /// CPU `cpu` picked `j` at `t`; checked at `at` (`t` plus the
+    /// tolerance): if `j` still runs there alone, no job that was eligible
+    /// for the tolerance before the pick and still waits at `at` may
+    /// outrank it.
+    fn pick_decision(&mut self, t: Time, at: Time, cpu: u32, j: JobRef) {
+        let Some(conf) = self.conf else { return };
+        if self.state.cpus[cpu as usize].jobs.as_slice() != [j] {
+            return;
+        }
+        let (Some(d), Some(pj)) = (self.state.cpus[cpu as usize].domain, self.priority(j, t)) else { return };
+        let tol = self.tol;
+        let best = self
+            .waiting_in(d)
+            .filter(|w| self.placement[w.task as usize].allows(cpu))
+            .filter(|w| self.state.jobs.get(w).is_some_and(|s| s.eligible_since.saturating_add(tol) <= t))
+            .filter_map(|w| self.priority(w, t).map(|p| (w, p)))
+            .filter(|&(_, pw)| beats(pw, pj, conf.hysteresis))
+            .min_by_key(|&(w, p)| (p.major, p.minor, w));
+        if let Some((w, _)) = best {
+            let still = if at > t { format!(" (still {} later)", time(at - t)) } else { String::new() };
+            let body = format!("cpu {cpu} picks {} while {} waits{still}", self.describe(j, t), self.describe(w, t));
+            let (jn, wn) = (self.rec.names.job(j), self.rec.names.job(w));
+            self.rec
+                .violation(Check::NpDecision, t, at, Some(cpu), |_| Detail::new(body).ran(vec![jn]).expected(vec![wn]));
+        }
     }
 }

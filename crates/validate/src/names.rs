@@ -9,27 +9,10 @@ pub fn time(t: Time) -> String {
     Duration(t).to_string()
 }
 
-/// The conventional written name of a policy.
+/// The conventional written name of a policy (its descriptor's title), or
+/// the name itself for a policy schedlab does not know.
 pub fn policy_title(name: &str) -> String {
-    match name {
-        "gedf" => "G-EDF",
-        "pedf" => "P-EDF",
-        "cedf" => "C-EDF",
-        "gfp" => "G-FP",
-        "pfp" => "P-FP",
-        "cfp" => "C-FP",
-        "np-gedf" => "NP-G-EDF",
-        "llf" => "LLF",
-        "pllf" => "P-LLF",
-        "edzl" => "EDZL",
-        "fpds" => "FPDS",
-        "g-fpds" => "G-FPDS",
-        "fpns" => "FPNS",
-        "pd2" => "PD^2",
-        "run" => "RUN",
-        other => return other.to_string(),
-    }
-    .to_string()
+    schedlab_model::spec::descriptor::title_of(name)
 }
 
 /// Task names, for naming jobs.
@@ -86,12 +69,20 @@ impl Names {
                     serde_json::to_value(kind).ok().and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
                 format!("{t} cpu {cpu} overhead {k} {}", time(*dur))
             }
-            Event::Policy { cpu, name, data, .. } => {
+            Event::Policy { cpu, event, .. } => {
+                let c = cpu.map(|c| format!(" cpu {c}")).unwrap_or_default();
+                let mut fields = serde_json::to_value(event).unwrap_or_default();
+                if let Some(o) = fields.as_object_mut() {
+                    o.remove("kind");
+                }
+                format!("{t}{c} policy {} {fields}", event.kind())
+            }
+            Event::Note { cpu, name, data, .. } => {
                 let c = cpu.map(|c| format!(" cpu {c}")).unwrap_or_default();
                 if data.is_null() {
-                    format!("{t}{c} policy {name}")
+                    format!("{t}{c} note {name}")
                 } else {
-                    format!("{t}{c} policy {name} {data}")
+                    format!("{t}{c} note {name} {data}")
                 }
             }
         }
@@ -110,5 +101,7 @@ mod tests {
         assert_eq!(n.job(JobRef { task: 1, job: 4 }), "video#4");
         assert_eq!(n.event(&Event::SwitchTo { t: 1_000_000, cpu: 1, task: 0, job: 2 }), "1ms cpu 1 switch-to T1#2");
         assert_eq!(policy_title("gedf"), "G-EDF");
+        assert_eq!(policy_title("pd2"), "PD^2");
+        assert_eq!(policy_title("sched-other"), "sched-other");
     }
 }

@@ -17,9 +17,22 @@
 //! Execution-time timers (`Kernel::arm_exec`) fire from the trace's
 //! execution intervals: after each instant the driver hears what each CPU
 //! of the trace runs, from when (the end of any overhead interval covering
-//! the instant) and with how much consumed (`Driver::runs`). Counters: a
-//! v1 trace records no counter sample, so `Kernel::counters` answers
-//! `CountersUnavailable::NotRecorded`; the rate is 1.0.
+//! the instant) and with how much consumed (`Driver::runs`). Counters are
+//! an input the trace records: `Kernel::counters(cpu)` answers the latest
+//! `counter-sample` policy event of that CPU at or before the instant, and
+//! `CountersUnavailable::NotRecorded` before the first one (the simulator
+//! and the dispatcher write one per reading they give a policy); the rate
+//! is 1.0.
+//!
+//! The policy's own events (every kind but `counter-sample`, which a driver
+//! records as an input) are read back too, in a simulated trace: from
+//! the first instant at which the trace records a `policy` event (a trace
+//! may have been written without them) until before the horizon, the typed
+//! events the replayed policy records at each instant (`Kernel::note`, e.g.
+//! RUN's `server`) must be the trace's of that instant, in any order; a
+//! difference is a `replay` violation. A runtime trace's events are stamped
+//! when the dispatcher decided, not at the trace's instants, so they are
+//! not compared.
 //!
 //! A CPU whose trace assignment differs from the policy's choice for longer
 //! than the tolerance is a violation. The comparison is per CPU: a trace that
@@ -30,8 +43,11 @@ use crate::names::time;
 use crate::recorder::Detail;
 use crate::state::State;
 use crate::validator::{Pending, Validator};
-use schedlab_policy::{Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, ProtocolError, Run};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, PolicyEvent, ProtocolError, Run};
 use schedlab_trace::{JobRef, Time};
+
+/// A policy event and its CPU, as the trace and the replayed policy record it.
+type Note = (Option<Cpu>, PolicyEvent);
 
 /// The events of an instant the policy hears about.
 #[derive(Debug, Clone, Copy)]
@@ -55,11 +71,31 @@ pub(crate) struct ReplayCore {
     mismatch: Vec<Option<Pending>>,
     /// The first protocol violation (the replay stopped there).
     pub error: Option<ProtocolError>,
+    /// The trace's policy events are compared with the policy's (a simulated trace).
+    compare_notes: bool,
+    /// The trace has recorded a policy event: compare from this instant on.
+    noting: bool,
+    /// The trace's policy events of the current instant.
+    trace_notes: Vec<Note>,
+    /// The replayed policy's events of the current instant.
+    policy_notes: Vec<Note>,
+    /// Per CPU, the trace's latest counter sample (`Kernel::counters`).
+    counters: Vec<Option<Counters>>,
 }
 
 impl ReplayCore {
-    pub fn new(cpus: u32, placement: Vec<schedlab_model::Placement>) -> ReplayCore {
-        ReplayCore { drv: Driver::new(cpus, placement), mismatch: vec![None; cpus as usize], error: None }
+    /// `compare_notes`: read the trace's policy events back (see the module comment).
+    pub fn new(cpus: u32, placement: Vec<schedlab_model::Placement>, compare_notes: bool) -> ReplayCore {
+        ReplayCore {
+            drv: Driver::new(cpus, placement),
+            mismatch: vec![None; cpus as usize],
+            error: None,
+            compare_notes,
+            noting: false,
+            trace_notes: Vec::new(),
+            policy_notes: Vec::new(),
+            counters: vec![None; cpus as usize],
+        }
     }
 
     fn want(&self, cpu: usize) -> Option<JobRef> {
@@ -72,6 +108,10 @@ impl ReplayCore {
 struct ReplayHost<'a> {
     now: Time,
     state: &'a State,
+    /// Where the policy's events go, when they are compared.
+    notes: Option<&'a mut Vec<Note>>,
+    /// Per CPU, the trace's latest counter sample.
+    counters: &'a [Option<Counters>],
 }
 
 fn id(j: JobRef) -> JobId {
@@ -97,8 +137,21 @@ impl Host for ReplayHost<'_> {
             consumed: self.state.consumed_at(j, self.now),
         })
     }
-    fn counters(&mut self, _cpu: Cpu) -> Result<Counters, CountersUnavailable> {
-        Err(CountersUnavailable::NotRecorded)
+    fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
+        match self.counters.get(cpu as usize) {
+            Some(Some(c)) => Ok(*c),
+            Some(None) => Err(CountersUnavailable::NotRecorded),
+            None => Err(CountersUnavailable::UnknownCpu { cpu, cpus: self.counters.len() as u32 }),
+        }
+    }
+    fn tracing(&self) -> bool {
+        self.notes.is_some()
+    }
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
+        // Counter samples are the driver's inputs, not compared.
+        if let (Some(n), false) = (self.notes.as_mut(), matches!(event, PolicyEvent::CounterSample(_))) {
+            n.push((cpu, event));
+        }
     }
 }
 
@@ -119,14 +172,31 @@ impl Validator<'_> {
         }
     }
 
+    /// A policy event of the trace at the current instant: a counter
+    /// sample is the CPU's reading from now on; any other kind is compared
+    /// with the policy's.
+    pub(crate) fn replay_trace_note(&mut self, cpu: Option<Cpu>, event: &PolicyEvent) {
+        let Some(core) = self.replay.as_mut() else { return };
+        if let Some(reading) = Counters::of_sample(event) {
+            if let Some(slot) = cpu.and_then(|c| core.counters.get_mut(c as usize)) {
+                *slot = Some(reading);
+            }
+        } else if core.compare_notes {
+            core.noting = true;
+            core.trace_notes.push((cpu, event.clone()));
+        }
+    }
+
     /// Runs the driver's protocol for instant `t`: the events reported,
-    /// the timers due, the rounds of `schedule`.
+    /// the timers due, the rounds of `schedule`; then compares the policy's
+    /// events of the instant with the trace's.
     pub(crate) fn replay_instant(&mut self, t: Time) {
         let (Some(policy), Some(core)) = (self.policy.as_deref_mut(), self.replay.as_mut()) else { return };
         if core.error.is_some() {
             return;
         }
-        let mut host = ReplayHost { now: t, state: &self.state };
+        let notes = core.compare_notes.then_some(&mut core.policy_notes);
+        let mut host = ReplayHost { now: t, state: &self.state, notes, counters: &core.counters };
         if let Err(e) = core.drv.instant(policy, &mut host, t) {
             let (since, cpu, text) = (e.t, e.cpu, e.to_string());
             core.error = Some(e);
@@ -139,6 +209,30 @@ impl Validator<'_> {
                 core.drv.runs(c, host.progress(c));
             }
         }
+        // Nothing is compared before the trace's first policy event, nor at
+        // the horizon, where the producer stopped recording.
+        if !core.noting || t >= self.horizon {
+            core.trace_notes.clear();
+            core.policy_notes.clear();
+            return;
+        }
+        core.trace_notes.sort();
+        core.policy_notes.sort();
+        if core.trace_notes != core.policy_notes {
+            let only =
+                |a: &[Note], b: &[Note]| -> Vec<String> { a.iter().filter(|n| !b.contains(n)).map(describe).collect() };
+            let (traced, noted) =
+                (only(&core.trace_notes, &core.policy_notes), only(&core.policy_notes, &core.trace_notes));
+            let cpu = core.trace_notes.iter().chain(&core.policy_notes).find_map(|n| n.0);
+            let text = format!(
+                "the trace records the policy events [{}], the policy records [{}]",
+                traced.join("; "),
+                noted.join("; ")
+            );
+            self.rec.violation(Check::Replay, t, t, cpu, |_| Detail::new(text));
+        }
+        core.trace_notes.clear();
+        core.policy_notes.clear();
     }
 
     /// Fires the timers due strictly between instants `t` and `next`, each
@@ -203,4 +297,14 @@ impl Validator<'_> {
             }
         }
     }
+}
+
+/// `cpu 1 server {"server":"S3"}`: a policy event for a report.
+fn describe(n: &Note) -> String {
+    let mut fields = serde_json::to_value(&n.1).unwrap_or_default();
+    if let Some(o) = fields.as_object_mut() {
+        o.remove("kind");
+    }
+    let cpu = n.0.map(|c| format!("cpu {c} ")).unwrap_or_default();
+    format!("{cpu}{} {fields}", n.1.kind())
 }

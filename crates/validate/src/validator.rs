@@ -168,6 +168,9 @@ pub struct Validator<'p> {
     /// Preemption points whose decision is checked once the tolerance has
     /// passed: (instant, CPU, job).
     pub(crate) point_checks: Vec<(Time, u32, JobRef)>,
+    /// Picks of non-preemptive and deferred-preemption policies, checked
+    /// once the tolerance has passed: (instant, cpu, job).
+    pub(crate) pick_checks: Vec<(Time, u32, JobRef)>,
     /// Per domain: the longest subjob of its tasks, the longest a waiting
     /// job may wait for a preemption point under deferred preemption.
     pub(crate) longest_subjob: Vec<Time>,
@@ -292,7 +295,7 @@ impl<'p> Validator<'p> {
         let title = policy_name.as_deref().map(policy_title).unwrap_or_default();
         let replay = (checks == PolicyChecks::Replay).then(|| {
             let declared = policy.as_deref().map(|p| p.info().placement.clone()).filter(|p| p.len() == n);
-            ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()))
+            ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()), header.source == Source::Simulator)
         });
         Ok(Validator {
             params,
@@ -316,6 +319,7 @@ impl<'p> Validator<'p> {
             wrongs: HashMap::new(),
             points: HashMap::new(),
             point_checks: Vec::new(),
+            pick_checks: Vec::new(),
             longest_subjob,
             lat: Latencies::default(),
             replay,
@@ -355,6 +359,9 @@ impl<'p> Validator<'p> {
             }
         }
         let ev = Ev::of(&e);
+        if let Event::Policy { cpu, event, .. } = &e {
+            self.replay_trace_note(*cpu, event);
+        }
         self.rec.push(e);
         if t > self.horizon {
             let h = self.horizon;
@@ -760,6 +767,7 @@ impl<'p> Validator<'p> {
             PolicyChecks::PriorityDriven => {
                 self.conformance_elapsed(t, next);
                 self.point_decisions(next);
+                self.pick_decisions(next);
             }
             PolicyChecks::Replay => self.replay_compare(next, false),
             PolicyChecks::None => {}

@@ -3,7 +3,7 @@
 
 mod common;
 use common::*;
-use schedlab_model::{Duration, Placement, PolicyName};
+use schedlab_model::{Duration, Placement, PolicyName, Task};
 use schedlab_trace::Source;
 use schedlab_validate::{validate_with, Check, Mode, Options, PolicyChecks, ValidateError};
 
@@ -325,6 +325,53 @@ fn np_gedf_catches_a_wrong_pick() {
         r.first(Check::NpDecision).unwrap().message,
         "t=3ms cpu 0: NP-G-EDF np-decision: cpu 0 picks B#0 (deadline 21ms) while C#0 (deadline 17ms) waits"
     );
+}
+
+/// One decision, two CPUs: both free at 2 ms and pick C (deadline 5.5 ms)
+/// and D (10.5 ms), which have waited since 0.5 ms. On a real machine the
+/// two switch-tos land one after the other: D on CPU 1 at 2 ms, C on
+/// CPU 0 a little later. With a tolerance, D's pick is checked once the
+/// tolerance has passed: C started within it (100 µs, tolerance 200 µs):
+/// passes; C still waiting 200 µs later (500 µs): an np-decision (and a
+/// work-conserving) violation; without a tolerance, at once.
+#[test]
+fn np_picks_of_one_decision_on_two_cpus_may_land_within_the_tolerance() {
+    let s = spec(
+        2,
+        vec![
+            task("A", 2 * MS, 20 * MS),
+            task("B", 2 * MS, 20 * MS),
+            Task { offset: Duration(500_000), deadline: Some(Duration(5 * MS)), ..task("C", MS, 20 * MS) },
+            Task { offset: Duration(500_000), deadline: Some(Duration(10 * MS)), ..task("D", MS, 20 * MS) },
+        ],
+        Some(PolicyName::NpGedf),
+    );
+    let h = header(s.clone(), vec![], 20 * MS);
+    let trace = |late: u64| {
+        Trace::new(&s)
+            .rel(0, 0, 0)
+            .rel(0, 1, 0)
+            .to(0, 0, 0, 0)
+            .to(0, 1, 1, 0)
+            .rel_d(ms(0.5), 2, 0, ms(5.5))
+            .rel_d(ms(0.5), 3, 0, ms(10.5))
+            .done(2 * MS, 0, 0, 0)
+            .done(2 * MS, 1, 1, 0)
+            .to(2 * MS, 1, 3, 0)
+            .to(2 * MS + late, 0, 2, 0)
+            .done(3 * MS, 1, 3, 0)
+            .done(3 * MS + late, 0, 2, 0)
+    };
+    let tol = Options { tolerance: 200_000, ..Options::default() };
+    assert_pass(&check_opts(&h, &trace(100_000), Some(TestPolicy::np_gedf(&h)), &tol));
+    let r = check_opts(&h, &trace(500_000), Some(TestPolicy::np_gedf(&h)), &tol);
+    assert_fails(&r, &[Check::NpDecision, Check::WorkConserving]);
+    assert_eq!(
+        r.first(Check::NpDecision).unwrap().message,
+        "t=2ms cpu 1: NP-G-EDF np-decision: cpu 1 picks D#0 (deadline 10.5ms) while C#0 (deadline 5.5ms) waits (still 200us later)"
+    );
+    let r = check(&h, &trace(100_000), Some(TestPolicy::np_gedf(&h)));
+    assert_fails(&r, &[Check::NpDecision, Check::WorkConserving]);
 }
 
 #[test]

@@ -276,10 +276,11 @@ fn the_thesis_example() {
     let mut on: [Option<String>; 2] = [None, None];
     let mut notes = 0;
     for e in &run.events {
-        if let Event::Policy { cpu: Some(c), name, data, .. } = e {
-            assert_eq!(name, "server");
+        if let Event::Policy { cpu: Some(c), event, .. } = e {
+            let schedlab_trace::PolicyEvent::Server { server: s } = event.clone() else {
+                panic!("RUN writes only `server` policy events, not {event:?}")
+            };
             notes += 1;
-            let s = data["server"].as_str().map(str::to_string);
             if let Some(s) = &s {
                 assert!(level0.contains(s), "{s}");
                 assert!(on[1 - *c as usize].as_ref() != Some(s), "{s} on two CPUs");
@@ -406,4 +407,54 @@ fn replay_catches_a_server_run_would_not_select() {
     let v = r.first(Check::Replay).unwrap();
     assert_eq!((v.t, v.cpu), (0, Some(0)), "{}", v.message);
     assert!(v.message.contains("cpu 0 runs t0#0, the policy chose t1#0"), "{}", v.message);
+}
+
+/// Replay reads RUN's `server` policy events back: a simulated trace's are
+/// the replayed policy's, instant by instant; a trace whose server events
+/// were changed (a server placed on the wrong CPU, one dropped, one added)
+/// fails the replay, naming the events; a trace written without policy
+/// events, or one whose events are all gone, is not compared.
+#[test]
+fn replay_reads_run_server_events_back() {
+    use schedlab_trace::PolicyEvent;
+    let spec = example();
+    let config = SimConfig { horizon: Some(20 * MS), spec_overheads: false, ..SimConfig::default() };
+    let run = simulate_spec(&spec, &config);
+    let r = check(&run, run.events.clone());
+    assert!(r.pass, "{}", r.render());
+    let servers: Vec<usize> =
+        run.events.iter().enumerate().filter(|(_, e)| matches!(e, Event::Policy { .. })).map(|(i, _)| i).collect();
+    assert!(servers.len() > 4);
+
+    // The second server event names another server.
+    let mut wrong = run.events.clone();
+    let Event::Policy { t, cpu, event: PolicyEvent::Server { server } } = wrong[servers[1]].clone() else { panic!() };
+    let other = if server.as_deref() == Some("S1") { "S2" } else { "S1" };
+    wrong[servers[1]] = Event::Policy { t, cpu, event: PolicyEvent::Server { server: Some(other.into()) } };
+    let r = check(&run, wrong);
+    let v = r.first(Check::Replay).unwrap_or_else(|| panic!("{}", r.render()));
+    assert_eq!(v.t, t, "{}", v.message);
+    assert!(
+        v.message.contains(&format!(
+            "the trace records the policy events [cpu {} server {{\"server\":\"{other}\"}}]",
+            cpu.unwrap()
+        )),
+        "{}",
+        v.message
+    );
+
+    // A dropped event and an added one.
+    let mut dropped = run.events.clone();
+    dropped.remove(servers[2]);
+    assert!(check(&run, dropped).failed().contains(&Check::Replay));
+    let mut added = run.events.clone();
+    let Event::Policy { t, .. } = added[servers[0]].clone() else { panic!() };
+    added.insert(servers[0], Event::Policy { t, cpu: Some(1), event: PolicyEvent::Server { server: None } });
+    assert!(check(&run, added).failed().contains(&Check::Replay));
+
+    // Without policy events, nothing to compare.
+    let quiet: Vec<Event> = run.events.iter().filter(|e| !matches!(e, Event::Policy { .. })).cloned().collect();
+    assert!(check(&run, quiet).pass);
+    let quiet_run = simulate_spec(&spec, &SimConfig { policy_events: false, ..config });
+    assert!(check(&quiet_run, quiet_run.events.clone()).pass);
 }

@@ -26,7 +26,7 @@ use super::outcome::{Exactness, Outcome, Verdict};
 use super::partitioned::fast::EqualBins;
 use super::partitioned::{global, heuristics, sub_input};
 use super::registry::{registry, Test, TestInfo};
-use schedlab_admission::partition::{pack_with, Pin, PinnedCheck, Problem, Share};
+use schedlab_admission::partition::{pack_with, Pin, PinnedCheck, Problem, Share, Target};
 use schedlab_model::exact::Ratio;
 use schedlab_model::PolicyName;
 
@@ -269,21 +269,8 @@ fn decide(input: &Input, prefix: &str) -> Verdict {
         bin_word: "cluster",
         size_word: "utilisation",
     };
-    // Utilisation packing into equal clusters without pins: the packer's
-    // bins without its big rationals (the same members, so the same verdict).
-    let k = clusters[0].len();
-    let free = (0..n).all(|i| problem.pins[i] == Pin::Free);
-    if fit == ClusterFit::Capacity && free && k > 0 && clusters.iter().all(|c| c.len() == k) {
-        let parts: Vec<(u64, u64)> = input.tasks.iter().map(|t| (t.wcet, t.period)).collect();
-        let mut bins = EqualBins::new(&parts, clusters.len(), k as u32);
-        for h in heuristics(input) {
-            if let Some(members) = bins.pack(h) {
-                if members.iter().all(|mem| passes(mem, k as u32)) {
-                    return Verdict::Schedulable;
-                }
-            }
-        }
-        return beyond(input, clusters);
+    if let Some(v) = packed(input, clusters, &mut |mem, k| passes(mem, k)) {
+        return v;
     }
     let mut members = vec![Vec::new(); clusters.len()];
     for h in heuristics(input) {
@@ -307,6 +294,47 @@ fn decide(input: &Input, prefix: &str) -> Verdict {
         }
     }
     beyond(input, clusters)
+}
+
+/// Utilisation packing into equal clusters without pins: the packer's bins
+/// without its big rationals (the same members, so the same verdict), each
+/// cluster decided by `passes(members, cpus)`. `None`: the input needs the
+/// general packer (test-driven fit, unequal clusters, pins).
+fn packed(input: &Input, clusters: &[Vec<u32>], passes: &mut dyn FnMut(&[usize], u32) -> bool) -> Option<Verdict> {
+    let k = clusters[0].len();
+    let free = (0..input.tasks.len()).all(|i| input.pin(i, Target::Clusters) == Pin::Free);
+    if input.options.cluster_fit != ClusterFit::Capacity || !free || k == 0 || clusters.iter().any(|c| c.len() != k) {
+        return None;
+    }
+    let parts: Vec<(u64, u64)> = input.tasks.iter().map(|t| (t.wcet, t.period)).collect();
+    let mut bins = EqualBins::new(&parts, clusters.len(), k as u32);
+    for h in heuristics(input) {
+        if let Some(members) = bins.pack(h) {
+            if members.iter().all(|mem| passes(mem, k as u32)) {
+                return Some(Verdict::Schedulable);
+            }
+        }
+    }
+    Some(beyond(input, clusters))
+}
+
+/// [`cedf_decide`] with the check of each cluster supplied by the caller:
+/// `passes(members, cpus)` must answer whether the cluster tests accept
+/// the tasks `members` (indices into `input.tasks`, in this order) on
+/// `cpus` CPUs (a sweep answers from verdicts it already has, see
+/// `gedf::dominance`). `None` where [`cedf_decide`] would not take the
+/// utilisation-packing path (test-driven fit, unequal clusters, pins).
+pub fn cedf_decide_packed(input: &Input, passes: &mut dyn FnMut(&[usize], u32) -> bool) -> Option<Verdict> {
+    let Some(clusters) = input.clusters.as_ref().filter(|c| !c.is_empty()) else {
+        return Some(Verdict::NotApplicable);
+    };
+    if input.tasks.iter().any(|t| t.period == 0) {
+        return Some(Verdict::NotApplicable);
+    }
+    if tests(input, "gedf.").is_err() {
+        return Some(Verdict::NotApplicable);
+    }
+    packed(input, clusters, passes)
 }
 
 /// The verdict when no packing passed: unschedulable above the CPUs.

@@ -80,17 +80,27 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         (Some(t), _) => t.clone(),
         (None, Some(t)) => t.to_string(),
         (None, None) => {
-            let counterpart = match policy {
-                PolicyName::Gfp => "pfp",
-                PolicyName::Llf => "pllf",
-                _ => "pedf",
-            };
-            return Err(CliError::bad_input(format!("`{}` does not partition", policy.name()))
-                .in_file(&a.spec)
-                .at("policy.name")
-                .hint(format!(
-                    "give --policy {counterpart} (or another partitioned or clustered policy: pedf, pfp, pllf, fpds, cedf, cfp)"
-                )));
+            // The partitioned policies of the same family, from the descriptors.
+            let family = policy.descriptor().family;
+            let partitioned: Vec<PolicyName> =
+                PolicyName::ALL.iter().copied().filter(|p| default_test(*p).is_some()).collect();
+            let counterpart = partitioned
+                .iter()
+                .find(|p| p.descriptor().family == family && p.domains() == Domains::PerCpu)
+                .unwrap_or(&PolicyName::Pedf);
+            let all: Vec<&str> = partitioned.iter().map(|p| p.name()).collect();
+            return Err(CliError::bad_input(format!(
+                "`{}` ({}) does not partition",
+                policy.name(),
+                policy.descriptor().title
+            ))
+            .in_file(&a.spec)
+            .at("policy.name")
+            .hint(format!(
+                "give --policy {} (or another partitioned or clustered policy: {})",
+                counterpart.name(),
+                all.join(", ")
+            )));
         }
     };
     let Some(test) = find(&id) else {

@@ -1,12 +1,14 @@
 //! The spec: one description of a real-time system (platform, policy,
 //! overheads, tasks), shared by every command.
 
+pub mod descriptor;
 mod placement;
 mod platform;
 mod policy;
 mod segment;
 mod task;
 
+pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
 pub use placement::Placement;
 pub use platform::{Cache, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack};

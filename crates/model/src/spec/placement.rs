@@ -2,10 +2,11 @@
 //! spec's pinning or from partitioning). Shared by policies, traces and the
 //! validator.
 
+use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 /// A task's placement.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 pub enum Placement {
     /// May run on any CPU.

@@ -85,25 +85,22 @@ impl PolicyName {
             PolicyName::Run => "run",
         }
     }
+    /// How its scheduling domains are formed (its descriptor's).
     pub fn domains(self) -> Domains {
-        use PolicyName::*;
-        match self {
-            Pedf | Pfp | Pllf | Fpds | Fpns => Domains::PerCpu,
-            Cedf | Cfp => Domains::PerCluster,
-            Gedf | Gfp | NpGedf | Llf | Edzl | GFpds | Pd2 | Run => Domains::Global,
-        }
+        self.descriptor().domains
     }
     /// Whether the policy preempts a job only between its segments (the
-    /// deferred-preemption family), so a segment is never preempted; the
-    /// others preempt anywhere and do not honour `preemptible: false` yet.
+    /// deferred-preemption family, and FPNS whose jobs are one segment
+    /// each), so a segment is never preempted; the others preempt anywhere
+    /// and do not honour `preemptible: false` yet.
     pub fn preempts_at_points_only(self) -> bool {
-        use PolicyName::*;
-        matches!(self, Fpds | GFpds | Fpns)
+        use super::descriptor::{Family, PreemptionKind};
+        let d = self.descriptor();
+        d.preemption == PreemptionKind::AtPoints || (d.family == Family::Fp && d.preemption == PreemptionKind::None)
     }
     /// Fixed-priority families, which use `priorities`.
     pub fn is_fixed_priority(self) -> bool {
-        use PolicyName::*;
-        matches!(self, Gfp | Pfp | Cfp | Fpds | GFpds | Fpns)
+        self.descriptor().family == super::descriptor::Family::Fp
     }
 }
 
@@ -146,8 +143,13 @@ pub enum Priorities {
     Explicit,
 }
 
-/// The policy section of a spec.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+/// The policy section of a spec: the policy's `name` and the parameters
+/// that policy takes ([`PolicyName::descriptor`]). In Rust the parameters
+/// are one flat set of optional fields; the spec language is a union tagged
+/// by `name` — validation refuses a parameter the named policy does not take
+/// (naming the field, the policy and the keys it takes), and the JSON Schema
+/// lists, per name, only that policy's keys.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct PolicySpec {
     /// The scheduler.
@@ -203,5 +205,59 @@ impl PolicySpec {
             early_release: None,
             slack: None,
         }
+    }
+}
+
+/// The schema of a parameter's value, by key (the field types above).
+fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Value {
+    match key {
+        "partitioning" => g.subschema_for::<Packing>(),
+        "priorities" => g.subschema_for::<Priorities>(),
+        "quantum" => g.subschema_for::<Duration>(),
+        "stagger" | "early_release" => g.subschema_for::<bool>(),
+        "slack" => g.subschema_for::<Slack>(),
+        other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
+    }
+    .to_value()
+}
+
+impl JsonSchema for PolicySpec {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "PolicySpec".into()
+    }
+
+    /// One object schema per policy, told apart by `name`, each with only
+    /// the keys that policy takes.
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let variants: Vec<serde_json::Value> = super::descriptor::DESCRIPTORS
+            .iter()
+            .map(|d| {
+                let mut props = serde_json::Map::new();
+                props.insert(
+                    "name".into(),
+                    serde_json::json!({"const": d.name.name(), "description": format!("{}: {}.", d.title, d.summary)}),
+                );
+                for p in d.params {
+                    let mut s = param_schema(p.key, g);
+                    if d.name == PolicyName::Run && p.key == "partitioning" {
+                        s = serde_json::json!({"allOf": [s, {"not": {"enum": ["cap", "cap-gs"]}}]});
+                    }
+                    s["description"] = format!("{} (default: {}).", p.doc, p.default).into();
+                    props.insert(p.key.into(), s);
+                }
+                serde_json::json!({
+                    "title": d.title,
+                    "type": "object",
+                    "properties": props,
+                    "required": ["name"],
+                    "additionalProperties": false,
+                })
+            })
+            .collect();
+        schemars::json_schema!({
+            "description": "The scheduling policy: its `name` and the parameters that policy takes (docs/policies.md).",
+            "type": "object",
+            "oneOf": variants,
+        })
     }
 }

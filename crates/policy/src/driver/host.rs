@@ -4,7 +4,7 @@
 
 use super::Run;
 use crate::interface::{Counters, CountersUnavailable, Cpu, Job, JobId, Rate, Time};
-use schedlab_model::SegmentKind;
+use schedlab_model::{PolicyEvent, SegmentKind};
 
 /// A callback the driver is about to deliver (or has just delivered).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -66,5 +66,5 @@ pub trait Host<X = ()> {
         false
     }
     /// Records a policy event ([`crate::Kernel::note`]).
-    fn note(&mut self, _cpu: Option<Cpu>, _name: &'static str, _data: serde_json::Value) {}
+    fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
 }

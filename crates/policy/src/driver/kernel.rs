@@ -2,7 +2,7 @@
 //! marks, and the host's clock, accounting and trace.
 
 use super::{Host, ProtocolError, Services, Violation};
-use crate::interface::{Counters, CountersUnavailable, Cpu, JobId, Kernel, Rate, Time, TimerId};
+use crate::interface::{Counters, CountersUnavailable, Cpu, JobId, Kernel, PolicyEvent, Rate, Time, TimerId};
 use std::marker::PhantomData;
 
 pub(super) struct Bridge<'a, X, H: Host<X>> {
@@ -79,7 +79,7 @@ impl<X, H: Host<X>> Kernel for Bridge<'_, X, H> {
     fn tracing(&self) -> bool {
         self.host.tracing()
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
-        self.host.note(cpu, name, data);
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
+        self.host.note(cpu, event);
     }
 }

@@ -190,7 +190,16 @@ impl Timers {
     }
 
     /// `job` completed: its execution-time timers are cancelled.
+    #[inline]
     pub fn drop_job(&mut self, job: JobId) {
+        if self.exec > 0 {
+            self.drop_exec(job);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn drop_exec(&mut self, job: JobId) {
         let Some(list) = self.tasks.get(job.task as usize) else { return };
         if list.is_empty() {
             return;
@@ -206,21 +215,30 @@ impl Timers {
         }
     }
 
+    #[inline]
     fn release(&mut self, slot: u32) {
         let s = &mut self.slots[slot as usize];
         // Disarmed: its heap entry is stale (and stays so, see `slot`).
         s.armed = false;
         s.gen = s.gen.wrapping_add(1);
-        if std::mem::take(&mut s.exec) {
-            let job = self.execs[slot as usize].take().expect("an execution-time timer's details").job;
-            self.exec -= 1;
-            if let Some(list) = self.tasks.get_mut(job.task as usize) {
-                if let Some(i) = list.iter().position(|&x| x == slot) {
-                    list.swap_remove(i);
-                }
-            }
+        if s.exec {
+            self.release_exec(slot);
         }
         self.free.push(slot);
+    }
+
+    /// The execution-time half of [`Timers::release`].
+    #[cold]
+    #[inline(never)]
+    fn release_exec(&mut self, slot: u32) {
+        self.slots[slot as usize].exec = false;
+        let job = self.execs[slot as usize].take().expect("an execution-time timer's details").job;
+        self.exec -= 1;
+        if let Some(list) = self.tasks.get_mut(job.task as usize) {
+            if let Some(i) = list.iter().position(|&x| x == slot) {
+                list.swap_remove(i);
+            }
+        }
     }
 
     /// Cancels a timer; a fired, cancelled or unknown timer is ignored.

@@ -43,7 +43,9 @@
 mod num;
 
 use crate::build::AdmissionError;
-use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
+use crate::interface::{
+    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
+};
 use crate::placement::layout;
 use num::Budget;
 use num_bigint::BigInt;
@@ -227,8 +229,8 @@ pub(crate) struct Run<N: Budget> {
     servers: Vec<u32>,
     /// Roots above level 0 (whose deadlines drive the grid).
     grid_roots: Vec<u32>,
-    /// The `server` note of each node, `{"server": "S1"}`, built once.
-    notes: Vec<serde_json::Value>,
+    /// The server name of each node (`S1`), for its `server` events.
+    notes: Vec<String>,
     /// The level-0 server on each CPU.
     cpu_server: Vec<u32>,
     /// Level-0 servers whose execution changed in the current step.
@@ -279,7 +281,7 @@ impl<N: Budget> Run<N> {
         let grid_roots = (0..flat.nodes.len() as u32)
             .filter(|&i| flat.nodes[i as usize].parent == NONE && !flat.nodes[i as usize].leaf)
             .collect();
-        let notes = flat.ids.iter().map(|&id| serde_json::json!({"server": tree.servers[id].name()})).collect();
+        let notes = flat.ids.iter().map(|&id| tree.servers[id].name().to_string()).collect();
         let nodes = flat.nodes.len();
         Run {
             info,
@@ -569,14 +571,14 @@ impl<N: Budget> Run<N> {
             self.running += 1;
             k.resched(c);
             if k.tracing() {
-                k.note(Some(c), "server", self.notes[l as usize].clone());
+                k.note(Some(c), PolicyEvent::Server { server: Some(self.notes[l as usize].clone()) });
             }
         }
         if k.tracing() {
             for x in 0..self.freed.len() {
                 let c = self.freed[x];
                 if self.cpu_server[c as usize] == NONE {
-                    k.note(Some(c), "server", serde_json::json!({"server": null}));
+                    k.note(Some(c), PolicyEvent::Server { server: None });
                 }
             }
         }

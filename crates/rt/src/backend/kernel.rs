@@ -22,7 +22,7 @@ use crate::plan::Plan;
 use crate::privilege::Needs;
 use crate::sched::{self, Class, CpuSet};
 use crate::worker::{StartGate, Worker};
-use schedlab_model::PolicyName;
+use schedlab_model::{Family, PolicyName, PreemptionKind};
 use std::sync::Arc;
 
 /// Highest SCHED_FIFO priority given to a task (the watchdog is above).
@@ -31,8 +31,16 @@ pub const TOP_PRIORITY: u32 = 89;
 #[derive(Default)]
 pub struct KernelBackend {}
 
+/// The policies that map onto SCHED_DEADLINE: the preemptive EDF ones.
 fn is_edf(p: PolicyName) -> bool {
-    matches!(p, PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf)
+    maps_onto_linux(p) && p.descriptor().family == Family::Edf
+}
+
+/// The policies Linux's classes implement: preemptive EDF (SCHED_DEADLINE)
+/// and preemptive fixed priority (SCHED_FIFO), from the policy descriptors.
+fn maps_onto_linux(p: PolicyName) -> bool {
+    let d = p.descriptor();
+    matches!(d.family, Family::Edf | Family::Fp) && d.preemption == PreemptionKind::Full
 }
 
 /// The kernel's deadline bandwidth limit (runtime/period of
@@ -149,20 +157,27 @@ impl Backend for KernelBackend {
 
     fn check(&self, plan: &Plan) -> Result<(), RunError> {
         let bad = |m: String| Err(RunError::BadInput(m));
-        match plan.policy {
-            PolicyName::Pfp | PolicyName::Gfp | PolicyName::Cfp | PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf => {}
-            p if p.preempts_at_points_only() => {
+        if !maps_onto_linux(plan.policy) {
+            if plan.policy.preempts_at_points_only() {
                 return bad(format!(
                     "policy.name: `{}` preempts a job only at its preemption points (between its segments), which Linux's scheduling classes cannot do; run it with --backend dispatch (its workers stop at the points the dispatcher asks for)",
-                    p.name()
-                ))
+                    plan.policy.name()
+                ));
             }
-            p => {
-                return bad(format!(
-                    "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs pfp, gfp, cfp (SCHED_FIFO) and gedf, pedf, cedf (SCHED_DEADLINE); use --backend dispatch for the others",
-                    p.name()
-                ))
-            }
+            let names = |f: Family| {
+                PolicyName::ALL
+                    .iter()
+                    .filter(|p| maps_onto_linux(**p) && p.descriptor().family == f)
+                    .map(|p| p.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            };
+            return bad(format!(
+                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO) and {} (SCHED_DEADLINE); use --backend dispatch for the others",
+                plan.policy.name(),
+                names(Family::Fp),
+                names(Family::Edf)
+            ));
         }
         if !is_edf(plan.policy) {
             if plan.tasks.len() > TOP_PRIORITY as usize {
@@ -422,4 +437,20 @@ fn thread_sleeping(tid: i32) -> bool {
         .ok()
         .and_then(|s| s.rsplit_once(')').map(|(_, r)| r.trim_start().starts_with('S')))
         .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The descriptors give Linux's classes exactly the preemptive EDF and
+    /// FP policies.
+    #[test]
+    fn linux_runs_the_preemptive_edf_and_fp_policies() {
+        let mapped: Vec<&str> = PolicyName::ALL.iter().filter(|p| maps_onto_linux(**p)).map(|p| p.name()).collect();
+        assert_eq!(mapped, ["gedf", "pedf", "cedf", "gfp", "pfp", "cfp"]);
+        assert!(!is_edf(PolicyName::NpGedf) && !maps_onto_linux(PolicyName::NpGedf));
+        assert!(is_edf(PolicyName::Cedf) && !is_edf(PolicyName::Cfp));
+        assert!(!maps_onto_linux(PolicyName::Fpds) && !maps_onto_linux(PolicyName::Edzl));
+    }
 }

@@ -14,8 +14,9 @@ pub mod stats;
 pub mod svg;
 
 use crate::metrics::{Interval, JobRecord, JobSink, Metrics, MetricsReport};
-use crate::{Event, Header};
+use crate::{Event, Header, JobRef, Time};
 use std::borrow::Borrow;
+use std::collections::HashMap;
 
 /// The schedule as the exporters see it.
 pub(crate) struct Collected {
@@ -24,8 +25,8 @@ pub(crate) struct Collected {
     pub jobs: Vec<JobRecord>,
     /// Execution intervals, in the order they ended.
     pub intervals: Vec<Interval>,
-    /// Overhead, policy, block, resume, budget-exhausted and deadline-miss
-    /// events, in trace order.
+    /// Overhead, policy, note, block, resume, segment-end, budget-exhausted
+    /// and deadline-miss events, in trace order.
     pub others: Vec<Event>,
 }
 
@@ -53,6 +54,7 @@ pub(crate) fn collect<E: Borrow<Event>>(header: &Header, events: impl IntoIterat
         match ev {
             Event::Overhead { .. }
             | Event::Policy { .. }
+            | Event::Note { .. }
             | Event::Block { .. }
             | Event::Resume { .. }
             | Event::SegmentEnd { .. }
@@ -64,6 +66,40 @@ pub(crate) fn collect<E: Borrow<Event>>(header: &Header, events: impl IntoIterat
     let (report, mut sink) = m.finish();
     sink.jobs.sort_by_key(|j| (j.task, j.job));
     Collected { report, jobs: sink.jobs, intervals: sink.intervals, others }
+}
+
+/// A job's self-suspension: from its `block` to its `resume`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Suspension {
+    pub job: JobRef,
+    pub start: Time,
+    /// The resume, or the end of the trace (`resumed` false).
+    pub end: Time,
+    pub resumed: bool,
+}
+
+/// The suspensions of a trace's `block`/`resume` events (in `others`, in
+/// trace order), sorted by start; a block without a resume lasts to `end`.
+pub(crate) fn suspensions(others: &[Event], end: Time) -> Vec<Suspension> {
+    let mut open: HashMap<JobRef, Time> = HashMap::new();
+    let mut out = Vec::new();
+    for ev in others {
+        match *ev {
+            Event::Block { t, task, job } => {
+                open.entry(JobRef { task, job }).or_insert(t);
+            }
+            Event::Resume { t, task, job } => {
+                let j = JobRef { task, job };
+                if let Some(start) = open.remove(&j) {
+                    out.push(Suspension { job: j, start, end: t.max(start), resumed: true });
+                }
+            }
+            _ => {}
+        }
+    }
+    out.extend(open.into_iter().map(|(job, start)| Suspension { job, start, end: end.max(start), resumed: false }));
+    out.sort_by_key(|s| (s.start, s.job));
+    out
 }
 
 /// Nanoseconds as microseconds with exactly the digits needed (`1.5`,

@@ -3,16 +3,23 @@
 //!
 //! Layout:
 //! - process "CPUs" (pid 1): per CPU a track `CPU n` with the job slices that
-//!   ran on it (named `<task> #<job>`, category `job`) and the CPU's policy
-//!   events as instants, followed by a track `CPU n overheads` with the
-//!   overhead intervals (category `overhead`, named after the kind). Overheads
-//!   get their own track because they may straddle a job slice's edge, and
-//!   slices on one track must nest. Policy events without a CPU are
-//!   process-wide instants.
-//! - process "Tasks" (pid 2): per task a track with its jobs' slices, and
+//!   ran on it (named `<task> #<job>`, category `job`), its `segment-end`
+//!   instants (segment boundaries, category `segment`) and the CPU's policy
+//!   events and notes as instants named after their `kind` or `name`
+//!   (category `policy`; `preemption-point` for an FPDS point taken);
+//!   `counter-sample` events become a counter track `CPU n counters`
+//!   (`"ph": "C"`, one series per counter read),
+//!   followed by a track `CPU n overheads` with the overhead intervals
+//!   (category `overhead`, named after the kind). Overheads get their own
+//!   track because they may straddle a job slice's edge, and slices on one
+//!   track must nest. Policy events and notes without a CPU are process-wide
+//!   instants.
+//! - process "Tasks" (pid 2): per task a track with its jobs' slices,
+//!   `suspended` slices from a job's `block` to its `resume` (category
+//!   `suspension`; to the end of the trace when it never resumes), and
 //!   instants `release`, `deadline` (when within the trace), `MISS` (at the
-//!   deadline of every job that missed), `block`, `resume`,
-//!   `budget-exhausted`.
+//!   deadline of every job that missed), `block`, `resume`, `segment-end`,
+//!   `preemption-point`, `budget-exhausted`.
 //!
 //! Every job slice has args `task`, `task_index`, `job`, `cpu`,
 //! `release_ns`, `deadline_ns`, `missed` and `end` (why the slice ended).
@@ -21,8 +28,8 @@
 //! events (`process_name`, `thread_name`, `process_sort_index`,
 //! `thread_sort_index`); thread ids are unique across both processes.
 
-use super::{collect, json_str, micros, Collected};
-use crate::{Event, Header, JobRef};
+use super::{collect, json_str, micros, suspensions, Collected};
+use crate::{Event, Header, JobRef, PolicyEvent};
 use std::borrow::Borrow;
 use std::collections::HashMap;
 use std::io::{self, Write};
@@ -171,25 +178,50 @@ fn write_collected<W: Write>(w: &mut W, header: &Header, c: &Collected) -> io::R
                     kind.name()
                 ),
             )?,
-            Event::Policy { t, cpu, name, data } => {
+            Event::Policy { t, cpu, event } => {
+                let mut args = serde_json::to_value(event).expect("a policy event serialises");
+                if let Some(o) = args.as_object_mut() {
+                    o.remove("kind");
+                }
+                // A CPU's counter samples: a counter track `CPU n counters`
+                // with one series per counter read.
+                if let (PolicyEvent::CounterSample(_), Some(c), Some(o)) = (event, cpu, args.as_object_mut()) {
+                    o.remove("task");
+                    o.remove("job");
+                    line(
+                        w,
+                        &format!(
+                            "{{\"ph\":\"C\",\"cat\":\"counters\",\"name\":\"CPU {c} counters\",\"pid\":{PID_CPUS},\"ts\":{},\"args\":{args}}}",
+                            micros(*t)
+                        ),
+                    )?;
+                    continue;
+                }
+                let args = args.to_string();
+                line(w, &policy_instant(&tracks, event.kind(), *t, *cpu, &args))?;
+                if let (PolicyEvent::PreemptionPoint { .. }, Some(tid)) =
+                    (event, event.job().and_then(|(task, _)| tracks.task(task)))
+                {
+                    line(w, &instant(event.kind(), "policy", PID_TASKS, tid, *t, &args))?
+                }
+            }
+            Event::Note { t, cpu, name, data } => {
                 let args = match data {
                     serde_json::Value::Object(_) => data.to_string(),
                     serde_json::Value::Null => "{}".to_string(),
                     other => format!("{{\"data\":{other}}}"),
                 };
-                let s = match cpu {
-                    Some(cpu) => instant(name, "policy", PID_CPUS, tracks.cpu(*cpu).0, *t, &args),
-                    None => format!(
-                        "{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"policy\",\"name\":{},\"pid\":{PID_CPUS},\"ts\":{},\"args\":{args}}}",
-                        json_str(name),
-                        micros(*t)
-                    ),
-                };
-                line(w, &s)?
+                line(w, &policy_instant(&tracks, name, *t, *cpu, &args))?
+            }
+            Event::SegmentEnd { t, cpu, task, job, segment } => {
+                let args = format!("{{\"task\":{task},\"job\":{job},\"segment\":{segment}}}");
+                line(w, &instant(ev.name(), "segment", PID_CPUS, tracks.cpu(*cpu).0, *t, &args))?;
+                if let Some(tid) = tracks.task(*task) {
+                    line(w, &instant(ev.name(), "segment", PID_TASKS, tid, *t, &args))?
+                }
             }
             Event::Block { t, task, job }
             | Event::Resume { t, task, job }
-            | Event::SegmentEnd { t, task, job, .. }
             | Event::BudgetExhausted { t, task, job } => {
                 if let Some(tid) = tracks.task(*task) {
                     line(w, &instant(ev.name(), "job", PID_TASKS, tid, *t, &format!("{{\"job\":{job}}}")))?
@@ -198,7 +230,34 @@ fn write_collected<W: Write>(w: &mut W, header: &Header, c: &Collected) -> io::R
             _ => {}
         }
     }
+
+    // Suspensions: a slice from each block to the job's resume.
+    for s in suspensions(&c.others, r.horizon) {
+        let Some(tid) = tracks.task(s.job.task) else { continue };
+        line(
+            w,
+            &format!(
+                "{{\"ph\":\"X\",\"cat\":\"suspension\",\"name\":\"suspended\",\"pid\":{PID_TASKS},\"tid\":{tid},\"ts\":{},\"dur\":{},\"args\":{{\"job\":{},\"resumed\":{}}}}}",
+                micros(s.start),
+                micros(s.end - s.start),
+                s.job.job,
+                s.resumed
+            ),
+        )?;
+    }
     w.write_all(b"\n]}\n")
+}
+
+/// An instant on a CPU's job track, or process-wide without a CPU.
+fn policy_instant(tracks: &Tracks, name: &str, t: u64, cpu: Option<u32>, args: &str) -> String {
+    match cpu {
+        Some(cpu) => instant(name, "policy", PID_CPUS, tracks.cpu(cpu).0, t, args),
+        None => format!(
+            "{{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"policy\",\"name\":{},\"pid\":{PID_CPUS},\"ts\":{},\"args\":{args}}}",
+            json_str(name),
+            micros(t)
+        ),
+    }
 }
 
 fn meta_process(pid: u32, name: &str, sort: u32) -> String {

@@ -3,14 +3,19 @@
 //! the box is wide enough, release arrows (up), deadline marks (down), the
 //! boxes and deadline marks of jobs that missed in red, a small triangle
 //! where a job was preempted, a time axis with 1/2/5 × 10^k ticks, and a
-//! legend of the CPU colours. When the trace carries `server` policy events
+//! legend of the CPU colours. Segmented jobs show their segment boundaries
+//! (`segment-end`) as ticks across the box, the preemption points a
+//! deferred-preemption policy took (`preemption-point` policy events) as
+//! diamonds on the box edge where the job left, and self-suspensions
+//! (`block` to `resume`) as a dashed line through the row; the legend lists
+//! these marks when the trace has them. When the trace carries `server` policy events
 //! (RUN's placement of level-0 servers on CPUs), one more row per CPU below
 //! the tasks shows which server held the CPU when, so the reduction tree can
 //! be seen at work. Pure string building: the same input gives the same bytes. Readable up to about 50 tasks; use a time window for long
 //! traces.
 
-use super::{collect, Collected};
-use crate::{Event, Header, SwitchReason, Time};
+use super::{collect, suspensions, Collected};
+use crate::{Event, Header, PolicyEvent, SwitchReason, Time};
 use schedlab_model::Duration;
 use std::borrow::Borrow;
 use std::fmt::Write as _;
@@ -150,7 +155,7 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
     let title = match &opts.title {
         Some(t) => t.clone(),
         None => {
-            let policy = header.spec.policy.as_ref().map(|p| p.name.name()).unwrap_or("no policy");
+            let policy = header.spec.policy.as_ref().map(|p| p.name.descriptor().title).unwrap_or("no policy");
             format!("{policy} on {} CPUs, {} to {}", header.spec.platform.cpus, Duration(start), Duration(end))
         }
     };
@@ -195,6 +200,38 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         ly + 10.0
     );
     lx += 80.0;
+    if c.others.iter().any(|e| matches!(e, Event::SegmentEnd { .. })) {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{x:.2}\" y1=\"{ly:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\" stroke=\"#333\"/><text x=\"{:.2}\" y=\"{:.2}\">segment end</text>",
+            ly + 12.0,
+            lx + 10.0,
+            ly + 10.0,
+            x = lx + 4.0
+        );
+        lx += 90.0;
+    }
+    if c.others.iter().any(|e| matches!(e, Event::Policy { event: PolicyEvent::PreemptionPoint { .. }, .. })) {
+        let _ = writeln!(
+            s,
+            "<path d=\"{}\" fill=\"#1f5fbf\"/><text x=\"{:.2}\" y=\"{:.2}\">preemption point taken</text>",
+            diamond(lx + 4.0, ly + 6.0),
+            lx + 12.0,
+            ly + 10.0
+        );
+        lx += 150.0;
+    }
+    if c.others.iter().any(|e| matches!(e, Event::Block { .. })) {
+        let _ = writeln!(
+            s,
+            "<line x1=\"{lx:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"/><text x=\"{:.2}\" y=\"{:.2}\">suspended</text>",
+            lx + 14.0,
+            lx + 18.0,
+            ly + 10.0,
+            y = ly + 6.0
+        );
+        lx += 84.0;
+    }
     let _ = writeln!(
         s,
         "<rect x=\"{lx:.2}\" y=\"{ly:.2}\" width=\"12\" height=\"12\" fill=\"white\" stroke=\"{MISS_COLOR}\" stroke-width=\"1.5\"/><text x=\"{:.2}\" y=\"{:.2}\" fill=\"{MISS_COLOR}\">deadline miss</text>",
@@ -333,6 +370,55 @@ fn render(header: &Header, c: &Collected, opts: &SvgOptions) -> String {
         }
     }
 
+    // Segments: suspensions as a dashed line through the row, segment
+    // boundaries as a tick across the job's box, preemption points taken as
+    // a diamond on the box edge where the job left.
+    let mid = |row: usize| g.row_top(row) + g.row / 2.0;
+    for sp in suspensions(&c.others, r.horizon.max(end)) {
+        let Some(&row) = row_of.get(&sp.job.task) else { continue };
+        if sp.end <= start || sp.start >= end || sp.end == sp.start {
+            continue;
+        }
+        let _ = writeln!(
+            s,
+            "<line class=\"suspension\" x1=\"{:.2}\" y1=\"{y:.2}\" x2=\"{:.2}\" y2=\"{y:.2}\" stroke=\"#555\" stroke-width=\"1.5\" stroke-dasharray=\"3,2\"><title>{} #{} suspended: {} to {}</title></line>",
+            g.x(sp.start),
+            g.x(sp.end),
+            escape(&r.tasks[row].name),
+            sp.job.job,
+            Duration(sp.start),
+            Duration(sp.end),
+            y = mid(row)
+        );
+    }
+    for ev in &c.others {
+        match ev {
+            Event::SegmentEnd { t, task, job, segment, .. } if g.visible(*t) => {
+                let Some(&row) = row_of.get(task) else { continue };
+                let (x, y) = (g.x(*t), g.row_top(row) + box_off);
+                let _ = writeln!(
+                    s,
+                    "<line class=\"segment-end\" x1=\"{x:.2}\" y1=\"{:.2}\" x2=\"{x:.2}\" y2=\"{:.2}\" stroke=\"#333\" stroke-width=\"1\"><title>{} #{job}: end of segment {segment} at {}</title></line>",
+                    y - 2.0,
+                    y + box_h + 2.0,
+                    escape(&r.tasks[row].name),
+                    Duration(*t)
+                );
+            }
+            Event::Policy { t, event: PolicyEvent::PreemptionPoint { task, job, segment }, .. } if g.visible(*t) => {
+                let Some(&row) = row_of.get(task) else { continue };
+                let _ = writeln!(
+                    s,
+                    "<path class=\"preemption-point\" d=\"{}\" fill=\"#1f5fbf\"><title>{} #{job}: preempted at the point after segment {segment}, {}</title></path>",
+                    diamond(g.x(*t), g.row_top(row) + box_off + box_h / 2.0),
+                    escape(&r.tasks[row].name),
+                    Duration(*t)
+                );
+            }
+            _ => {}
+        }
+    }
+
     // Releases and deadlines.
     for j in &c.jobs {
         let Some(&row) = row_of.get(&j.task) else { continue };
@@ -372,24 +458,21 @@ struct ServerSpan {
 }
 
 /// Per CPU (in CPU order), the spans of the `server` policy events: each
-/// event `{"server": name}` on a CPU starts a span that the CPU's next
-/// `server` event (or the end) closes; `{"server": null}` leaves the CPU
+/// event `{"kind": "server", "server": name}` on a CPU starts a span that the
+/// CPU's next `server` event (or the end) closes; `"server": null` leaves the CPU
 /// without a server. Empty when the trace has no such events.
 fn server_lanes(c: &Collected, end: Time) -> Vec<(u32, Vec<ServerSpan>)> {
     let mut lanes: std::collections::BTreeMap<u32, Vec<ServerSpan>> = std::collections::BTreeMap::new();
     let mut colors: Vec<String> = Vec::new();
     for ev in &c.others {
-        let Event::Policy { t, cpu: Some(cpu), name, data } = ev else { continue };
-        if name != "server" {
-            continue;
-        }
+        let Event::Policy { t, cpu: Some(cpu), event: PolicyEvent::Server { server } } = ev else { continue };
         let lane = lanes.entry(*cpu).or_default();
         if let Some(last) = lane.last_mut() {
             if last.end == Time::MAX {
                 last.end = *t;
             }
         }
-        if let Some(server) = data.get("server").and_then(|v| v.as_str()) {
+        if let Some(server) = server.as_deref() {
             let color = match colors.iter().position(|n| n == server) {
                 Some(i) => i,
                 None => {
@@ -422,6 +505,11 @@ fn up_arrow(x: f64, top: f64, bot: f64) -> String {
 /// A vertical arrow from `top` down to `bot`, its head at the bottom.
 fn down_arrow(x: f64, top: f64, bot: f64) -> String {
     format!("M{x:.2},{top:.2}V{bot:.2}M{:.2},{:.2}L{x:.2},{bot:.2}L{:.2},{:.2}", x - 3.0, bot - 4.0, x + 3.0, bot - 4.0)
+}
+
+/// A small diamond centred on (x, y).
+fn diamond(x: f64, y: f64) -> String {
+    format!("M{x:.2},{:.2}L{:.2},{y:.2}L{x:.2},{:.2}L{:.2},{y:.2}Z", y - 4.0, x + 4.0, y + 4.0, x - 4.0)
 }
 
 /// A small downward triangle whose tip touches (x, y).

@@ -51,7 +51,7 @@ pub fn events() -> Vec<Event> {
         Overhead { t: 5 * MS, cpu: 0, kind: OverheadKind::Release, dur: 3 * US },
         SwitchAway { t: 5 * MS, cpu: 0, task: 1, job: 0, reason: SwitchReason::Preempt, exec: 3 * MS },
         SwitchTo { t: 5 * MS, cpu: 0, task: 0, job: 1 },
-        Policy { t: 5 * MS, cpu: Some(0), name: "decision".into(), data: serde_json::json!({"picked": [0, 1]}) },
+        Note { t: 5 * MS, cpu: Some(0), name: "decision".into(), data: serde_json::json!({"picked": [0, 1]}) },
         DeadlineMiss { t: 7 * MS, task: 2, job: 0 },
         SwitchAway { t: 7 * MS, cpu: 0, task: 0, job: 1, reason: SwitchReason::Complete, exec: 2 * MS },
         Completion { t: 7 * MS, cpu: 0, task: 0, job: 1, exec: 2 * MS, forced: false },
@@ -82,18 +82,21 @@ pub fn all_variants() -> Vec<Event> {
         SegmentEnd { t: 5, cpu: u32::MAX, task: u32::MAX, job: u64::MAX, segment: u32::MAX },
         DeadlineMiss { t: 6, task: 1, job: 2 },
         BudgetExhausted { t: 6, task: 1, job: 2 },
-        Policy { t: 7, cpu: None, name: "quantum".into(), data: serde_json::Value::Null },
-        Policy {
+        Note { t: 7, cpu: None, name: "quantum".into(), data: serde_json::Value::Null },
+        Note {
             t: 7,
             cpu: Some(3),
             name: "prem-phase ✓".into(),
             data: serde_json::json!({"phase": "memory", "n": -1.5, "list": [1, 2, {"z": null, "a": true}]}),
         },
-        Policy { t: 8, cpu: Some(u32::MAX), name: String::new(), data: serde_json::json!(0) },
+        Note { t: 8, cpu: Some(u32::MAX), name: String::new(), data: serde_json::json!(0) },
         SysRelease { t: 4 }, // back in time
         SysRelease { t: u64::MAX },
         SysRelease { t: 0 },
     ];
+    for (i, event) in policy_events().into_iter().enumerate() {
+        v.push(Policy { t: 50 + i as u64, cpu: if i % 2 == 0 { Some(i as u32) } else { None }, event });
+    }
     for (i, reason) in SwitchReason::ALL.into_iter().enumerate() {
         v.push(SwitchAway { t: 100 + i as u64, cpu: i as u32, task: 3, job: 1 << 40, reason, exec: 123_456_789 });
     }
@@ -101,4 +104,32 @@ pub fn all_variants() -> Vec<Event> {
         v.push(Overhead { t: 200 + i as u64, cpu: 0, kind, dur: 1_000 * i as u64 });
     }
     v
+}
+
+/// One typed policy event of every kind, with extreme values.
+pub fn policy_events() -> Vec<schedlab_trace::PolicyEvent> {
+    use schedlab_trace::PolicyEvent::*;
+    vec![
+        PreemptionPoint { task: 1, job: 2, segment: 0 },
+        Server { server: Some("S3".into()) },
+        Server { server: None },
+        ServerReplenish { server: "H1 ✓".into(), budget: u64::MAX, deadline: 0 },
+        ServerExhaust { server: String::new(), deadline: 9 },
+        ServerPostpone { server: "H1".into(), budget: 3, deadline: u64::MAX },
+        CounterSample(Box::new(schedlab_model::CounterReading {
+            task: Some(u32::MAX),
+            job: Some(u64::MAX),
+            instructions: Some(1),
+            cycles: Some(u64::MAX),
+            cache_references: None,
+            cache_misses: Some(0),
+            coherence_misses: None,
+            cpu_clock: Some(3),
+            context_switches: Some(2),
+        })),
+        CounterSample(Box::default()),
+        PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
+        TokenGrant { task: 2, job: 5 },
+        TokenRelease { task: 2, job: 5 },
+    ]
 }

@@ -28,6 +28,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Baker 2003 (RTSS), Baker 2005 (IEEE TPDS)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: false, min_cpus: 0, u_below_m: false };
+
 /// min(1, βₖ(i)) as num/den (parameters ≤ 2⁴⁰, so 128 bits suffice).
 #[inline]
 fn term(tasks: &[TaskParams], k: usize, i: usize) -> (i128, u128) {
@@ -56,7 +59,7 @@ fn cmp_k(tasks: &[TaskParams], m: u32, k: usize) -> Ordering {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    if let Err(v) = precheck(tasks, m, Needs::default(), ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let n = tasks.len();

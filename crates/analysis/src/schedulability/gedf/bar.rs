@@ -31,7 +31,8 @@ use super::load::dbf;
 use super::model::{precheck, Needs};
 use super::piecewise::divmod;
 use schedlab_model::PolicyName;
-use std::cmp::Ordering;
+use std::cmp::{Ordering, Reverse};
+use std::collections::BinaryHeap;
 
 pub const ID: &str = "gedf.bar";
 
@@ -46,6 +47,9 @@ pub const INFO: TestInfo = TestInfo {
     exactness: Exactness::Sufficient,
     source: "Baruah 2007 (RTSS), Techniques for multiprocessor global schedulability analysis",
 };
+
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 0, u_below_m: true };
 
 /// dbf′(τᵢ, t): demand with a carried-in job.
 #[inline]
@@ -124,13 +128,24 @@ struct Pos {
     r: u64,
 }
 
-/// [`lhs`] from the positions at t = a + Dₖ (same value), with the m − 1
-/// largest differences kept in `top` (sorted, largest first; `top.len()` is
-/// m − 1 and it is zeroed here).
-fn lhs_at(pos: &[Pos], k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
+/// Moves a position forward by `delta`.
+#[inline]
+fn advance(p: &mut Pos, delta: u64) {
+    p.r += delta;
+    while p.r >= p.t {
+        p.r -= p.t;
+        p.qc += p.c;
+    }
+}
+
+/// [`lhs`] from the positions, moved forward by `delta` to t = a + Dₖ
+/// here (same value), with the m − 1 largest differences kept in `top`
+/// (sorted, largest first; `top.len()` is m − 1 and it is zeroed here).
+fn lhs_at(pos: &mut [Pos], delta: u64, k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
     top.fill(0);
     let mut s1: u128 = 0;
-    for (i, p) in pos.iter().enumerate() {
+    for (i, p) in pos.iter_mut().enumerate() {
+        advance(p, delta);
         let dbf = p.qc + if p.r >= p.d { p.c } else { 0 };
         let carry = p.qc + p.c.min(p.r);
         let (i1, i2) = if i == k { ((dbf - p.c).min(a), (carry - p.c).min(a)) } else { (dbf.min(x), carry.min(x)) };
@@ -148,6 +163,58 @@ fn lhs_at(pos: &[Pos], k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
     s1 + top.iter().map(|&v| v as u128).sum::<u128>()
 }
 
+/// The dbf steps Dᵢ + j·Tᵢ (j ≥ 0) of a set in increasing order without
+/// duplicates, generated lazily by a k-way merge of the tasks'
+/// progressions and shared by every k: task k's test points are the steps
+/// in (Dₖ, Dₖ + hi] shifted by −Dₖ. Only the steps a search reaches are
+/// generated (a set that fails usually fails at one of the first points;
+/// sorting every candidate up front was half of BAR's cost), and each once
+/// per set, not once per task. Steps stay below 2⁵⁷ (count ≤ MAX_POINTS
+/// bounds hi by MAX_POINTS·Tᵢ + Dᵢ).
+struct Steps {
+    steps: Vec<u64>,
+    /// The next step of each task, smallest first.
+    heap: BinaryHeap<Reverse<(u64, usize)>>,
+}
+
+impl Steps {
+    fn new(tasks: &[TaskParams]) -> Steps {
+        Steps { steps: Vec::new(), heap: tasks.iter().enumerate().map(|(i, t)| Reverse((t.deadline, i))).collect() }
+    }
+
+    /// Generates the next distinct step; false when there is none (no tasks).
+    fn grow(&mut self, tasks: &[TaskParams]) -> bool {
+        while let Some(Reverse((t, i))) = self.heap.pop() {
+            self.heap.push(Reverse((t + tasks[i].period, i)));
+            if self.steps.last().is_none_or(|&l| l < t) {
+                self.steps.push(t);
+                return true;
+            }
+        }
+        false
+    }
+
+    /// The index of the first step above `lo`.
+    fn first_above(&mut self, tasks: &[TaskParams], lo: u64) -> usize {
+        while self.steps.last().is_none_or(|&l| l <= lo) {
+            if !self.grow(tasks) {
+                return self.steps.len();
+            }
+        }
+        self.steps.partition_point(|&t| t <= lo)
+    }
+
+    /// Step `j`, if it is at most `hi` (generating up to it).
+    fn get(&mut self, tasks: &[TaskParams], j: usize, hi: u64) -> Option<u64> {
+        while self.steps.len() <= j {
+            if self.steps.last().is_some_and(|&l| l > hi) || !self.grow(tasks) {
+                return None;
+            }
+        }
+        Some(self.steps[j]).filter(|&t| t <= hi)
+    }
+}
+
 fn search(tasks: &[TaskParams], m: u32) -> Found {
     let n = tasks.len();
     let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();
@@ -160,9 +227,7 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let inv: Vec<f64> = tasks.iter().map(|t| 1.0 / t.period as f64).collect();
     let mut points = 0usize;
     let mut diffs = Vec::with_capacity(n);
-    // Every candidate is below 2⁵⁷ (count ≤ MAX_POINTS bounds hi by
-    // MAX_POINTS·Tᵢ + Dᵢ): u64, which sorts twice as fast as u128.
-    let mut cand: Vec<u64> = Vec::new();
+    let mut steps = Steps::new(tasks);
     let mut pos: Vec<Pos> = Vec::with_capacity(n);
     // The m − 1 largest differences: a small sorted array when m is small.
     let mut top = vec![0u64; (m as usize).saturating_sub(1).min(n)];
@@ -187,19 +252,10 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
         if count + points as u128 > MAX_POINTS as u128 {
             return Found::Skipped { points };
         }
-        cand.clear();
-        cand.push(0);
-        for ti in tasks {
-            // A = Dᵢ + j·Tᵢ − Dₖ ≥ 0.
-            let (di, p) = (ti.deadline as u128, ti.period as u128);
-            let mut t = if di >= dk { di } else { di + (dk - di).div_ceil(p) * p };
-            while t - dk <= hi {
-                cand.push((t - dk) as u64);
-                t += p;
-            }
-        }
-        cand.sort_unstable();
-        cand.dedup();
+        // Aₖ = 0, then every Aₖ = Dᵢ + j·Tᵢ − Dₖ > 0 up to hi, increasing.
+        let top_t = (dk + hi) as u64;
+        let mut next = steps.first_above(tasks, tk.deadline);
+        let mut first = true;
         let near = hi_f * (1.0 - 1e-9) - 2.0;
         // Positions in u64, sums in u128.
         pos.clear();
@@ -209,7 +265,15 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64 });
         }
         let mut at = 0u64;
-        for &a64 in &cand {
+        loop {
+            let a64 = if first {
+                first = false;
+                0
+            } else {
+                let Some(t) = steps.get(tasks, next, top_t) else { break };
+                next += 1;
+                t - tk.deadline
+            };
             let a = a64 as u128;
             if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
                 break;
@@ -217,16 +281,12 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
             points += 1;
             let delta = a64 - at;
             at = a64;
-            for p in pos.iter_mut() {
-                p.r += delta;
-                while p.r >= p.t {
-                    p.r -= p.t;
-                    p.qc += p.c;
-                }
-            }
             let value = if small_top {
-                lhs_at(&pos, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
+                lhs_at(&mut pos, delta, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
             } else {
+                for p in pos.iter_mut() {
+                    advance(p, delta);
+                }
                 lhs(tasks, m, k, a, &mut diffs)
             };
             let bound = m as u128 * (a + dk - tk.wcet as u128 + 1);
@@ -239,8 +299,7 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, u_below_m: true, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let found = search(tasks, m);
@@ -306,6 +365,53 @@ mod tests {
     fn utilisation_equal_to_m_is_not_applicable() {
         let t = vec![TaskParams::implicit(5, 10); 4];
         assert_eq!(decide(&t, 2), Verdict::NotApplicable);
+    }
+}
+
+/// The shared lazy steps give each task the candidates of a per-task list
+/// (the earlier construction: every Dᵢ + j·Tᵢ ≥ Dₖ up to Dₖ + hi, sorted,
+/// deduplicated), whatever order the ranges grow and shrink in.
+#[cfg(test)]
+mod shared_steps {
+    use super::*;
+    use schedlab_model::rng::Rng;
+
+    #[test]
+    fn equal_the_per_task_candidates() {
+        let mut r = Rng::new(57);
+        for _ in 0..2000 {
+            let n = r.range_u64(1, 9) as usize;
+            let tasks: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = r.range_u64(2, 60);
+                    TaskParams::constrained(1, r.range_u64(1, t + 1), t)
+                })
+                .collect();
+            let mut steps = Steps::new(&tasks);
+            for _ in 0..6 {
+                let k = r.range_u64(0, n as u64 - 1) as usize;
+                let dk = tasks[k].deadline;
+                let hi = r.range_u64(0, 300);
+                let mut per_task = vec![0u64];
+                for ti in &tasks {
+                    let (di, p) = (ti.deadline, ti.period);
+                    let mut t = if di >= dk { di } else { di + (dk - di).div_ceil(p) * p };
+                    while t - dk <= hi {
+                        per_task.push(t - dk);
+                        t += p;
+                    }
+                }
+                per_task.sort_unstable();
+                per_task.dedup();
+                let mut shared = vec![0u64];
+                let mut j = steps.first_above(&tasks, dk);
+                while let Some(t) = steps.get(&tasks, j, dk + hi) {
+                    shared.push(t - dk);
+                    j += 1;
+                }
+                assert_eq!(shared, per_task, "k = {k}, hi = {hi}: {tasks:?}");
+            }
+        }
     }
 }
 

@@ -30,6 +30,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Bertogna, Cirinei & Lipari 2005 (ECRTS); 2009 (IEEE TPDS)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 0, u_below_m: false };
+
 /// Iᵢ in τₖ's window (constrained deadlines).
 #[inline]
 pub(crate) fn interference(tk: &TaskParams, ti: &TaskParams) -> i128 {
@@ -58,8 +61,7 @@ fn check_k(tasks: &[TaskParams], m: u32, k: usize) -> (i128, bool) {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let failed = (0..tasks.len()).find(|&k| !check_k(tasks, m, k).1);

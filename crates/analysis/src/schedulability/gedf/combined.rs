@@ -109,6 +109,93 @@ fn core_skipping<E: Explain>(tasks: &[TaskParams], m: u32, skip: u32, ex: &mut E
     v
 }
 
+/// The tests of [`ORDER`] whose acceptance is monotone in the WCETs, as a
+/// bit mask (bit i: `ORDER[i]`): if such a test accepts a set, it accepts
+/// every set with the same deadlines, periods, offsets and jitters and
+/// WCETs no larger, task by task (the argument for each is in
+/// `super::dominance`). BAK, RTA and FF-DBF are not in it (RTA's
+/// rejections carry over to larger WCETs only when its searches were exact,
+/// see [`Cascade::refutes`]).
+pub const MONOTONE: u32 = 1 << 0 | 1 << 1 | 1 << 3 | 1 << 5;
+
+/// RTA's bit in [`ORDER`].
+const RTA: usize = 4;
+
+/// What the cascade found, for reuse on sets that dominate or are
+/// dominated by this one (`super::dominance`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cascade {
+    pub verdict: Verdict,
+    /// The index in [`ORDER`] of the test that accepted.
+    pub accepted: Option<usize>,
+    /// The tests known not to accept (bit i: `ORDER[i]`).
+    pub rejected: u32,
+    /// The tests known not to accept these tasks nor any with the same
+    /// deadlines, periods, offsets and jitters and WCETs no smaller: those
+    /// of [`MONOTONE`] that rejected, and RTA when it rejected with every
+    /// search exact and every WCET at least 1 (`super::dominance`).
+    pub refutes: u32,
+}
+
+/// The test's verdict when it is known not to accept: its task-model and
+/// necessary-condition check (`precheck` with its [`Needs`]) decides
+/// not-applicable and unschedulable; otherwise it would have answered
+/// inconclusive (every test's core answers schedulable or inconclusive once
+/// its precheck passes).
+fn known_not_accepting(i: usize, tasks: &[TaskParams], m: u32) -> Verdict {
+    let needs = match i {
+        0 => gfb::NEEDS,
+        1 => bcl::NEEDS,
+        2 => bak::NEEDS,
+        3 => load::NEEDS,
+        4 => rta::NEEDS,
+        5 => bar::NEEDS,
+        _ => ffdbf::NEEDS,
+    };
+    match precheck(tasks, m, needs, &mut Quiet) {
+        Err(v) => v,
+        Ok(()) => Verdict::Inconclusive,
+    }
+}
+
+/// [`decide_input`]'s verdict (tests of the bit mask `skip` left out),
+/// where the tests of the bit mask `known` are known not to accept `tasks`
+/// and are not run (their verdict, which only decides between
+/// inconclusive and not applicable, comes from their precheck).
+pub fn decide_knowing(tasks: &[TaskParams], m: u32, skip: u32, known: u32) -> Cascade {
+    if let Err(v) = precheck(tasks, m, Needs::default(), &mut Quiet) {
+        return Cascade { verdict: v, accepted: None, rejected: 0, refutes: 0 };
+    }
+    let mut applied = 0;
+    let (mut rejected, mut refutes) = (0, 0);
+    for i in (0..ORDER.len()).filter(|i| skip & 1 << i == 0) {
+        let (v, carries) = if known & 1 << i != 0 {
+            (known_not_accepting(i, tasks, m), true)
+        } else if i == RTA {
+            let (v, exact) = rta::decide_exact(tasks, m);
+            (v, exact && tasks.iter().all(|t| t.wcet >= 1))
+        } else {
+            (quiet(i, tasks, m), MONOTONE & 1 << i != 0)
+        };
+        match v {
+            Verdict::Schedulable => return Cascade { verdict: v, accepted: Some(i), rejected, refutes },
+            Verdict::NotApplicable => {}
+            _ => applied += 1,
+        }
+        rejected |= 1 << i;
+        if carries {
+            refutes |= 1 << i;
+        }
+    }
+    let verdict = if applied == 0 { Verdict::NotApplicable } else { Verdict::Inconclusive };
+    Cascade { verdict, accepted: None, rejected, refutes }
+}
+
+/// The bit mask of `skip` (test IDs) over [`ORDER`].
+pub fn skip_mask(skip: &[String]) -> u32 {
+    mask(skip)
+}
+
 /// The verdict of `input`, without the tests of `input.options.skip`.
 pub fn decide_input(input: &Input) -> Verdict {
     core_skipping(&input.tasks, input.cpus, mask(&input.options.skip), &mut Quiet)

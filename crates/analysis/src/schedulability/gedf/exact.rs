@@ -34,6 +34,26 @@ pub fn sum<F: Fn(usize) -> (i128, u128)>(n: usize, term: F) -> Ratio {
     Ratio(acc)
 }
 
+/// `a as f64` (round to nearest), through the hardware's 64-bit conversion
+/// when `a` fits (the same value: both round the same integer), instead of
+/// the software 128-bit one.
+#[inline]
+fn f64_of_i(a: i128) -> f64 {
+    match i64::try_from(a) {
+        Ok(x) => x as f64,
+        Err(_) => a as f64,
+    }
+}
+
+/// `b as f64`, as [`f64_of_i`].
+#[inline]
+fn f64_of_u(b: u128) -> f64 {
+    match u64::try_from(b) {
+        Ok(x) => x as f64,
+        Err(_) => b as f64,
+    }
+}
+
 /// Σ term(i) (i < n) compared with rhs = num/den, exactly. Every
 /// denominator must be positive.
 #[inline]
@@ -42,11 +62,11 @@ pub fn cmp_sum<F: Fn(usize) -> (i128, u128)>(n: usize, term: F, rhs: (i128, u128
     let mut mag = 0.0f64;
     for i in 0..n {
         let (a, b) = term(i);
-        let t = a as f64 / b as f64;
+        let t = f64_of_i(a) / f64_of_u(b);
         s += t;
         mag += t.abs();
     }
-    let r = rhs.0 as f64 / rhs.1 as f64;
+    let r = f64_of_i(rhs.0) / f64_of_u(rhs.1);
     // 3u per term and per rhs, n·u for the summation; doubled for margin.
     let err = (n as f64 + 8.0) * 2.0 * f64::EPSILON * (mag + r.abs()) + f64::MIN_POSITIVE;
     let d = s - r;
@@ -69,6 +89,22 @@ pub fn cmp_frac(a: u128, b: u128, c: u128, d: u128) -> Option<Ordering> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_64_bit_conversions_round_as_the_128_bit_ones() {
+        let mut r = schedlab_model::rng::Rng::new(64);
+        for _ in 0..100_000 {
+            let shift = r.range_u64(0, 126) as u32;
+            let u = (r.next_u64() as u128) << 64 | r.next_u64() as u128;
+            let b = u >> shift;
+            let a = if r.range_u64(0, 1) == 0 { (b >> 1) as i128 } else { -((b >> 1) as i128) };
+            assert_eq!(f64_of_u(b).to_bits(), (b as f64).to_bits(), "{b}");
+            assert_eq!(f64_of_i(a).to_bits(), (a as f64).to_bits(), "{a}");
+        }
+        for a in [i64::MIN as i128, i64::MAX as i128, i64::MAX as i128 + 1, i128::MIN, i128::MAX, 0, -1] {
+            assert_eq!(f64_of_i(a).to_bits(), (a as f64).to_bits(), "{a}");
+        }
+    }
 
     #[test]
     fn near_ties_are_decided_exactly() {

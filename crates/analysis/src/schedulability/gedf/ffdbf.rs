@@ -45,6 +45,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Baruah, Bonifaci, Marchetti-Spaccamela & Stiller 2009 (ECRTS)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 2, u_below_m: false };
+
 /// b·ff-dbf(τᵢ, τ/a, a/b) (None on overflow).
 #[inline]
 fn ff(ti: &TaskParams, tau: i128, a: i128, b: i128) -> Option<i128> {
@@ -171,8 +174,7 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, min_cpus: 2, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let found = search(tasks, m);

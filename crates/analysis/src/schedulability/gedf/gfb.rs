@@ -22,9 +22,12 @@ pub const INFO: TestInfo = TestInfo {
     source: "Goossens, Funk & Baruah 2003; Bertogna, Cirinei & Lipari 2005 (densities)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: false, min_cpus: 0, u_below_m: false };
+
 /// The core on any subset of tasks and CPU count.
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    if let Err(v) = precheck(tasks, m, Needs::default(), ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let k = densest(tasks);

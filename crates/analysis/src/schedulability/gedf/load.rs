@@ -38,6 +38,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Baker & Baruah 2009 (ECRTS; Real-Time Systems 43)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: false, min_cpus: 0, u_below_m: false };
+
 /// dbf(τᵢ, t): demand of jobs released and due within any interval of length t.
 #[inline]
 pub(crate) fn dbf(ti: &TaskParams, t: u128) -> u128 {
@@ -131,7 +134,7 @@ fn search(tasks: &[TaskParams], m: u32, explain: bool) -> Found {
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    if let Err(v) = precheck(tasks, m, Needs::default(), ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let explain = ex.out().is_some();

@@ -21,6 +21,7 @@ pub mod bar;
 pub mod bcl;
 pub mod bcl_iterative;
 pub mod combined;
+pub mod dominance;
 pub mod exact;
 pub mod explain;
 pub mod ffdbf;

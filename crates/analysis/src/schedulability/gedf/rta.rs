@@ -38,6 +38,9 @@ pub const INFO: TestInfo = TestInfo {
     source: "Bertogna & Cirinei 2007 (RTSS)",
 };
 
+/// The task model the test needs (checked by `precheck`).
+pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 0, u_below_m: false };
+
 /// The workload of τᵢ in a window of length L (carry-in ending Sᵢ before
 /// its deadline).
 #[cfg(test)]
@@ -89,6 +92,7 @@ impl Pairs {
 /// offset R + Dᵢ − Cᵢ − Sᵢ) and moves it forward by subtraction: one
 /// division per task and bound instead of one per evaluation. `st` is
 /// scratch.
+#[allow(clippy::too_many_arguments)]
 fn bound_k(
     tasks: &[TaskParams],
     pairs: &Pairs,
@@ -97,6 +101,7 @@ fn bound_k(
     slack: &[i64],
     st: &mut Vec<Saw>,
     rooms: &mut Vec<i64>,
+    exhausted: &mut bool,
 ) -> Result<i128, i128> {
     let inv = &pairs.inv_small;
     let (ck, dk) = (tasks[k].wcet as i64, tasks[k].deadline as i64);
@@ -158,7 +163,7 @@ fn bound_k(
         }
         v
     };
-    lfp_rising(ck, dk, m as i64, inv, &mut eval, rooms).map(i128::from).map_err(i128::from)
+    lfp_rising(ck, dk, m as i64, inv, &mut eval, rooms, exhausted).map(i128::from).map_err(i128::from)
 }
 
 /// The least R ≥ c with c + ⌊S(R)/m⌋ ≤ R, if it is at most d, else
@@ -175,6 +180,7 @@ fn lfp_rising(
     inv: &[f64],
     eval: &mut impl FnMut(i64, &mut Vec<i64>) -> i64,
     rooms: &mut Vec<i64>,
+    exhausted: &mut bool,
 ) -> Result<i64, i64> {
     let mut r = c;
     for _ in 0..MAX_EVALS {
@@ -187,11 +193,25 @@ fn lfp_rising(
             return Ok(r);
         }
         // g(δ) = bound − m·(R + δ − c + 1), g(0) ≥ 0 since f > R.
-        rooms.sort_unstable();
         let mut g = v - m * (r - c + 1);
-        let (mut from, mut rising) = (0i64, rooms.len() as i64);
+        // Walking the rooms in increasing order, the first p = L − m + 1 of
+        // L are passed without a check (m or more still rising) and add
+        // Σ_{j<p} (L − j − m)·(roomⱼ − roomⱼ₋₁) = the sum of the p − 1
+        // smallest rooms to g: a selection instead of a sort for them.
+        let len = rooms.len();
+        let (mut from, mut rising, rest) = if len as i64 >= m {
+            let p = len + 1 - m as usize;
+            rooms.select_nth_unstable(p - 1);
+            g += rooms[..p - 1].iter().sum::<i64>();
+            let from = rooms[p - 1];
+            rooms[p..].sort_unstable();
+            (from, m - 1, p)
+        } else {
+            rooms.sort_unstable();
+            (0i64, len as i64, 0)
+        };
         let mut jump = None;
-        for &room in rooms.iter() {
+        for &room in rooms[rest..].iter() {
             if rising < m {
                 let q = divmod(g, m - rising, inv[(m - rising) as usize]).0;
                 if from + q < room {
@@ -210,7 +230,9 @@ fn lfp_rising(
         }
         r = next;
     }
-    // Not reached for sane inputs; as `lfp`: d itself is the last resort.
+    // Not reached for sane inputs; as `lfp`: d itself is the last resort
+    // (a bound, not the least fixed point: `exhausted` says so).
+    *exhausted = true;
     let v = eval(d, rooms);
     let f = c + v / m;
     if f <= d {
@@ -236,6 +258,9 @@ pub(crate) struct Bounds {
     pub r: Vec<Option<i128>>,
     pub failed: Option<(usize, i128)>,
     pub rounds: usize,
+    /// Some search gave up after `MAX_EVALS` evaluations and took Dₖ as
+    /// the bound (so a bound may be above the least fixed point).
+    pub exhausted: bool,
 }
 
 /// The rounds of slack feedback. A task is recomputed only when another
@@ -252,6 +277,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
     let (mut changes, mut own, mut seen) = (0usize, vec![0usize; n], vec![usize::MAX; n]);
     let mut last: Vec<Result<i128, i128>> = vec![Ok(0); n];
     let mut rounds = 0;
+    let mut exhausted = false;
     loop {
         rounds += 1;
         let (mut changed, mut failed) = (false, None);
@@ -261,7 +287,7 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
                 last[k]
             } else {
                 seen[k] = others;
-                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st, &mut rooms);
+                last[k] = bound_k(tasks, &pairs, m, k, &slack, &mut st, &mut rooms, &mut exhausted);
                 last[k]
             };
             match res {
@@ -283,14 +309,13 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32) -> Bounds {
             }
         }
         if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
-            return Bounds { r, failed, rounds };
+            return Bounds { r, failed, rounds, exhausted };
         }
     }
 }
 
 pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
-    let needs = Needs { constrained: true, ..Needs::default() };
-    if let Err(v) = precheck(tasks, m, needs, ex) {
+    if let Err(v) = precheck(tasks, m, NEEDS, ex) {
         return v;
     }
     let b = iterate(tasks, m);
@@ -347,6 +372,18 @@ pub fn core<E: Explain>(tasks: &[TaskParams], m: u32, ex: &mut E) -> Verdict {
 
 pub fn decide(tasks: &[TaskParams], m: u32) -> Verdict {
     core(tasks, m, &mut Quiet)
+}
+
+/// [`decide`], and whether every response-time search found its least
+/// fixed point (none gave up after `MAX_EVALS` evaluations): only then
+/// does a rejection carry over to sets with larger WCETs
+/// (`super::dominance`).
+pub fn decide_exact(tasks: &[TaskParams], m: u32) -> (Verdict, bool) {
+    if let Err(v) = precheck(tasks, m, NEEDS, &mut Quiet) {
+        return (v, true);
+    }
+    let b = iterate(tasks, m);
+    (if b.failed.is_none() { Verdict::Schedulable } else { Verdict::Inconclusive }, !b.exhausted)
 }
 
 pub fn check(tasks: &[TaskParams], m: u32) -> Outcome {
@@ -414,7 +451,7 @@ mod tests {
                 r = f;
             };
             let pairs = Pairs::new(&tasks, m);
-            let got = bound_k(&tasks, &pairs, m, k, &slack, &mut Vec::new(), &mut Vec::new());
+            let got = bound_k(&tasks, &pairs, m, k, &slack, &mut Vec::new(), &mut Vec::new(), &mut false);
             match plain {
                 Ok(r) => {
                     ok += 1;

@@ -87,12 +87,14 @@ pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Dri
 struct Scratch {
     n: usize,
     members: Vec<Vec<usize>>,
+    /// Each bin's [`Sizes::bounds`] summed (saturating), kept as tasks join.
+    loads: Vec<(u128, u128)>,
     order: Vec<usize>,
 }
 
 impl Scratch {
     fn new(n: usize, m: usize) -> Scratch {
-        Scratch { n, members: vec![Vec::with_capacity(n); m], order: Vec::with_capacity(n) }
+        Scratch { n, members: vec![Vec::with_capacity(n); m], loads: vec![(0, 0); m], order: Vec::with_capacity(n) }
     }
 }
 
@@ -100,10 +102,13 @@ impl Scratch {
 trait Sizes {
     /// sizes[a] vs sizes[b].
     fn cmp_size(&self, a: usize, b: usize) -> Ordering;
-    /// Whether task t fits a bin of capacity 1 holding `members`.
-    fn fits(&self, members: &[usize], t: usize) -> bool;
-    /// load(a) vs load(b) for two bins' members (rooms compare the other way).
-    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering;
+    /// Bounds on task t's size kept summed per bin (`load` below).
+    fn bounds(&self, t: usize) -> (u128, u128);
+    /// Whether task t fits a bin holding `members`, whose bounds sum to `load`.
+    fn fits(&self, members: &[usize], load: (u128, u128), t: usize) -> bool;
+    /// load(a) vs load(b) for two bins' members and their summed bounds
+    /// (rooms compare the other way).
+    fn cmp_load(&self, a: &[usize], la: (u128, u128), b: &[usize], lb: (u128, u128)) -> Ordering;
 }
 
 /// Common-denominator integer sizes (the test-driven packing's).
@@ -122,10 +127,13 @@ impl Sizes for Integer<'_> {
     fn cmp_size(&self, a: usize, b: usize) -> Ordering {
         self.sizes[a].cmp(&self.sizes[b])
     }
-    fn fits(&self, members: &[usize], t: usize) -> bool {
+    fn bounds(&self, _: usize) -> (u128, u128) {
+        (0, 0)
+    }
+    fn fits(&self, members: &[usize], _: (u128, u128), t: usize) -> bool {
         self.sizes[t] <= self.unit && self.load(members) + self.sizes[t] <= self.unit
     }
-    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
+    fn cmp_load(&self, a: &[usize], _: (u128, u128), b: &[usize], _: (u128, u128)) -> Ordering {
         self.load(a).cmp(&self.load(b))
     }
 }
@@ -160,16 +168,18 @@ impl Sizes for Exact<'_> {
         let ((na, da), (nb, db)) = (self.parts[a], self.parts[b]);
         (na as u128 * db as u128).cmp(&(nb as u128 * da as u128))
     }
-    fn fits(&self, members: &[usize], t: usize) -> bool {
+    /// ⌊size·2⁶⁴⌋ and ⌈size·2⁶⁴⌉: a bin's sums bound its load (sums of
+    /// non-negative terms saturate alike in any order).
+    fn bounds(&self, t: usize) -> (u128, u128) {
+        self.fixed[t]
+    }
+    fn fits(&self, members: &[usize], load: (u128, u128), t: usize) -> bool {
         let (num, den) = self.parts[t];
         if num > den {
             return false;
         }
-        let (mut lo, mut hi) = self.fixed[t];
-        for &i in members {
-            lo = lo.saturating_add(self.fixed[i].0);
-            hi = hi.saturating_add(self.fixed[i].1);
-        }
+        let lo = self.fixed[t].0.saturating_add(load.0);
+        let hi = self.fixed[t].1.saturating_add(load.1);
         let cap = self.cap as u128 * ONE;
         if hi <= cap {
             true
@@ -185,7 +195,16 @@ impl Sizes for Exact<'_> {
             cmp_sum(members.len() + 1, term, (self.cap as i128, 1)) != Ordering::Greater
         }
     }
-    fn cmp_load(&self, a: &[usize], b: &[usize]) -> Ordering {
+    fn cmp_load(&self, a: &[usize], la: (u128, u128), b: &[usize], lb: (u128, u128)) -> Ordering {
+        // The fixed-point intervals first (each load lies in [lo, hi]·2⁻⁶⁴);
+        // the exact sum only when they overlap.
+        let ((lo_a, hi_a), (lo_b, hi_b)) = (la, lb);
+        if hi_a < lo_b {
+            return Ordering::Less;
+        }
+        if lo_a > hi_b {
+            return Ordering::Greater;
+        }
         let term = |k: usize| {
             if k < a.len() {
                 let (x, y) = self.parts[a[k]];
@@ -228,6 +247,7 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
     for b in &mut s.members {
         b.clear();
     }
+    s.loads.fill((0, 0));
     s.order.clear();
     s.order.extend(0..n);
     if h.decreasing {
@@ -236,8 +256,8 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
     let mut current = 0usize;
     for k in 0..s.order.len() {
         let t = s.order[k];
-        let members = &s.members;
-        let fits = |b: usize| sizes.fits(&members[b], t) && admit(&members[b], t);
+        let (members, loads) = (&s.members, &s.loads);
+        let fits = |b: usize| sizes.fits(&members[b], loads[b], t) && admit(&members[b], t);
         let chosen = match h.rule {
             Rule::FirstFit => (0..m).find(|&b| fits(b)),
             Rule::NextFit => {
@@ -255,7 +275,7 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
                     let better = match best {
                         None => true,
                         Some(c) => {
-                            let o = sizes.cmp_load(&members[b], &members[c]);
+                            let o = sizes.cmp_load(&members[b], loads[b], &members[c], loads[c]);
                             if h.rule == Rule::BestFit {
                                 o == Ordering::Greater
                             } else {
@@ -276,6 +296,8 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
         let bin = &mut s.members[b];
         let at = bin.binary_search(&t).unwrap_or_else(|e| e);
         bin.insert(at, t);
+        let (lo, hi) = sizes.bounds(t);
+        s.loads[b] = (s.loads[b].0.saturating_add(lo), s.loads[b].1.saturating_add(hi));
     }
     true
 }

@@ -20,11 +20,11 @@ impl Dispatcher {
         let prompt: HashMap<(u32, u64), u64> = self.host.prompts.iter().map(|&(t, j, r)| ((t, j), r)).collect();
         for &(rel, task, job) in &self.skipped {
             let data = serde_json::json!({"task": task, "job": job});
-            self.events.push((rel, 6, Event::Policy { t: rel, cpu: None, name: "skipped-release".into(), data }));
+            self.events.push((rel, 6, Event::Note { t: rel, cpu: None, name: "skipped-release".into(), data }));
         }
         for &(t, ns) in &self.late_wakeups {
             let data = serde_json::json!({"kind": DISPATCHER_LATENESS, "ns": ns});
-            self.events.push((t, 6, Event::Policy { t, cpu: None, name: PLATFORM_STALL.into(), data }));
+            self.events.push((t, 6, Event::Note { t, cpu: None, name: PLATFORM_STALL.into(), data }));
         }
         let rel = |t: u64| t.saturating_sub(t0);
         let mut preempt_lat: Vec<u64> = Vec::new();
@@ -164,7 +164,7 @@ impl Dispatcher {
         self.events.push((
             horizon,
             7,
-            Event::Policy { t: horizon, cpu: None, name: "dispatch-stats".into(), data: stats },
+            Event::Note { t: horizon, cpu: None, name: "dispatch-stats".into(), data: stats },
         ));
         self.events.sort_by_key(|(t, r, _)| (*t, *r));
         ex.events = self.events.into_iter().map(|(_, _, e)| e).collect();

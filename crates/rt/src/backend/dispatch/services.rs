@@ -12,7 +12,7 @@ use super::sync::{self, Shared};
 use crate::clock;
 use crate::counters::PerfCounters;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, Time};
+use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -104,18 +104,25 @@ impl Host<u64> for KernelServices {
         }
     }
     fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
-        self.counters.read(cpu)
+        let read = self.counters.read(cpu);
+        // Each reading goes into the trace (within the note budget), so
+        // replay answers from it.
+        if let (Ok(c), true) = (&read, self.tracing()) {
+            let running = self.running.get(cpu as usize).copied().flatten();
+            self.note(Some(cpu), c.sample(running));
+        }
+        read
     }
     fn tracing(&self) -> bool {
         self.note_budget > 0
     }
-    fn note(&mut self, cpu: Option<Cpu>, name: &'static str, data: serde_json::Value) {
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.note_budget == 0 {
             self.notes_dropped += 1;
             return;
         }
         self.note_budget -= 1;
-        self.notes.push((self.now, 6, Event::Policy { t: self.now, cpu, name: name.to_string(), data }));
+        self.notes.push((self.now, 6, Event::Policy { t: self.now, cpu, event }));
     }
 }
 

@@ -1,0 +1,270 @@
+//! The policy descriptor: one table of every policy schedlab knows — its
+//! name, its written title (`G-EDF`), its family, how it forms scheduling
+//! domains, how it preempts, and the parameters its spec section takes
+//! with their types, defaults and meaning.
+//!
+//! Every crate that needs to know something about a policy by name reads
+//! this table instead of keeping its own: the spec's validation and
+//! `--set`/`--policy` (which parameter a policy takes), the JSON Schema
+//! (the policy section as a union tagged by `name`), the validator's and
+//! the exporters' titles, the CLI and the runtime's kernel backend (which
+//! policies map onto Linux's classes). It lives in `model`, next to
+//! [`PolicyName`], because the spec is parsed and checked here and `model`
+//! is below `policy`; the implementations in `schedlab-policy` re-export it
+//! and a test there checks that each implementation declares what its
+//! descriptor says (domains, preemption).
+
+use super::policy::{Domains, PolicyName};
+
+/// The family a policy's priorities come from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Family {
+    /// Earliest deadline first (job-level fixed priority by deadline).
+    Edf,
+    /// Task-level fixed priority (RM, DM or explicit ranks).
+    Fp,
+    /// Least laxity first (job-level dynamic priority).
+    Llf,
+    /// EDF until zero laxity.
+    Edzl,
+    /// Proportionate fairness (quantum-based).
+    Pfair,
+    /// Reduction to uniprocessor (server-based).
+    Run,
+}
+
+impl Family {
+    pub fn name(self) -> &'static str {
+        match self {
+            Family::Edf => "edf",
+            Family::Fp => "fp",
+            Family::Llf => "llf",
+            Family::Edzl => "edzl",
+            Family::Pfair => "pfair",
+            Family::Run => "run",
+        }
+    }
+}
+
+/// How a policy preempts a running job (the policy crate's
+/// `Conformance::preemption()` says the same of each implementation).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum PreemptionKind {
+    /// At any instant, by a higher-priority job.
+    Full,
+    /// Never: a started job runs to completion.
+    None,
+    /// Only at the job's preemption points (the boundaries between its
+    /// segments); the final segment runs to completion.
+    AtPoints,
+}
+
+impl PreemptionKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptionKind::Full => "full",
+            PreemptionKind::None => "none",
+            PreemptionKind::AtPoints => "at-points",
+        }
+    }
+}
+
+/// One parameter of a policy's spec section (`policy.KEY`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Param {
+    /// The key, as in the spec.
+    pub key: &'static str,
+    /// The values it takes, as the docs write them.
+    pub values: &'static str,
+    /// The default, as the docs write it.
+    pub default: &'static str,
+    /// What it does.
+    pub doc: &'static str,
+}
+
+/// `partitioning`: the packing heuristic of partitioned and clustered policies.
+pub const PARTITIONING: Param = Param {
+    key: "partitioning",
+    values: "ff, bf, wf, nf, ffd, bfd, wfd, nfd, cap, cap-gs",
+    default: "wfd",
+    doc: "the bin-packing heuristic that places the tasks that are not pinned",
+};
+/// `partitioning` under RUN: the packing of every PACK step of the reduction.
+pub const RUN_PACKING: Param = Param {
+    key: "partitioning",
+    values: "ff, bf, wf, nf, ffd, bfd, wfd, nfd",
+    default: "wfd",
+    doc: "the packing of every PACK step of the reduction (not cap, cap-gs)",
+};
+/// `priorities`: how fixed priorities are assigned.
+pub const PRIORITIES: Param = Param {
+    key: "priorities",
+    values: "rm, dm, explicit",
+    default: "explicit when every task has a priority, else rm",
+    doc: "the fixed-priority assignment: rate or deadline monotonic, or the tasks' `priority`",
+};
+/// `quantum`: PD^2's scheduling quantum.
+pub const QUANTUM: Param =
+    Param { key: "quantum", values: "duration > 0", default: "1ms", doc: "the scheduling quantum" };
+/// `stagger`: PD^2's staggered quantum boundaries.
+pub const STAGGER: Param = Param {
+    key: "stagger",
+    values: "true, false",
+    default: "false",
+    doc: "CPU k's quantum boundaries are shifted by k·quantum/m instead of aligned",
+};
+/// `early_release`: ER-PD^2.
+pub const EARLY_RELEASE: Param = Param {
+    key: "early_release",
+    values: "true, false",
+    default: "false",
+    doc: "ER-PD^2: a subtask is eligible as soon as its predecessor ran and its job is released (work-conserving)",
+};
+/// `slack`: RUN's distribution of spare capacity.
+pub const SLACK: Param = Param {
+    key: "slack",
+    values: "greedy, proportional",
+    default: "greedy",
+    doc: "how spare capacity m − U is given to the level-0 servers",
+};
+
+/// What schedlab knows about a policy by its name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PolicyDescriptor {
+    pub name: PolicyName,
+    /// The conventional written name: `G-EDF`, `PD^2`, ...
+    pub title: &'static str,
+    /// One line: what the policy is.
+    pub summary: &'static str,
+    pub family: Family,
+    pub domains: Domains,
+    pub preemption: PreemptionKind,
+    /// The keys of its spec section besides `name`, in the order the docs list them.
+    pub params: &'static [Param],
+}
+
+impl PolicyDescriptor {
+    /// The parameter `key` of this policy, if it takes one.
+    pub fn param(&self, key: &str) -> Option<&'static Param> {
+        self.params.iter().find(|p| p.key == key)
+    }
+    /// The keys it takes, for messages: `partitioning, priorities` or `none`.
+    pub fn keys(&self) -> String {
+        if self.params.is_empty() {
+            "none".to_string()
+        } else {
+            self.params.iter().map(|p| p.key).collect::<Vec<_>>().join(", ")
+        }
+    }
+}
+
+const PARTITIONED: &[Param] = &[PARTITIONING];
+const PARTITIONED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
+const GLOBAL_FP: &[Param] = &[PRIORITIES];
+
+const fn d(
+    name: PolicyName,
+    title: &'static str,
+    summary: &'static str,
+    family: Family,
+    domains: Domains,
+    preemption: PreemptionKind,
+    params: &'static [Param],
+) -> PolicyDescriptor {
+    PolicyDescriptor { name, title, summary, family, domains, preemption, params }
+}
+
+/// Every policy, in the order of [`PolicyName::ALL`].
+pub const DESCRIPTORS: [PolicyDescriptor; 15] = {
+    use Domains::*;
+    use Family::*;
+    use PolicyName as P;
+    use PreemptionKind as K;
+    [
+        d(P::Gedf, "G-EDF", "global EDF", Edf, Global, K::Full, &[]),
+        d(P::Pedf, "P-EDF", "partitioned EDF", Edf, PerCpu, K::Full, PARTITIONED),
+        d(P::Cedf, "C-EDF", "clustered EDF", Edf, PerCluster, K::Full, PARTITIONED),
+        d(P::Gfp, "G-FP", "global fixed priority", Fp, Global, K::Full, GLOBAL_FP),
+        d(P::Pfp, "P-FP", "partitioned fixed priority", Fp, PerCpu, K::Full, PARTITIONED_FP),
+        d(P::Cfp, "C-FP", "clustered fixed priority", Fp, PerCluster, K::Full, PARTITIONED_FP),
+        d(P::NpGedf, "NP-G-EDF", "non-preemptive global EDF", Edf, Global, K::None, &[]),
+        d(P::Llf, "LLF", "global least laxity first", Llf, Global, K::Full, &[]),
+        d(P::Pllf, "P-LLF", "partitioned least laxity first", Llf, PerCpu, K::Full, PARTITIONED),
+        d(P::Edzl, "EDZL", "EDF until zero laxity", Edzl, Global, K::Full, &[]),
+        d(
+            P::Fpds,
+            "FPDS",
+            "partitioned fixed priority with deferred preemption",
+            Fp,
+            PerCpu,
+            K::AtPoints,
+            PARTITIONED_FP,
+        ),
+        d(P::GFpds, "G-FPDS", "global fixed priority with deferred preemption", Fp, Global, K::AtPoints, GLOBAL_FP),
+        d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
+        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
+        d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
+    ]
+};
+
+impl PolicyName {
+    /// The policy's descriptor.
+    pub fn descriptor(self) -> &'static PolicyDescriptor {
+        let d = &DESCRIPTORS[self as usize];
+        debug_assert_eq!(d.name, self);
+        d
+    }
+    /// The policy of a spec name (`gedf`, `g-fpds`, ...).
+    pub fn from_name(name: &str) -> Option<PolicyName> {
+        PolicyName::ALL.iter().copied().find(|p| p.name() == name)
+    }
+}
+
+/// The title of a policy given by its spec name (`gedf` → `G-EDF`), or the
+/// name itself for a name schedlab does not know (e.g. an imported trace's).
+pub fn title_of(name: &str) -> String {
+    PolicyName::from_name(name).map_or_else(|| name.to_string(), |p| p.descriptor().title.to_string())
+}
+
+/// Every key any policy takes, once each, in the order of first appearance.
+pub fn all_keys() -> Vec<&'static str> {
+    let mut keys: Vec<&'static str> = Vec::new();
+    for d in &DESCRIPTORS {
+        for p in d.params {
+            if !keys.contains(&p.key) {
+                keys.push(p.key);
+            }
+        }
+    }
+    keys
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_is_in_name_order_and_complete() {
+        assert_eq!(DESCRIPTORS.len(), PolicyName::ALL.len());
+        for (i, p) in PolicyName::ALL.iter().enumerate() {
+            assert_eq!(DESCRIPTORS[i].name, *p);
+            assert_eq!(p.descriptor().name, *p);
+            assert_eq!(PolicyName::from_name(p.name()), Some(*p));
+        }
+        assert_eq!(title_of("g-fpds"), "G-FPDS");
+        assert_eq!(title_of("litmus-gsn"), "litmus-gsn");
+        assert_eq!(all_keys(), ["partitioning", "priorities", "quantum", "stagger", "early_release", "slack"]);
+    }
+
+    #[test]
+    fn parameters_follow_the_family_and_the_domains() {
+        for d in &DESCRIPTORS {
+            assert_eq!(d.param("priorities").is_some(), d.family == Family::Fp, "{}", d.title);
+            let partitions = d.domains != Domains::Global || d.family == Family::Run;
+            assert_eq!(d.param("partitioning").is_some(), partitions, "{}", d.title);
+            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair, "{}", d.title);
+        }
+        assert_eq!(PolicyName::Gedf.descriptor().keys(), "none");
+        assert_eq!(PolicyName::Pfp.descriptor().keys(), "partitioning, priorities");
+    }
+}
