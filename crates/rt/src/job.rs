@@ -13,6 +13,26 @@
 //!     ctx.check() // stop, abort-at-deadline and outer scopes
 //! }
 //! ```
+//!
+//! A labelled scope (benchmark mode records its duration under the label)
+//! with a protected section, whose violation is raised at its end:
+//!
+//! ```no_run
+//! use schedlab_rt::job::{JobCtx, JobError};
+//! fn body(ctx: &mut JobCtx) -> Result<(), JobError> {
+//!     match ctx.try_wcet_labelled("decode", 2_000_000, |ctx| {
+//!         ctx.spin(500_000)?;
+//!         ctx.protected(|ctx| ctx.spin(100_000))?; // not interrupted
+//!         ctx.spin(1_000_000)
+//!     })? {
+//!         Ok(()) => Ok(()),
+//!         Err(v) => {
+//!             eprintln!("fallback: {v}, {} ns late", v.lateness);
+//!             Ok(())
+//!         }
+//!     }
+//! }
+//! ```
 
 use crate::calibrate::Calibration;
 use crate::clock;
