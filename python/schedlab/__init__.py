@@ -49,7 +49,7 @@ from typing import Any
 from . import _native
 from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
 from ._errors import Diagnostic, SpecError
-from ._run import Job, JobEnded, RunError, RunResult, run
+from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
 from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Segment, Task, TaskSet
 
@@ -66,6 +66,7 @@ __all__ = [
     "RunError",
     "Job",
     "JobEnded",
+    "TimingViolation",
     "analyze",
     "analyze_batch",
     "sweep",

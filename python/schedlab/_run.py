@@ -20,7 +20,11 @@ functional tests, and a ``c:`` or ``cmd:`` workload for timing. An exception
 in a callable fails the job, ends the run and is raised as :class:`RunError`
 with the traceback. On the dispatch backend a callable reaches preemption
 points with :meth:`Job.preemption_point` and suspends itself with
-:meth:`Job.suspend` (the GIL is released while it waits there).
+:meth:`Job.suspend` (the GIL is released while it waits there). Timing
+scopes after OML (``with job.within(ms=...)``, ``with job.budget(ms=...)``,
+``with job.protected():``, :meth:`Job.check`) raise
+:class:`TimingViolation`; ``run(timing="benchmark")`` records their
+durations instead.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ from ._sim import (
 )
 from ._types import TaskSet
 
-__all__ = ["run", "RunResult", "RunError", "Job", "JobBody", "JobEnded"]
+__all__ = ["run", "RunResult", "RunError", "Job", "JobBody", "JobEnded", "TimingViolation"]
 
 
 class RunError(RuntimeError):
@@ -115,6 +119,158 @@ class Job:
         if self._control is not None and not self._control.suspend(ns):
             raise JobEnded(f"job {self.job} of task {self.task} must end")
 
+    def within(
+        self,
+        ms: float | None = None,
+        *,
+        us: float | None = None,
+        ns: int | None = None,
+        at: int | None = None,
+        label: str = "",
+    ) -> _Scope:
+        """A deadline scope (OML's ``try_within_rel`` / ``try_within_abs``):
+        ``with job.within(ms=5):`` runs the block under a deadline 5 ms from
+        now (``at=``: an absolute CLOCK_MONOTONIC instant in ns, e.g.
+        ``job.deadline``). Its violation raises :class:`TimingViolation`
+        from the ``with`` statement: when :meth:`check` (or a preemption
+        point, a suspension) notices it inside, or at the block's end if
+        the block finished late. ``label`` names the scope for
+        ``run(timing="benchmark")``.
+        """
+        if at is not None:
+            return _Scope(self, "deadline", int(at), True, label)
+        return _Scope(self, "deadline", _ns(ms, us, ns), False, label)
+
+    def budget(self, ms: float | None = None, *, us: float | None = None, ns: int | None = None, label: str = "") -> _Scope:
+        """A WCET scope (OML's ``try_wcet``; ``job.wcet`` is the task's WCET):
+        ``with job.budget(ms=2):`` runs the block under a budget of 2 ms of
+        this thread's CPU time; as :meth:`within` otherwise."""
+        return _Scope(self, "wcet", _ns(ms, us, ns), False, label)
+
+    def protected(self) -> _Protected:
+        """A protected section (OML's ``oml_within_disable`` / ``enable``):
+        inside ``with job.protected():`` no timing violation is raised (the
+        asynchronous signal is held); one that came meanwhile is raised when
+        the outermost section ends. Sections nest."""
+        return _Protected(self)
+
+    def check(self) -> None:
+        """Raises the violation of an open timing scope (the outermost
+        violated one), or :class:`JobEnded` when the job must end now. A
+        body calls it at points where it can stop (the runtime's own
+        workloads check every ~20 µs)."""
+        if self._control is not None:
+            _answer(self, self._control.check())
+
+
+class TimingViolation(Exception):
+    """A timing scope's limit was violated (raised by ``with job.within(...)``
+    or ``with job.budget(...)``).
+
+    OML's nesting rule: the violation belongs to the scope whose limit was
+    violated. While the stack unwinds to that scope's ``with`` statement it
+    travels as an internal exception (not an :class:`Exception`), so an
+    ``except TimingViolation`` around an inner scope does not catch an
+    outer scope's violation; the owner's ``with`` raises this. A violation
+    the body lets escape ends the job (an unhandled timing exception, in
+    the trace), not the run.
+
+    Attributes:
+        kind: ``"deadline"`` or ``"wcet"``.
+        scope: The scope's id (``Scope.id`` of the ``with`` statement).
+        depth: Its nesting depth (0: the outermost).
+        limit: The absolute deadline (CLOCK_MONOTONIC ns) or the budget (CPU ns).
+        lateness: When noticed: ns of wall time past the deadline, or of CPU
+            time past the budget.
+    """
+
+    def __init__(self, kind: str, scope: int, depth: int, limit: int, lateness: int) -> None:
+        super().__init__(f"{kind} violated (scope {scope}, depth {depth}, {lateness / 1e3:.1f} µs late)")
+        self.kind = kind
+        self.scope = scope
+        self.depth = depth
+        self.limit = limit
+        self.lateness = lateness
+
+
+class _Unwind(BaseException):
+    """An outer scope's violation on its way to that scope's ``with``."""
+
+    def __init__(self, violation: TimingViolation) -> None:
+        super().__init__(str(violation))
+        self.violation = violation
+
+
+def _ns(ms: float | None, us: float | None, ns: int | None) -> int:
+    given = [(v, f) for v, f in ((ms, 1e6), (us, 1e3), (ns, 1)) if v is not None]
+    if len(given) != 1:
+        raise ValueError("give exactly one of ms=, us=, ns= (or at= for within)")
+    v, f = given[0]
+    if v < 0:
+        raise ValueError(f"a timing limit must not be negative, got {v}")
+    return int(round(v * f))
+
+
+def _answer(job: Job, a: tuple[int, tuple[str, int, int, int, int] | None]) -> TimingViolation | None:
+    """Acts on a native timing answer: 0 nothing, 1 returns this scope's
+    violation, 2 unwinds to the violated scope, -1 the job must end."""
+    code, v = a
+    if code == 0:
+        return None
+    if code == -1 or v is None:
+        raise JobEnded(f"job {job.job} of task {job.task} must end")
+    tv = TimingViolation(*v)
+    if code == 1:
+        return tv
+    raise _Unwind(tv)
+
+
+class _Scope:
+    """``with job.within(...)`` / ``with job.budget(...)``; ``id`` is its scope id."""
+
+    def __init__(self, job: Job, kind: str, ns: int, absolute: bool, label: str) -> None:
+        self._job, self._args, self.id = job, (kind, ns, absolute, label), 0
+
+    def __enter__(self) -> _Scope:
+        if self._job._control is not None:
+            self.id = self._job._control.begin(*self._args)
+            if self.id == 0:
+                raise JobEnded(f"job {self._job.job} of task {self._job.task} must end")
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: Any) -> bool:
+        c = self._job._control
+        if c is None or self.id == 0:
+            return False
+        a = c.end(self.id)
+        if isinstance(ev, _Unwind) and ev.violation.scope == self.id:
+            raise ev.violation from None
+        if ev is not None:
+            return False  # another scope's violation, JobEnded or the body's own error: on its way
+        v = _answer(self._job, a)
+        if v is not None:
+            raise v
+        return False
+
+
+class _Protected:
+    def __init__(self, job: Job) -> None:
+        self._job = job
+
+    def __enter__(self) -> _Protected:
+        if self._job._control is not None:
+            self._job._control.protect_begin()
+        return self
+
+    def __exit__(self, et: type[BaseException] | None, ev: BaseException | None, tb: Any) -> bool:
+        c = self._job._control
+        if c is None:
+            return False
+        a = c.protect_end()
+        if ev is None:
+            _answer(self._job, a)
+        return False
+
 
 class JobEnded(Exception):
     """Raised by :meth:`Job.preemption_point` and :meth:`Job.suspend` when the
@@ -137,7 +293,12 @@ def _body(name: str, w: object) -> str | Callable[[int, int, int, int, int, int,
         f = w
 
         def call(task: int, job: int, release: int, deadline: int, exec: int, wcet: int, control: Any) -> None:
-            f(Job(task, job, release, deadline, exec, wcet, tuple(control.segments), control))
+            try:
+                f(Job(task, job, release, deadline, exec, wcet, tuple(control.segments), control))
+            except TimingViolation as v:
+                control.unhandled(v.scope)  # the job ends with it (unhandled), not the run
+            except _Unwind as u:
+                control.unhandled(u.violation.scope)
 
         return call
     raise ValueError(f"{name}: expected a workload kind (str) or a callable, got {type(w).__name__} {w!r}")
@@ -191,6 +352,14 @@ class RunResult(SimResult):
     def complete(self) -> bool:
         """True when no trace record was lost."""
         return bool(self._info["complete"])
+
+    @property
+    def scope_times(self) -> list[dict[str, Any]]:
+        """``run(timing="benchmark")``: every timing scope that ended, as
+        ``{"task", "job", "label", "limit", "ns", "limit_ns"}`` (``limit``
+        ``"wcet"``: ``ns`` of thread CPU time; ``"deadline"``: of wall time),
+        from the trace's ``scope-time`` events."""
+        return [dict(e["data"]) for e in self.events or [] if e.get("ev") == "note" and e.get("name") == "scope-time"]
 
     @property
     def notes(self) -> list[str]:
@@ -249,6 +418,7 @@ def run(
     wait: bool = False,
     policy: str | None = None,
     set: dict[str, Any] | None = None,
+    timing: str = "cooperative",
 ) -> RunResult:
     """Run a spec on real threads of this Linux kernel, as ``schedlab run`` does.
 
@@ -292,6 +462,10 @@ def run(
         policy: Run under this policy instead of the spec's (``--policy``);
             parameters it does not take are dropped with a warning.
         set: Policy parameters for this call (``--set``), e.g. ``{"partitioning": "ffd"}``.
+        timing: The job bodies' timing scopes (``--timing``): ``"cooperative"``
+            (checks read the clocks), ``"async"`` (a timer signal sets a flag
+            the checks read) or ``"benchmark"`` (scopes never raise; each
+            records its duration: :attr:`RunResult.scope_times`).
 
     Returns:
         The :class:`RunResult`.
@@ -328,6 +502,7 @@ def run(
         "trace": trace_path,
         "keep_events": _flag("keep_events", keep_events),
         "wait": _flag("wait", wait),
+        "timing": _choice("timing", timing),
         **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):

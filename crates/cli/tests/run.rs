@@ -51,9 +51,13 @@ fn bad_input_exits_2_before_anything_is_touched() {
     let bad = spec_file("bad.yaml", "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 1ms}\n");
     assert_eq!(bin().args(["run", bad.to_str().unwrap(), "--duration", "1s"]).status().unwrap().code(), Some(2));
     let ok = spec_file("ok.yaml", SPEC);
-    for extra in
-        [&["--backend", "bogus"][..], &["--exec", "bogus"], &["--workload", "cmd:/bin/true"], &["--duration", "0s"]]
-    {
+    for extra in [
+        &["--backend", "bogus"][..],
+        &["--exec", "bogus"],
+        &["--workload", "cmd:/bin/true"],
+        &["--duration", "0s"],
+        &["--timing", "fast"],
+    ] {
         let out = bin().args(["run", ok.to_str().unwrap()]).args(extra).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
     }
@@ -188,5 +192,56 @@ fn run_writes_trace_and_overheads_and_validates() {
     assert_eq!(events.iter().filter(|e| matches!(e, schedlab_trace::Event::Release { task: 0, .. })).count(), 13);
     let csv = std::fs::read_to_string(d.join("oh.csv")).unwrap();
     assert!(csv.starts_with("TASK-COUNT,RELEASE,SCHEDULE,CXS,IPI-LATENCY,TICK,RELEASE-LATENCY\n2,"), "{csv}");
+    clean();
+}
+
+/// `--timing benchmark`: a C body's labelled WCET scope, over its budget in
+/// every job, never raises; `run.scopes` gives its count, mean, p99, max.
+#[test]
+fn timing_benchmark_reports_each_labelled_scope() {
+    let _s = serial();
+    let d = dir();
+    let src = d.join("scopes.c");
+    std::fs::write(
+        &src,
+        r#"#include <schedlab.h>
+#include <time.h>
+static uint64_t cpu_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+int decode(const struct schedlab_job *job) {
+    uint64_t s = job->wcet(job, job->wcet_ns / 4, "decode");
+    uint64_t end = cpu_ns() + job->wcet_ns / 2;
+    while (cpu_ns() < end)
+        if (job->check(job)) return 1;
+    return job->end(job, s, 0) == 0 ? 0 : 2;
+}
+"#,
+    )
+    .unwrap();
+    let lib = d.join("libscopes.so");
+    let include = concat!(env!("CARGO_MANIFEST_DIR"), "/../../python/schedlab/include");
+    let cc =
+        Command::new("cc").args(["-shared", "-fPIC", "-O1", "-I", include, "-o"]).arg(&lib).arg(&src).output().unwrap();
+    assert!(cc.status.success(), "cc: {}", String::from_utf8_lossy(&cc.stderr));
+    let spec = spec_file("scopes.yaml", SPEC);
+    let out = bin()
+        .args(["--json", "run", spec.to_str().unwrap(), "--duration", "500ms", "--wait", "--timing", "benchmark"])
+        .arg(format!("--workload=b=c:{}:decode", lib.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let scopes = v["run"]["scopes"].as_array().unwrap();
+    assert_eq!(scopes.len(), 1, "{scopes:?}");
+    let s = &scopes[0];
+    assert_eq!(
+        (s["task"].as_str(), s["label"].as_str(), s["limit"].as_str()),
+        (Some("b"), Some("decode"), Some("wcet"))
+    );
+    assert_eq!((s["count"].as_u64(), s["over_limit"].as_u64()), (Some(25), Some(25)), "{s}");
+    assert!(s["mean_ns"].as_f64().unwrap() >= 1e6 && s["max_ns"].as_u64() >= s["p99_ns"].as_u64(), "{s}");
     clean();
 }

@@ -348,7 +348,7 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative"))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -377,6 +377,7 @@ mod _native {
         wait: bool,
         policy: Option<String>,
         set: Option<Vec<String>>,
+        timing: &str,
     ) -> PyResult<(sim::SimRun, String)> {
         let (mut spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -411,6 +412,7 @@ mod _native {
             start_margin,
             recalibrate,
             wait,
+            timing,
         };
         let default = match workload {
             Some(w) => w,

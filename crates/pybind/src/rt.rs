@@ -50,6 +50,7 @@ pub(crate) struct RunOptions<'a> {
     pub start_margin: &'a str,
     pub recalibrate: bool,
     pub wait: bool,
+    pub timing: &'a str,
 }
 
 fn dur(name: &str, text: &str) -> PyResult<u64> {
@@ -115,6 +116,7 @@ pub(crate) fn config(
     let execution: Execution = o.exec.parse().map_err(|e| v("exec", e))?;
     let sporadic: Sporadic = o.sporadic.parse().map_err(|e| v("sporadic", e))?;
     let overrun: MissPolicy = o.miss.parse().map_err(|e| v("miss", e))?;
+    let timing: schedlab_rt::timing::Mode = o.timing.parse().map_err(|e| v("timing", e))?;
     let mut cfg = RunConfig {
         duration: dur("duration", o.duration)?,
         backend,
@@ -123,6 +125,7 @@ pub(crate) fn config(
         ignore_jitter: !o.jitter,
         execution,
         overrun,
+        timing,
         allow_command: o.allow_command,
         kernel_trace: o.kernel_trace,
         job_timeout: o.job_timeout.map(|t| dur("job_timeout", t)).transpose()?,

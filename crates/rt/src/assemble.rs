@@ -268,6 +268,19 @@ pub fn assemble(
                 Kind::Miss => jobs.entry(job).or_default().miss = true,
                 Kind::Budget => m.events.push((rel(t), 3, Event::BudgetExhausted { t: rel(t), task, job })),
                 Kind::Skip => m.events.push((rel(t), 6, Event::Note { t: rel(t), cpu: None, name: "skipped-release".into(), data: serde_json::json!({"task": task, "job": job}) })),
+                Kind::ScopeTime => {
+                    let s = crate::timing::unpack_scope(a, b);
+                    m.events.push((
+                        rel(t),
+                        6,
+                        Event::Note {
+                            t: rel(t),
+                            cpu: Some(cpu),
+                            name: "scope-time".into(),
+                            data: serde_json::json!({"task": task, "job": job, "label": s.label, "limit": s.limit, "ns": s.ns, "limit_ns": s.limit_ns}),
+                        },
+                    ))
+                }
                 Kind::Exception => m.events.push((
                     rel(t),
                     6,

@@ -104,6 +104,9 @@ pub struct RunConfig {
     /// Wait for another run holding the run lock to end, instead of failing
     /// at once with its PID (`--wait`).
     pub wait: bool,
+    /// How the job bodies' timing scopes behave (`--timing`): cooperative
+    /// checks, asynchronous notification, or benchmark (record durations).
+    pub timing: crate::timing::Mode,
     /// The dispatch backend drives this policy instead of the spec's (a
     /// test of a kernel service with a policy of its own). It must place
     /// the tasks as the spec's policy does: the run plans CPUs, priorities
@@ -136,6 +139,7 @@ impl Default for RunConfig {
             spec_dir: PathBuf::from("."),
             exit_on_signal_timeout: false,
             wait: false,
+            timing: crate::timing::Mode::Cooperative,
             policy: None,
         }
     }

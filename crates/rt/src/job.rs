@@ -13,12 +13,32 @@
 //!     ctx.check() // stop, abort-at-deadline and outer scopes
 //! }
 //! ```
+//!
+//! A labelled scope (benchmark mode records its duration under the label)
+//! with a protected section, whose violation is raised at its end:
+//!
+//! ```no_run
+//! use schedlab_rt::job::{JobCtx, JobError};
+//! fn body(ctx: &mut JobCtx) -> Result<(), JobError> {
+//!     match ctx.try_wcet_labelled("decode", 2_000_000, |ctx| {
+//!         ctx.spin(500_000)?;
+//!         ctx.protected(|ctx| ctx.spin(100_000))?; // not interrupted
+//!         ctx.spin(1_000_000)
+//!     })? {
+//!         Ok(()) => Ok(()),
+//!         Err(v) => {
+//!             eprintln!("fallback: {v}, {} ns late", v.lateness);
+//!             Ok(())
+//!         }
+//!     }
+//! }
+//! ```
 
 use crate::calibrate::Calibration;
 use crate::clock;
 use crate::point::PointHost;
 use crate::stop::Stop;
-use crate::timing::{Limit, Mode, Scope, Violation};
+use crate::timing::{Limit, Mode, Scope, ScopeTime, Violation};
 use crate::workload::spin;
 use schedlab_jobs::SegmentDemand;
 use schedlab_model::SegmentKind;
@@ -78,8 +98,18 @@ pub struct JobCtx<'a> {
     pub(crate) mode: Mode,
     pub(crate) scopes: Vec<Scope>,
     next_scope: u64,
+    /// Protected-section nesting depth (0: not in one).
+    protect: u32,
+    /// SIGXCPU count of the thread when the job started ([`crate::overrun`]).
+    overruns0: u64,
+    /// Thread CPU time when the job started.
+    cpu0: u64,
+    /// Whether `check` reported the SCHED_DEADLINE overrun.
+    pub(crate) overrun_reported: bool,
     /// Timing exceptions raised (the worker records them in the trace).
     pub(crate) raised: Vec<Violation>,
+    /// Benchmark mode: the durations of the scopes that ended.
+    pub(crate) scope_times: Vec<ScopeTime>,
 }
 
 impl<'a> JobCtx<'a> {
@@ -111,7 +141,12 @@ impl<'a> JobCtx<'a> {
             mode: Mode::Cooperative,
             scopes: Vec::new(),
             next_scope: 1,
+            protect: 0,
+            overruns0: crate::overrun::count(),
+            cpu0: clock::thread_cpu(),
+            overrun_reported: false,
             raised: Vec::new(),
+            scope_times: Vec::new(),
         }
     }
 
@@ -205,19 +240,103 @@ impl<'a> JobCtx<'a> {
         self.segments.get(seg as usize).map_or(SegmentKind::Exec, |s| s.kind)
     }
 
-    /// Timing scopes opened from now on notify asynchronously (see [`crate::timing`]).
+    /// How the timing scopes opened from now on behave: cooperative,
+    /// asynchronous notification or benchmark (see [`crate::timing`]).
     pub fn set_timing_mode(&mut self, mode: Mode) {
         self.mode = mode;
     }
 
+    /// The timing mode scopes open in (the run's `--timing`, unless the body set one).
+    pub fn timing_mode(&self) -> Mode {
+        self.mode
+    }
+
+    /// Benchmark mode: the durations of the scopes that ended in this job so far.
+    pub fn scope_times(&self) -> &[ScopeTime] {
+        &self.scope_times
+    }
+
+    /// Runs `f` as a protected section (OML's `oml_within_disable` /
+    /// `oml_within_enable`): inside it [`JobCtx::check`] reports no timing
+    /// violation (a stopping run and an abort still end it) and the
+    /// asynchronous timing signal is blocked; at the end of the outermost
+    /// section a violation that came meanwhile is reported: `Err(Timing(v))`
+    /// (for the enclosing `try_*` to catch), even if `f` succeeded.
+    /// Sections nest.
+    pub fn protected<T>(&mut self, f: impl FnOnce(&mut Self) -> Result<T, JobError>) -> Result<T, JobError> {
+        self.protect_begin();
+        let r = f(self);
+        let deferred = self.protect_end();
+        match (r, deferred) {
+            (Ok(_), Err(e)) => Err(e),
+            (r, _) => r,
+        }
+    }
+
+    /// Enters a protected section (the C and Python bindings; prefer
+    /// [`JobCtx::protected`]).
+    pub fn protect_begin(&mut self) {
+        if self.protect == 0 {
+            crate::timing::block_signal(true);
+        }
+        self.protect += 1;
+    }
+
+    /// Leaves a protected section; at the outermost, unblocks the signal
+    /// (a pending one is handled now) and returns [`JobError::Timing`] for
+    /// a violation that came meanwhile. Unbalanced calls are ignored.
+    pub fn protect_end(&mut self) -> Result<(), JobError> {
+        if self.protect == 0 {
+            return Ok(());
+        }
+        self.protect -= 1;
+        if self.protect > 0 {
+            return Ok(());
+        }
+        crate::timing::block_signal(false);
+        self.check()
+    }
+
+    /// Whether the body is in a protected section.
+    pub fn in_protected(&self) -> bool {
+        self.protect > 0
+    }
+
+    /// Whether the thread overran its SCHED_DEADLINE runtime in this job
+    /// (SIGXCPU; the kernel backend with an EDF policy).
+    pub fn overran(&self) -> bool {
+        crate::overrun::count() != self.overruns0
+    }
+
+    /// The job's SCHED_DEADLINE overrun as a WCET violation of scope 0 (the
+    /// whole job, outside every `try_*`): `value` the task's WCET,
+    /// `lateness` the CPU time the job used past it.
+    pub fn overrun_violation(&self) -> Violation {
+        let used = clock::thread_cpu().saturating_sub(self.cpu0);
+        Violation {
+            limit: Limit::Wcet,
+            scope: 0,
+            depth: 0,
+            value: self.wcet,
+            noticed: clock::now(),
+            lateness: used.saturating_sub(self.wcet),
+        }
+    }
+
     /// Returns an error if the run is stopping, the job is being aborted at
-    /// its deadline, or a timing scope's limit is violated (the outermost).
+    /// its deadline, the thread overran its SCHED_DEADLINE runtime
+    /// ([`JobCtx::overrun_violation`]), or a timing scope's limit is
+    /// violated (the outermost; the last two not inside a protected section).
     #[inline]
     pub fn check(&mut self) -> Result<(), JobError> {
         if self.stop.is_set() {
             return Err(JobError::Stopped);
         }
-        if self.abort_at.is_none() && self.scopes.is_empty() {
+        if self.protect == 0 && !self.overrun_reported && self.overran() {
+            self.overrun_reported = true;
+            return Err(JobError::Timing(self.overrun_violation()));
+        }
+        if self.abort_at.is_none() && (self.scopes.is_empty() || self.protect > 0) {
             return Ok(());
         }
         let now = clock::now();
@@ -226,16 +345,17 @@ impl<'a> JobCtx<'a> {
                 return Err(JobError::Aborted);
             }
         }
-        for (depth, s) in self.scopes.iter().enumerate() {
+        if self.protect > 0 {
+            return Ok(());
+        }
+        self.violated_from(0, now)
+    }
+
+    /// The outermost violated scope at depth `from` or deeper, as an error.
+    fn violated_from(&self, from: usize, now: u64) -> Result<(), JobError> {
+        for (depth, s) in self.scopes.iter().enumerate().skip(from) {
             if s.violated(now) {
-                let v = Violation {
-                    limit: s.limit,
-                    scope: s.id,
-                    depth,
-                    value: if s.limit == Limit::Wcet { s.budget } else { s.end },
-                    noticed: now,
-                };
-                return Err(JobError::Timing(v));
+                return Err(JobError::Timing(s.violation(depth, now)));
             }
         }
         Ok(())
@@ -278,44 +398,96 @@ impl<'a> JobCtx<'a> {
 
     fn scoped<T>(
         &mut self,
+        label: &str,
         limit: Limit,
         end: u64,
         budget: u64,
         f: impl FnOnce(&mut Self) -> Result<T, JobError>,
     ) -> Result<Result<T, Violation>, JobError> {
-        let id = self.next_scope;
-        self.next_scope += 1;
-        let scope = Scope::new(id, limit, end, budget, self.mode);
-        self.scopes.push(scope);
-        let depth = self.scopes.len() - 1;
+        let id = self.scope_begin(label, limit, end, budget);
         let r = f(self);
-        // A body that finished without noticing still gets its violation.
-        let late = match &r {
-            Ok(_) => {
-                let s = &self.scopes[depth];
-                s.violated(clock::now()).then(|| Violation {
-                    limit,
-                    scope: id,
-                    depth,
-                    value: if limit == Limit::Wcet { budget } else { end },
-                    noticed: clock::now(),
-                })
-            }
-            Err(_) => None,
-        };
-        self.scopes.truncate(depth);
-        match (r, late) {
-            (Ok(_), Some(v)) => {
-                self.raised.push(v);
-                Ok(Err(v))
-            }
-            (Ok(x), None) => Ok(Ok(x)),
-            (Err(JobError::Timing(v)), _) if v.scope == id => {
-                self.raised.push(v);
+        let ended = self.scope_end(id);
+        match (r, ended) {
+            // The body saw this scope's violation (and returned it).
+            (Err(JobError::Timing(v)), ended) if v.scope == id => {
+                if !matches!(ended, Ok(Some(_))) {
+                    self.raised.push(v);
+                }
                 Ok(Err(v))
             }
             (Err(e), _) => Err(e),
+            // A body that finished without noticing still gets its violation.
+            (Ok(_), Ok(Some(v))) => Ok(Err(v)),
+            (Ok(x), Ok(None)) => Ok(Ok(x)),
+            (Ok(_), Err(e)) => Err(e),
         }
+    }
+
+    /// Opens a timing scope and returns its id (for the C and Python
+    /// bindings, which cannot pass a closure; prefer `try_*`). `end` is the
+    /// absolute deadline (CLOCK_MONOTONIC ns) of a deadline scope or the
+    /// thread CPU time at which a WCET scope's `budget` is spent.
+    pub fn scope_begin(&mut self, label: &str, limit: Limit, end: u64, budget: u64) -> u64 {
+        let id = self.next_scope;
+        self.next_scope += 1;
+        self.scopes.push(Scope::new(id, label, limit, end, budget, self.mode));
+        id
+    }
+
+    /// Takes back the violation scope `id`'s end returned (the C and
+    /// Python bindings: a body that let it escape; the job then ends with it
+    /// as an unhandled exception, recorded once).
+    pub fn unhandled(&mut self, id: u64) -> Option<Violation> {
+        let i = self.raised.iter().rposition(|v| v.scope == id)?;
+        Some(self.raised.remove(i))
+    }
+
+    /// The outermost open scope's id.
+    pub fn outermost_scope(&self) -> Option<u64> {
+        self.scopes.first().map(|s| s.id)
+    }
+
+    /// Opens a deadline scope `rel` ns from now (see [`JobCtx::scope_begin`]).
+    pub fn scope_begin_within_rel(&mut self, label: &str, rel: u64) -> u64 {
+        self.scope_begin(label, Limit::Deadline, clock::now().saturating_add(rel), 0)
+    }
+
+    /// Opens a WCET scope of `budget` ns of thread CPU time (see [`JobCtx::scope_begin`]).
+    pub fn scope_begin_wcet(&mut self, label: &str, budget: u64) -> u64 {
+        self.scope_begin(label, Limit::Wcet, clock::thread_cpu().saturating_add(budget), budget)
+    }
+
+    /// Ends scope `id` and every scope opened inside it that is still open
+    /// (their enforcement ends; benchmark mode records their durations).
+    /// `Ok(Some(v))`: this scope's limit was violated (OML's rule: its
+    /// handler runs); `Ok(None)`: it was not (or `id` is not open);
+    /// `Err(..)`: an outer scope is violated, the run is stopping or the job
+    /// is aborted — propagate it. Inside a protected section nothing is
+    /// reported (the section's end reports an outer scope's violation).
+    pub fn scope_end(&mut self, id: u64) -> Result<Option<Violation>, JobError> {
+        let Some(depth) = self.scopes.iter().position(|s| s.id == id) else {
+            return Ok(None);
+        };
+        for s in self.scopes[depth..].iter().rev() {
+            if let Some(t) = s.bench_time() {
+                self.scope_times.push(t);
+            }
+        }
+        let now = clock::now();
+        let own =
+            (self.protect == 0 && self.scopes[depth].violated(now)).then(|| self.scopes[depth].violation(depth, now));
+        self.scopes.truncate(depth + 1);
+        let outer = self.check();
+        self.scopes.truncate(depth);
+        match outer {
+            Err(JobError::Timing(v)) if v.scope == id => {}
+            Err(e) => return Err(e),
+            Ok(()) => {}
+        }
+        if let Some(v) = own {
+            self.raised.push(v);
+        }
+        Ok(own)
     }
 
     /// Runs `f` under an absolute deadline (CLOCK_MONOTONIC ns).
@@ -324,7 +496,7 @@ impl<'a> JobCtx<'a> {
         deadline: u64,
         f: impl FnOnce(&mut Self) -> Result<T, JobError>,
     ) -> Result<Result<T, Violation>, JobError> {
-        self.scoped(Limit::Deadline, deadline, 0, f)
+        self.scoped("", Limit::Deadline, deadline, 0, f)
     }
 
     /// Runs `f` under a deadline `rel` ns from now.
@@ -333,7 +505,7 @@ impl<'a> JobCtx<'a> {
         rel: u64,
         f: impl FnOnce(&mut Self) -> Result<T, JobError>,
     ) -> Result<Result<T, Violation>, JobError> {
-        self.scoped(Limit::Deadline, clock::now() + rel, 0, f)
+        self.scoped("", Limit::Deadline, clock::now() + rel, 0, f)
     }
 
     /// Runs `f` under a WCET budget of `budget` ns of thread CPU time.
@@ -342,7 +514,48 @@ impl<'a> JobCtx<'a> {
         budget: u64,
         f: impl FnOnce(&mut Self) -> Result<T, JobError>,
     ) -> Result<Result<T, Violation>, JobError> {
-        self.scoped(Limit::Wcet, clock::thread_cpu() + budget, budget, f)
+        self.scoped("", Limit::Wcet, clock::thread_cpu() + budget, budget, f)
+    }
+
+    /// [`JobCtx::try_within_abs`] with a label (benchmark mode records the
+    /// scope's duration under it).
+    pub fn try_within_abs_labelled<T>(
+        &mut self,
+        label: &str,
+        deadline: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(label, Limit::Deadline, deadline, 0, f)
+    }
+
+    /// [`JobCtx::try_within_rel`] with a label.
+    pub fn try_within_rel_labelled<T>(
+        &mut self,
+        label: &str,
+        rel: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(label, Limit::Deadline, clock::now() + rel, 0, f)
+    }
+
+    /// [`JobCtx::try_wcet`] with a label.
+    pub fn try_wcet_labelled<T>(
+        &mut self,
+        label: &str,
+        budget: u64,
+        f: impl FnOnce(&mut Self) -> Result<T, JobError>,
+    ) -> Result<Result<T, Violation>, JobError> {
+        self.scoped(label, Limit::Wcet, clock::thread_cpu() + budget, budget, f)
+    }
+}
+
+impl Drop for JobCtx<'_> {
+    fn drop(&mut self) {
+        // A body that left a protected section open: the thread's next
+        // jobs must not inherit the blocked signal.
+        if self.protect > 0 {
+            crate::timing::block_signal(false);
+        }
     }
 }
 

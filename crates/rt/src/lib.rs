@@ -32,6 +32,7 @@ pub mod job;
 pub mod journal;
 pub mod lock;
 pub mod overheads;
+pub mod overrun;
 pub mod plan;
 pub mod point;
 pub mod privilege;

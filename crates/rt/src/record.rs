@@ -26,6 +26,10 @@ pub enum Kind {
     /// A timing exception of job `job` was raised at `t`; `a` = 0 deadline,
     /// 1 WCET; `b` = the violated limit.
     Exception,
+    /// Benchmark mode: a timing scope of job `job` ended at `t`; `a` packs
+    /// the label, the limit and the limit's length ([`crate::timing::pack_scope`]),
+    /// `b` = its duration (ns).
+    ScopeTime,
 }
 
 /// One record. `seq` counts every record the thread produced, so gaps in

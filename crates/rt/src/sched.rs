@@ -40,7 +40,9 @@ pub enum Class {
     /// SCHED_FIFO at this priority (1..=99).
     Fifo { priority: u32 },
     /// SCHED_DEADLINE with runtime ≤ deadline ≤ period (ns); `reclaim`:
-    /// SCHED_FLAG_RECLAIM (GRUB bandwidth reclaiming).
+    /// SCHED_FLAG_RECLAIM (GRUB bandwidth reclaiming). Always with
+    /// SCHED_FLAG_DL_OVERRUN: SIGXCPU at a runtime overrun, which
+    /// [`crate::overrun`] turns into the job's WCET violation.
     Deadline { runtime: u64, deadline: u64, period: u64, reclaim: bool },
 }
 
@@ -51,7 +53,7 @@ impl Class {
             Class::Other { nice } => SchedAttr { size, policy: SCHED_OTHER, nice, ..Default::default() },
             Class::Fifo { priority } => SchedAttr { size, policy: SCHED_FIFO, priority, ..Default::default() },
             Class::Deadline { runtime, deadline, period, reclaim } => {
-                let flags = FLAG_RESET_ON_FORK | if reclaim { FLAG_RECLAIM } else { 0 };
+                let flags = FLAG_RESET_ON_FORK | FLAG_DL_OVERRUN | if reclaim { FLAG_RECLAIM } else { 0 };
                 SchedAttr { size, policy: SCHED_DEADLINE, flags, runtime, deadline, period, ..Default::default() }
             }
         }
@@ -77,6 +79,10 @@ pub fn is_realtime(policy: u32) -> bool {
 
 /// Sets the scheduling attributes of thread `tid` (0: the caller).
 pub fn set_attr(tid: i32, attr: &SchedAttr) -> io::Result<()> {
+    if attr.flags & FLAG_DL_OVERRUN != 0 {
+        // Never SIGXCPU's default action (it kills the process).
+        crate::overrun::install();
+    }
     // SAFETY: `attr` points to a valid, correctly sized sched_attr.
     let r = unsafe { libc::syscall(libc::SYS_sched_setattr, tid, attr as *const SchedAttr, 0u32) };
     if r == 0 {

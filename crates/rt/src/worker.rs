@@ -13,7 +13,7 @@ use crate::job::{JobCtx, JobError};
 use crate::point::PointHost;
 use crate::record::Kind;
 use crate::stop::{Stop, StopReason};
-use crate::timing::Limit;
+use crate::timing::{Limit, Mode};
 use crate::tracebuf::Producer;
 use crate::watchdog::Heartbeat;
 use crate::workload::JobBody;
@@ -44,6 +44,7 @@ pub fn run_job(
     exec: u64,
     wcet: u64,
     abort_at: Option<u64>,
+    timing: Mode,
     stop: &Stop,
     calibration: &Calibration,
     segments: &[SegmentDemand],
@@ -52,20 +53,33 @@ pub fn run_job(
     let cpu0 = clock::thread_cpu();
     let mut ctx = JobCtx::new(task, job, release, deadline, exec, wcet, stop, abort_at, calibration)
         .with_points(segments, points);
+    ctx.set_timing_mode(timing);
     let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| body.run(&mut ctx)));
     let end = clock::now();
     let cpu = clock::current_cpu();
     let used = clock::thread_cpu() - cpu0;
+    for t in &ctx.scope_times {
+        out.push(Kind::ScopeTime, end, cpu, job, crate::timing::pack_scope(t), t.ns);
+    }
     for v in &ctx.raised {
         out.push(Kind::Exception, v.noticed, cpu, job, (v.limit == Limit::Wcet) as u64, v.value);
         if v.limit == Limit::Wcet {
             out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
         }
     }
+    // A SCHED_DEADLINE overrun the body never checked for.
+    if ctx.overran() && !ctx.overrun_reported {
+        let v = ctx.overrun_violation();
+        out.push(Kind::Exception, v.noticed, cpu, job, 1, v.value);
+        out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
+    }
     let outcome = match r {
         Ok(Ok(())) => JobOutcome::Completed,
         Ok(Err(JobError::Timing(v))) => {
             out.push(Kind::Exception, v.noticed, cpu, job, (v.limit == Limit::Wcet) as u64, v.value);
+            if v.limit == Limit::Wcet {
+                out.push(Kind::Budget, v.noticed, cpu, job, v.value, 0);
+            }
             JobOutcome::Forced(format!("unhandled {v}"))
         }
         Ok(Err(JobError::Aborted)) => JobOutcome::Forced("aborted at its deadline".into()),
@@ -128,6 +142,7 @@ pub struct Worker {
     pub calibration: Calibration,
     pub overrun: MissPolicy,
     pub duration: u64,
+    pub timing: Mode,
 }
 
 impl Worker {
@@ -153,6 +168,7 @@ impl Worker {
             calibration: plan.calibration.clone(),
             overrun: c.overrun,
             duration: c.duration,
+            timing: c.timing,
         }
     }
 
@@ -193,6 +209,7 @@ impl Worker {
                 exec,
                 self.wcet,
                 abort_at,
+                self.timing,
                 &self.stop,
                 &self.calibration,
                 &[],

@@ -103,6 +103,9 @@ pub struct Args {
     /// Wait for another schedlab run that holds the run lock to end (default: fail at once, naming its PID).
     #[arg(long)]
     wait: bool,
+    /// Job bodies' timing scopes (try_within / try_wcet): `cooperative` checks, `async` notification, or `benchmark` (never raise; record each scope's duration: per-label count, max, mean, p99 in the output).
+    #[arg(long, default_value = "cooperative")]
+    timing: String,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -110,6 +113,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let execution: Execution = a.exec.parse().map_err(|e| format!("--exec {e}"))?;
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
     let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
+    let timing: schedlab_rt::timing::Mode = a.timing.parse().map_err(|e| format!("--timing {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
@@ -132,6 +136,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         exit_on_signal_timeout: true,
         wait: a.wait,
+        timing,
         ..RunConfig::default()
     };
     for w in &a.workload {
@@ -262,6 +267,20 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         ),
         _ => (exit::OK, None),
     };
+    // Benchmark mode: per task and label, the scopes' durations.
+    let scopes: Vec<(String, schedlab_rt::timing::ScopeStats)> = {
+        let times = schedlab_rt::timing::scope_times_in(&o.events);
+        let mut by: std::collections::BTreeMap<u32, Vec<schedlab_rt::timing::ScopeTime>> = Default::default();
+        for (task, t) in times {
+            by.entry(task).or_default().push(t);
+        }
+        by.into_iter()
+            .flat_map(|(task, v)| {
+                let name = spec.tasks.get(task as usize).map_or_else(|| task.to_string(), |t| t.name.clone());
+                schedlab_rt::timing::scope_stats(&v).into_iter().map(move |s| (name.clone(), s))
+            })
+            .collect()
+    };
     if as_json {
         let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
         v["validation"] = serde_json::Value::Null;
@@ -277,6 +296,11 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             "calibration": {"ns_per_iter": o.calibration.ns_per_iter, "cached": o.calibration.cached, "spread": o.calibration.spread},
             "notes": o.notes,
             "stalls": o.stalls,
+            "scopes": scopes.iter().map(|(task, s)| {
+                let mut j = serde_json::to_value(s).expect("scope stats serialize");
+                j["task"] = serde_json::json!(task);
+                j
+            }).collect::<Vec<_>>(),
         });
         match &verdict {
             Some(Ok(r)) => v["validation"] = serde_json::to_value(r).expect("reports serialize"),
@@ -314,6 +338,21 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
                 us(s.p999),
                 us(s.max)
             );
+        }
+        if !scopes.is_empty() {
+            println!("timing scopes (--timing benchmark):");
+            for (task, s) in &scopes {
+                let label = if s.label.is_empty() { "(unlabelled)" } else { &s.label };
+                let kind = if s.limit == schedlab_rt::timing::Limit::Wcet { "cpu" } else { "wall" };
+                println!(
+                    "  {task:<16} {label:<16} {kind:<4} n={:<6} mean {} p99 {} max {} over limit {}",
+                    s.count,
+                    us(s.mean_ns as u64),
+                    us(s.p99_ns),
+                    us(s.max_ns),
+                    s.over_limit
+                );
+            }
         }
         for n in &o.notes {
             println!("note: {n}");

@@ -21,14 +21,25 @@
 //!     int (*preemption_point)(const struct schedlab_job *job);
 //!     int (*suspend)(const struct schedlab_job *job, uint64_t ns);
 //!     void *schedlab;         /* schedlab's, do not touch */
+//!     /* timing scopes (OML): begin returns the scope's id, 0 if the job must end */
+//!     uint64_t (*within_abs)(const struct schedlab_job *job, uint64_t deadline_ns, const char *label);
+//!     uint64_t (*within_rel)(const struct schedlab_job *job, uint64_t rel_ns, const char *label);
+//!     uint64_t (*wcet)(const struct schedlab_job *job, uint64_t budget_ns, const char *label);
+//!     /* 1: this scope was violated (*v filled), 0: not, -1: propagate (outer scope or the job ends) */
+//!     int (*end)(const struct schedlab_job *job, uint64_t scope, struct schedlab_violation *v);
+//!     int (*check)(const struct schedlab_job *job);   /* 0 go on, 1 a scope is violated, -1 end the job */
+//!     void (*protect_begin)(const struct schedlab_job *job);
+//!     int (*protect_end)(const struct schedlab_job *job);   /* as check */
 //! };
 //! int my_job(const struct schedlab_job *job);  /* 0: done; other: failed */
 //! ```
 //!
-//! The fields up to `arg` are as before the segments came: a body that
-//! reads only them keeps working.
+//! The fields up to `arg` are as before the segments came, and those up to
+//! `schedlab` as before the timing scopes: a body that reads only them
+//! keeps working.
 
 use crate::job::{JobCtx, JobError};
+use crate::timing::{Limit, Violation};
 use crate::workload::JobBody;
 use std::ffi::{CStr, CString};
 
@@ -56,6 +67,40 @@ pub struct CJob {
     pub preemption_point: unsafe extern "C" fn(*const CJob) -> libc::c_int,
     pub suspend: unsafe extern "C" fn(*const CJob, u64) -> libc::c_int,
     pub schedlab: *mut libc::c_void,
+    pub within_abs: unsafe extern "C" fn(*const CJob, u64, *const libc::c_char) -> u64,
+    pub within_rel: unsafe extern "C" fn(*const CJob, u64, *const libc::c_char) -> u64,
+    pub wcet: unsafe extern "C" fn(*const CJob, u64, *const libc::c_char) -> u64,
+    pub end: unsafe extern "C" fn(*const CJob, u64, *mut CViolation) -> libc::c_int,
+    pub check: unsafe extern "C" fn(*const CJob) -> libc::c_int,
+    pub protect_begin: unsafe extern "C" fn(*const CJob),
+    pub protect_end: unsafe extern "C" fn(*const CJob) -> libc::c_int,
+}
+
+/// The C view of a violation (`struct schedlab_violation`).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct CViolation {
+    /// 0 deadline, 1 WCET.
+    pub kind: u32,
+    /// Nesting depth of the scope (0: outermost).
+    pub depth: u32,
+    pub scope: u64,
+    /// The absolute deadline (CLOCK_MONOTONIC ns) or the budget (CPU ns).
+    pub limit_ns: u64,
+    /// Wall ns past the deadline / CPU ns past the budget when noticed.
+    pub lateness_ns: u64,
+}
+
+impl From<Violation> for CViolation {
+    fn from(v: Violation) -> CViolation {
+        CViolation {
+            kind: (v.limit == Limit::Wcet) as u32,
+            depth: v.depth as u32,
+            scope: v.scope,
+            limit_ns: v.value,
+            lateness_ns: v.lateness,
+        }
+    }
 }
 
 /// What the callbacks reach through `CJob::schedlab`: the job's context
@@ -71,18 +116,30 @@ unsafe fn call_of<'x>(job: *const CJob) -> Option<&'x mut Call<'x, 'x>> {
     job.as_ref().and_then(|j| (j.schedlab as *mut Call).as_mut())
 }
 
+impl Call<'_, '_> {
+    /// 0 for Ok, 1 for a timing violation (the body unwinds to a scope's
+    /// end), -1 for an error that ends the job (kept as the body's result).
+    fn code(&mut self, r: Result<(), JobError>) -> libc::c_int {
+        match r {
+            Ok(()) => 0,
+            // Scope 0 is the whole job (a SCHED_DEADLINE overrun): no scope
+            // of the body owns it, the job ends.
+            Err(JobError::Timing(v)) if v.scope != 0 => 1,
+            Err(e) => {
+                self.err = Some(e);
+                -1
+            }
+        }
+    }
+}
+
 unsafe extern "C" fn c_preemption_point(job: *const CJob) -> libc::c_int {
     let Some(c) = call_of(job) else { return -1 };
     if c.err.is_some() {
         return 1;
     }
-    match c.ctx.preemption_point() {
-        Ok(()) => 0,
-        Err(e) => {
-            c.err = Some(e);
-            1
-        }
-    }
+    let r = c.ctx.preemption_point();
+    c.code(r).abs()
 }
 
 unsafe extern "C" fn c_suspend(job: *const CJob, ns: u64) -> libc::c_int {
@@ -90,13 +147,84 @@ unsafe extern "C" fn c_suspend(job: *const CJob, ns: u64) -> libc::c_int {
     if c.err.is_some() {
         return 1;
     }
-    match c.ctx.suspend(ns) {
-        Ok(()) => 0,
-        Err(e) => {
-            c.err = Some(e);
+    let r = c.ctx.suspend(ns);
+    c.code(r).abs()
+}
+
+unsafe fn label_of<'x>(label: *const libc::c_char) -> std::borrow::Cow<'x, str> {
+    if label.is_null() {
+        "".into()
+    } else {
+        CStr::from_ptr(label).to_string_lossy()
+    }
+}
+
+unsafe extern "C" fn c_within_abs(job: *const CJob, deadline: u64, label: *const libc::c_char) -> u64 {
+    match call_of(job) {
+        Some(c) if c.err.is_none() => c.ctx.scope_begin(&label_of(label), Limit::Deadline, deadline, 0),
+        _ => 0,
+    }
+}
+
+unsafe extern "C" fn c_within_rel(job: *const CJob, rel: u64, label: *const libc::c_char) -> u64 {
+    match call_of(job) {
+        Some(c) if c.err.is_none() => c.ctx.scope_begin_within_rel(&label_of(label), rel),
+        _ => 0,
+    }
+}
+
+unsafe extern "C" fn c_wcet(job: *const CJob, budget: u64, label: *const libc::c_char) -> u64 {
+    match call_of(job) {
+        Some(c) if c.err.is_none() => c.ctx.scope_begin_wcet(&label_of(label), budget),
+        _ => 0,
+    }
+}
+
+unsafe extern "C" fn c_end(job: *const CJob, scope: u64, v: *mut CViolation) -> libc::c_int {
+    let Some(c) = call_of(job) else { return -1 };
+    if c.err.is_some() {
+        // The job is ending: still end the scope (its timer goes).
+        let _ = c.ctx.scope_end(scope);
+        return -1;
+    }
+    match c.ctx.scope_end(scope) {
+        Ok(None) => 0,
+        Ok(Some(violation)) => {
+            if let Some(v) = v.as_mut() {
+                *v = violation.into();
+            }
             1
         }
+        Err(JobError::Timing(_)) => -1,
+        Err(e) => {
+            c.err = Some(e);
+            -1
+        }
     }
+}
+
+unsafe extern "C" fn c_check(job: *const CJob) -> libc::c_int {
+    let Some(c) = call_of(job) else { return -1 };
+    if c.err.is_some() {
+        return -1;
+    }
+    let r = c.ctx.check();
+    c.code(r)
+}
+
+unsafe extern "C" fn c_protect_begin(job: *const CJob) {
+    if let Some(c) = call_of(job) {
+        c.ctx.protect_begin();
+    }
+}
+
+unsafe extern "C" fn c_protect_end(job: *const CJob) -> libc::c_int {
+    let Some(c) = call_of(job) else { return -1 };
+    let r = c.ctx.protect_end();
+    if c.err.is_some() {
+        return -1;
+    }
+    c.code(r)
 }
 
 fn kind_code(k: schedlab_model::SegmentKind) -> u32 {
@@ -180,12 +308,38 @@ impl JobBody for CFunction {
             preemption_point: c_preemption_point,
             suspend: c_suspend,
             schedlab: &mut call as *mut Call as *mut libc::c_void,
+            within_abs: c_within_abs,
+            within_rel: c_within_rel,
+            wcet: c_wcet,
+            end: c_end,
+            check: c_check,
+            protect_begin: c_protect_begin,
+            protect_end: c_protect_end,
         };
         // SAFETY: the symbol was declared with this signature by the user;
         // `call` outlives the call and is reached only through `j`.
         let rc = unsafe { (self.f)(&j) };
+        // Sections and scopes the body left open end with it; a violation
+        // of a scope it left open is unhandled (the job is ended).
+        while call.ctx.in_protected() {
+            let _ = call.ctx.protect_end();
+        }
+        let left_open = call.ctx.outermost_scope();
         if let Some(e) = call.err {
+            if let Some(id) = left_open {
+                let _ = call.ctx.scope_end(id);
+            }
             return Err(e);
+        }
+        if let Some(id) = left_open {
+            match call.ctx.scope_end(id) {
+                Ok(Some(v)) => {
+                    call.ctx.unhandled(v.scope); // recorded as the job's unhandled exception
+                    return Err(JobError::Timing(v));
+                }
+                Ok(None) => {}
+                Err(e) => return Err(e),
+            }
         }
         if rc == 0 {
             Ok(())

@@ -126,6 +126,7 @@ impl Backend for DispatchBackend {
                 stop: sv.stop.clone(),
                 calibration: plan.calibration.clone(),
                 abort: plan.config.overrun == MissPolicy::Abort,
+                timing: plan.config.timing,
                 shared: sh.clone(),
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,

@@ -31,6 +31,8 @@ pub(super) struct WorkerCtx {
     pub stop: Arc<Stop>,
     pub calibration: crate::calibrate::Calibration,
     pub abort: bool,
+    /// The run's timing mode (`--timing`).
+    pub timing: crate::timing::Mode,
     pub shared: Arc<Shared>,
     pub bell: Arc<AtomicU32>,
     pub log_cap: usize,
@@ -98,6 +100,7 @@ impl WorkerCtx {
                 exec,
                 self.wcet,
                 self.abort.then_some(dl),
+                self.timing,
                 &self.stop,
                 &self.calibration,
                 &segs,
