@@ -9,7 +9,9 @@
 //! above the validator's tolerance (a fifth of the shortest job), or a
 //! stall of `RunOutcome::stalls` (the dispatcher's late wake-ups among
 //! them) longer than half that tolerance — or whose own measured
-//! latency does not fit twice in that tolerance (see [`tolerance_of`]). The evidence is printed. Protocol, integrity and count
+//! latency does not fit twice in that tolerance (see [`tolerance_of`]). The evidence is printed. A trace whose
+//! kernel part lacked events the kernel never recorded is a stall too
+//! ([`Failure::of_integrity`]). Protocol, count and other integrity
 //! errors, and validation failures without such evidence, fail at once.
 //! Every test prints how many retries it took, past cargo's output capture.
 
@@ -72,6 +74,36 @@ impl From<String> for Failure {
 }
 
 impl Failure {
+    /// The run's trace integrity: complete, or why not. Only one defect is
+    /// a platform's rather than the runtime's: on this VM the kernel's
+    /// trace sometimes lacks a switch *to* a thread with no loss recorded
+    /// (`kernel_lost` 0, `entries-written` equal to `entries-in-buffer`);
+    /// the assembly repairs such a switch from the thread's wake-up, and a
+    /// job whose wake-up is missing too falls outside every recorded run
+    /// (`kernel_unmatched_jobs`). A run whose only defect is unmatched
+    /// jobs, and whose kernel trace needed repairs, is a [`Failure::Stall`]
+    /// with that evidence; any other incompleteness is hard.
+    pub fn of_integrity(i: &schedlab_rt::assemble::Integrity) -> Result<(), Failure> {
+        if i.complete() {
+            return Ok(());
+        }
+        let only_unmatched = i.threads.iter().all(|t| t.contiguous)
+            && i.kernel_lost.unwrap_or(0) == 0
+            && i.kernel_unparsed == 0
+            && !i.kernel_unmatched_jobs.is_empty();
+        if only_unmatched && i.kernel_switches_repaired > 0 {
+            return Err(Failure::Stall {
+                evidence: format!(
+                    "the kernel's trace lacked {} switch(es) to a thread (repaired from wake-ups) and job(s) {:?} \
+                     fell outside every recorded run: events the kernel did not record",
+                    i.kernel_switches_repaired, i.kernel_unmatched_jobs
+                ),
+                failure: format!("trace integrity {i:?}"),
+            });
+        }
+        Err(Failure::Hard(format!("trace integrity {i:?}")))
+    }
+
     /// A validation failure or deadline miss of run `o` (spec `spec`, jobs of
     /// `fraction` × WCET of `spin-cpu`, validated with tolerance `tol`): a
     /// stall when the run measured one — a platform stall above half of

@@ -87,7 +87,7 @@ tasks:
         let o = run(&spec, &cfg(4000)).map_err(|e| format!("run: {e}"))?;
         ensure!(o.stop == schedlab_rt::StopReason::Finished, "stop {:?}: {:?}", o.stop, o.notes);
         ensure!(o.kernel_trace, "the kernel's events are merged");
-        ensure!(o.integrity.complete(), "{:?}", o.integrity);
+        Failure::of_integrity(&o.integrity)?;
         // Counts: releases at 0, T, ... < 4 s.
         for (t, want) in [(0u32, 50usize), (1, 25), (2, 34)] {
             ensure!(jobs_of(&o.events, t) == want, "task {t}: {} jobs, want {want}", jobs_of(&o.events, t));
@@ -142,7 +142,7 @@ tasks:
             .map_err(|e| format!("run: {e}"))?;
         ensure!(o.stop == schedlab_rt::StopReason::Finished, "stop {:?}: {:?}", o.stop, o.notes);
         ensure!(o.mapping.iter().all(|m| m.starts_with("SCHED_DEADLINE")), "{:?}", o.mapping);
-        ensure!(o.integrity.complete(), "{:?}", o.integrity);
+        Failure::of_integrity(&o.integrity)?;
         for (t, period) in [(0u32, 160u64), (1, 320), (2, 400)] {
             let n = jobs_of(&o.events, t) as i64;
             let want = (4000 + period as i64 - 1) / period as i64;
