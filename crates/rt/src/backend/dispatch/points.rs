@@ -9,10 +9,11 @@
 //!   waits for its domain (under a policy that preempts at points only). A
 //!   wanted point is a numbered request (its segment, time and CPU, then its
 //!   number, then the doorbell); the worker waits for the dispatcher's
-//!   answer. If the policy takes the CPU, the dispatcher holds the worker
-//!   (gate, preemption signal) before it answers: the signal's handler ends
-//!   the running stint and waits until the job is dispatched again, so the
-//!   switch-away is at the point. Otherwise the job goes on.
+//!   answer, with the preemption signal blocked. If the policy takes the
+//!   CPU, the dispatcher holds the worker (gate, preemption signal) before
+//!   it answers; the worker sees the changed gate, ends its running stint
+//!   at the point and waits until the job is dispatched again. Otherwise
+//!   the job goes on.
 //! - A **self-suspension** ends the running stint itself (a `block`
 //!   switch-away), with the preemption signal blocked, reports the block and
 //!   waits until it was carried out (the CPU is given away and the worker
@@ -109,11 +110,33 @@ impl PointHost for WorkerPoints<'_> {
     }
 
     fn reached(&self, segment: u32, kind: SegmentKind) {
-        self.request(Request::Point, clock::now(), Some((segment, kind)));
-        // Held by the policy: the preemption signal (sent before the
-        // answer) stops the worker in its handler until it is dispatched
-        // again; a wait on the gate lets it in if it is still pending.
-        self.dispatched();
+        // The worker waits for the answer off the CPU (a futex wait), so
+        // when the policy takes its CPU the job it gets may run there
+        // before this worker is scheduled again, at the same priority:
+        // the preemption signal's handler would then end the stint only
+        // when that job stops (a real G-FPDS run recorded the switch-away
+        // 16 ms late, two jobs on one CPU in the trace). The worker
+        // therefore handles its own preemption at a point, with the signal
+        // blocked: a gate changed while it waited means it was held, and
+        // its stint ends at the point.
+        sync::block_preempt(true);
+        let sh = self.shared;
+        let before = sh.gate.load(Ordering::Acquire);
+        let t = clock::now();
+        self.request(Request::Point, t, Some((segment, kind)));
+        let after = sh.gate.load(Ordering::Acquire);
+        if after != before && !self.ending() {
+            // SAFETY: the worker's Local outlives the job body; the
+            // preemption signal (whose handler also touches it) is blocked.
+            let local = unsafe { &mut *self.local };
+            local.close(t, End::Preempt, sh.hold_cmd_t.load(Ordering::Relaxed));
+            self.dispatched();
+            let local = unsafe { &mut *self.local };
+            local.open(clock::now(), clock::current_cpu(), sh.run_cmd_t.load(Ordering::Relaxed));
+        }
+        // A preemption signal sent meanwhile finds the worker dispatched on
+        // the CPU of its open stint: the handler does nothing.
+        sync::block_preempt(false);
     }
 
     fn suspend(&self, ended: Option<(u32, SegmentKind)>, ns: u64) {
