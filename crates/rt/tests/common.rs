@@ -110,7 +110,8 @@ impl Failure {
     /// `tol` (`RunOutcome::stalls`), a timer lateness (release → first
     /// instruction, or a kernel-side part of it, on a free CPU) above `tol`,
     /// or a CPU-time gap (a job's running time in the trace beyond the CPU
-    /// time `spin-cpu` gave it) above `tol`; otherwise hard.
+    /// time `spin-cpu` gave it, and on the dispatcher's CPU beyond all the
+    /// dispatcher's recorded work too) above `tol`; otherwise hard.
     pub fn of_run(o: &RunOutcome, spec: &Spec, fraction: f64, tol: u64, failure: String) -> Failure {
         let mut evidence = Vec::new();
         // A stall of at most half the tolerance cannot explain a violation
@@ -133,7 +134,9 @@ impl Failure {
             }
         }
         // On the dispatch backend a job that ran on CPU 0 shares it with the
-        // dispatcher (above the workers): its gap is not a platform's.
+        // dispatcher (above the workers): its gap counts only beyond all the
+        // work the dispatcher recorded in the whole run (releases, decisions,
+        // switches), which it cannot exceed on that CPU.
         let on_dispatcher_cpu: std::collections::HashSet<(u32, u64)> = o
             .events
             .iter()
@@ -146,14 +149,18 @@ impl Failure {
                 _ => None,
             })
             .collect();
+        let dispatcher_work: u64 = [OverheadKind::Release, OverheadKind::Schedule, OverheadKind::ContextSwitch]
+            .iter()
+            .map(|&k| o.overheads.get(k).iter().sum::<u64>())
+            .sum();
         let gaps: Vec<u64> = o
             .events
             .iter()
             .filter_map(|e| match e {
-                Event::Completion { task, job, .. } if on_dispatcher_cpu.contains(&(*task, *job)) => None,
-                Event::Completion { task, exec, forced: false, .. } => {
+                Event::Completion { task, exec, forced: false, job, .. } => {
                     let planned = (spec.tasks[*task as usize].wcet.0 as f64 * fraction) as u64;
-                    exec.checked_sub(planned).filter(|g| *g > tol)
+                    let shared = if on_dispatcher_cpu.contains(&(*task, *job)) { dispatcher_work } else { 0 };
+                    exec.checked_sub(planned + shared).filter(|g| *g > tol)
                 }
                 _ => None,
             })
