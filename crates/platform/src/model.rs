@@ -244,7 +244,16 @@ impl PlatformModel {
         let since = self.left[i * self.instances + k];
         let scratch = &mut self.scratch[..parts.len()];
         scratch.fill(0.0);
+        // Once the others fill every class the task uses, all of it is
+        // evicted: the rest of the neighbours need not be looked at.
+        let full: f64 = parts.iter().map(|p| self.layout.capacity[p.class as usize]).sum();
+        let mut seen = 0.0;
         for &j in &self.tasks[i].neighbours {
+            if seen >= full
+                && parts.iter().zip(scratch.iter()).all(|(p, &d)| d >= self.layout.capacity[p.class as usize])
+            {
+                break;
+            }
             let j = j as usize;
             let on = self.running_on[j];
             let touched = if on != NONE && self.instance[on as usize] as usize == k {
@@ -257,7 +266,7 @@ impl PlatformModel {
             if touched <= since {
                 continue;
             }
-            add_overlap(parts, &self.layout.parts[j], scratch);
+            seen += add_overlap(parts, &self.layout.parts[j], scratch);
         }
         let mut evicted = 0.0;
         for (p, &d) in parts.iter().zip(scratch.iter()) {
@@ -465,18 +474,21 @@ impl PlatformModel {
     }
 }
 
-/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by class).
-fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) {
-    let (mut a, mut b) = (0, 0);
+/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by
+/// class); returns the bytes added.
+fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) -> f64 {
+    let (mut a, mut b, mut added) = (0, 0, 0.0);
     while a < parts.len() && b < other.len() {
         match parts[a].class.cmp(&other[b].class) {
             std::cmp::Ordering::Less => a += 1,
             std::cmp::Ordering::Greater => b += 1,
             std::cmp::Ordering::Equal => {
                 acc[a] += other[b].bytes;
+                added += other[b].bytes;
                 a += 1;
                 b += 1;
             }
         }
     }
+    added
 }
