@@ -16,12 +16,25 @@
 //!   CPUs are given queues in CPU order: each takes the first queue of its
 //!   preference that still has a ready task no CPU took. A task keeps its
 //!   CPU when that CPU still serves its queue.
-//! - **Budgets**: a running task charges, at wall-clock rate, the servers
-//!   on its path on its CPU (its queue's and every ancestor's); the
-//!   exhaustion instant is an execution-time timer on the running job
-//!   (`Kernel::arm_exec`) at the smallest budget on the path. An exhausted
-//!   server is throttled until its deadline (a wall-clock timer), then
-//!   replenished. A server whose subtree gets work applies the CBS wake-up rule.
+//! - **Budgets**: a CPU's servers on the path of the task it runs (its
+//!   queue's and every ancestor's) are charged from the instant the task
+//!   was given the CPU, at wall-clock rate; a timer fires at the instant
+//!   the smallest budget on the path runs out. An exhausted server is
+//!   throttled until its deadline (a timer), then replenished. A server
+//!   whose subtree gets work applies the CBS wake-up rule.
+//!
+//!   Why wall-clock from the decision rather than an execution-time timer
+//!   on the job (`Kernel::arm_exec`): every driver sees the decision
+//!   instants alike, but not the execution. The dispatcher counts a job's
+//!   execution from the switch it ordered, the trace records the switch
+//!   its worker made a little later; replaying a recorded run, an
+//!   execution-time budget then runs out later than it did in the run,
+//!   and once the run's throttle stopped the job the trace shows no more
+//!   execution, so the replayed budget never runs out (a mismatch until
+//!   the next replenishment). Charged from the decision, the run and its
+//!   replay throttle at the same instant. In the simulator without
+//!   overheads the two are the same; with overheads, the time a switch
+//!   costs is charged to the server that ordered it.
 //! - **Tasks in no group** run in the background, by the same fixed
 //!   priorities, on the CPUs that serve no queue: a reservation's
 //!   guarantee is never taken by a task outside it.
@@ -78,7 +91,8 @@ pub(crate) struct Hcbs {
     assigned: Vec<Option<(JobId, usize)>>,
     /// Each CPU's servers are charged up to this instant.
     charged: Vec<Time>,
-    budget_timers: Vec<Option<TimerId>>,
+    /// Each CPU's exhaustion timer: (instant, timer).
+    budget_timers: Vec<Option<(Time, TimerId)>>,
     replenish_timer: Option<(Time, TimerId)>,
 }
 
@@ -249,19 +263,26 @@ impl Hcbs {
                 k.resched(c as Cpu);
                 self.assigned[c] = want;
             }
-            if let Some(id) = self.budget_timers[c].take() {
-                k.cancel(id);
-            }
-            if let Some((job, q)) = want {
-                if q != NONE {
+            // The instant the smallest budget on the path runs out.
+            let due = match want {
+                Some((_, q)) if q != NONE => {
                     let mut least = Time::MAX;
                     let mut n = q;
                     while n != NONE {
                         least = least.min(self.nodes[n].servers[c].map_or(Time::MAX, |s| s.budget));
                         n = self.nodes[n].parent;
                     }
-                    let at = k.consumed(job).saturating_add(least);
-                    self.budget_timers[c] = Some(k.arm_exec(job, at, BUDGET + c as u64));
+                    Some(now.saturating_add(least))
+                }
+                _ => None,
+            };
+            match (self.budget_timers[c], due) {
+                (Some((at, _)), Some(d)) if at == d => {}
+                (old, due) => {
+                    if let Some((_, id)) = old {
+                        k.cancel(id);
+                    }
+                    self.budget_timers[c] = due.map(|d| (d, k.arm(d, BUDGET + c as u64)));
                 }
             }
         }
@@ -362,7 +383,7 @@ impl Policy for Hcbs {
         if tag == REPLENISH && self.replenish_timer.is_some_and(|(_, id)| id == timer) {
             self.replenish_timer = None;
         } else if let Some(c) = tag.checked_sub(BUDGET).filter(|&c| (c as usize) < self.budget_timers.len()) {
-            if self.budget_timers[c as usize] == Some(timer) {
+            if self.budget_timers[c as usize].is_some_and(|(_, id)| id == timer) {
                 self.budget_timers[c as usize] = None;
             }
         }
