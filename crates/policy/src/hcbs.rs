@@ -13,9 +13,10 @@
 //! - **Inside a group** a global fixed-priority queue (the `priorities` of
 //!   the policy section: RM, DM or the tasks' `priority`) runs its m
 //!   highest-priority ready tasks on the m CPUs that currently serve it.
-//!   CPUs are given queues in CPU order: each takes the first queue of its
-//!   preference that still has a ready task no CPU took. A task keeps its
-//!   CPU when that CPU still serves its queue.
+//!   Each CPU takes the first queue of its preference that still has a
+//!   ready task no CPU took: first the CPUs for which that is the queue
+//!   they already serve, then the others, each in CPU order. A task keeps
+//!   its CPU when that CPU still serves its queue.
 //! - **Budgets**: a CPU's servers on the path of the task it runs (its
 //!   queue's and every ancestor's) are charged from the instant the task
 //!   was given the CPU, at wall-clock rate; a timer fires at the instant
@@ -231,14 +232,27 @@ impl Hcbs {
         // 4. Queues to CPUs, then tasks to CPUs.
         let mut left: Vec<usize> =
             self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t)).count()).collect();
+        // First the CPUs that keep serving the queue they serve (when it is
+        // still their first choice with a task left), then the others, each
+        // in CPU order: a task does not move for nothing.
+        let prefs: Vec<Vec<usize>> = (0..m)
+            .map(|c| {
+                let mut order = Vec::new();
+                self.preference(c, &self.roots, &mut order);
+                order
+            })
+            .collect();
         let mut serving: Vec<usize> = vec![NONE; m];
-        let mut order = Vec::new();
-        for (c, slot) in serving.iter_mut().enumerate() {
-            order.clear();
-            self.preference(c, &self.roots, &mut order);
-            if let Some(&q) = order.iter().find(|&&q| left[q] > 0) {
-                left[q] -= 1;
-                *slot = q;
+        for keep in [true, false] {
+            for c in 0..m {
+                if serving[c] != NONE {
+                    continue;
+                }
+                let Some(&q) = prefs[c].iter().find(|&&q| left[q] > 0) else { continue };
+                if !keep || self.assigned[c].is_some_and(|(_, a)| a == q) {
+                    left[q] -= 1;
+                    serving[c] = q;
+                }
             }
         }
         let mut next: Vec<Option<(JobId, usize)>> = vec![None; m];
