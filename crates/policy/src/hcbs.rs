@@ -3,7 +3,7 @@
 //! the spec's `reservations` under the `hcbs` policy.
 //!
 //! - **Servers**: every group has, on every CPU where its budget is above
-//!   0, one hard-CBS server ([`crate::server`]) with the group's (Q, P). A
+//!   0, one hard-CBS server ([`crate::server::cbs`]) with the group's (Q, P). A
 //!   group with subgroups and tasks of its own serves those tasks through
 //!   a leaf queue, a child with its own servers (`leaf_budget`).
 //! - **Per CPU** the servers form the group tree; at each level the
@@ -51,7 +51,7 @@ use crate::fp::Fp;
 use crate::interface::{
     Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
 };
-use crate::server::{Change, Server};
+use crate::server::cbs::{Change, Server};
 use schedlab_model::{Placement, Priorities, Spec};
 
 const NONE: usize = usize::MAX;
@@ -90,8 +90,6 @@ pub(crate) struct Hcbs {
     background: Vec<u32>,
     /// Each CPU's job and the queue it runs under (`NONE`: background).
     assigned: Vec<Option<(JobId, usize)>>,
-    /// Each CPU's servers are charged up to this instant.
-    charged: Vec<Time>,
     /// Each CPU's exhaustion timer: (instant, timer).
     budget_timers: Vec<Option<(Time, TimerId)>>,
     replenish_timer: Option<(Time, TimerId)>,
@@ -176,7 +174,6 @@ impl Hcbs {
             tasks,
             background,
             assigned: vec![None; m],
-            charged: vec![0; m],
             budget_timers: vec![None; m],
             replenish_timer: None,
         }
@@ -275,6 +272,10 @@ impl Hcbs {
         for (c, &want) in next.iter().enumerate() {
             if want != self.assigned[c] {
                 k.resched(c as Cpu);
+                // The old path's servers stop running down, the new one's start.
+                let old = self.assigned[c].map_or(NONE, |(_, q)| q);
+                self.walk_servers(old, c, |s| s.stop(now));
+                self.walk_servers(want.map_or(NONE, |(_, q)| q), c, |s| s.start(now));
                 self.assigned[c] = want;
             }
             // The instant the smallest budget on the path runs out.
@@ -283,7 +284,7 @@ impl Hcbs {
                     let mut least = Time::MAX;
                     let mut n = q;
                     while n != NONE {
-                        least = least.min(self.nodes[n].servers[c].map_or(Time::MAX, |s| s.budget));
+                        least = least.min(self.nodes[n].servers[c].as_ref().map_or(Time::MAX, |s| s.budget()));
                         n = self.nodes[n].parent;
                     }
                     Some(now.saturating_add(least))
@@ -301,8 +302,11 @@ impl Hcbs {
             }
         }
         // 6. The next replenishment.
-        let due =
-            self.nodes.iter().flat_map(|n| n.servers.iter().filter_map(|s| s.and_then(|s| s.replenish_at()))).min();
+        let due = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.servers.iter().filter_map(|s| s.as_ref().and_then(|s| s.replenish_at())))
+            .min();
         match (self.replenish_timer, due) {
             (Some((at, _)), Some(d)) if at == d => {}
             (old, due) => {
@@ -321,7 +325,7 @@ impl Hcbs {
             .iter()
             .filter_map(|&i| {
                 let n = &self.nodes[i];
-                let s = n.servers[c]?;
+                let s = n.servers[c].as_ref()?;
                 (n.backlogged && s.eligible()).then_some((s.deadline, i))
             })
             .collect();
@@ -412,6 +416,16 @@ impl Policy for Hcbs {
 }
 
 impl Hcbs {
+    /// Applies `f` to the servers on CPU `c` of queue `q` and its ancestors.
+    fn walk_servers(&mut self, mut q: usize, c: usize, mut f: impl FnMut(&mut Server)) {
+        while q != NONE {
+            if let Some(s) = self.nodes[q].servers[c].as_mut() {
+                f(s);
+            }
+            q = self.nodes[q].parent;
+        }
+    }
+
     /// Charges the servers up to now before an event changes the work
     /// pending, so a job that completes is charged for its last stint and
     /// a server that wakes up is judged on its budget at that instant.
@@ -419,11 +433,9 @@ impl Hcbs {
         let now = k.now();
         let m = self.assigned.len();
         for c in 0..m {
-            let ran = now.saturating_sub(self.charged[c]);
-            self.charged[c] = now;
             let Some((_, mut q)) = self.assigned[c] else { continue };
             while q != NONE {
-                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.consume(ran)) {
+                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.charge(now)) {
                     self.note(k, q, c, change);
                 }
                 q = self.nodes[q].parent;
