@@ -55,6 +55,8 @@
 //!
 //! Checked by replay (the validator drives this policy over a trace).
 
+mod assign;
+
 use crate::build::AdmissionError;
 use crate::fp::Fp;
 use crate::interface::{
@@ -234,18 +236,33 @@ impl Hcbs {
     /// Brings the servers and the assignment to `k.now()`.
     fn settle(&mut self, k: &mut dyn Kernel) {
         let now = k.now();
-        let m = self.assigned.len();
-        // 1. Charge the running paths (nothing when the event's callback did).
         self.charge(k);
-        // 2. Replenish the throttled servers that are due.
+        self.replenish_due(k, now);
+        self.wake_backlogged(k, now);
+        if self.held_until.is_none_or(|h| now > h) {
+            self.held.clone_from(&self.assigned);
+            self.held_until = Some(now);
+        }
+        let next = self.assign();
+        self.switch(k, now, &next);
+        self.arm_replenishment(k);
+    }
+
+    /// Replenishes the throttled servers that are due at `now`.
+    fn replenish_due(&mut self, k: &mut dyn Kernel, now: Time) {
         for i in 0..self.nodes.len() {
-            for c in 0..m {
+            for c in 0..self.assigned.len() {
                 if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.replenish(now)) {
                     self.note(k, i, c, change);
                 }
             }
         }
-        // 3. Work pending: children after parents, so bottom-up is reverse order.
+    }
+
+    /// Marks the nodes with work pending in their subtree; the servers of
+    /// those that had none apply the CBS wake-up rule.
+    fn wake_backlogged(&mut self, k: &mut dyn Kernel, now: Time) {
+        // Children come after their parents: bottom-up is reverse order.
         let mut pending = vec![false; self.nodes.len()];
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
@@ -254,71 +271,18 @@ impl Hcbs {
         for (i, &p) in pending.iter().enumerate() {
             let was = std::mem::replace(&mut self.nodes[i].backlogged, p);
             if p && !was {
-                for c in 0..m {
+                for c in 0..self.assigned.len() {
                     if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.wake(now)) {
                         self.note(k, i, c, change);
                     }
                 }
             }
         }
-        if self.held_until.is_none_or(|h| now > h) {
-            self.held.clone_from(&self.assigned);
-            self.held_until = Some(now);
-        }
-        // 4. Queues to CPUs, then tasks to CPUs. A job running inside a
-        //    non-preemptive section is boosted: it keeps its CPU, and the
-        //    CPU serves its group, before anything else (Fig. 2's order).
-        let boosted: Vec<Option<(JobId, usize)>> =
-            (0..m).map(|c| self.held[c].filter(|&(j, _)| self.boosted(j))).collect();
-        let is_boosted = |t: u32| boosted.iter().flatten().any(|(j, _)| j.task == t);
-        let mut left: Vec<usize> =
-            self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t) && !is_boosted(t)).count()).collect();
-        // First the CPUs that keep serving the queue they serve (when it is
-        // still their first choice with a task left), then the others, each
-        // in CPU order: a task does not move for nothing.
-        let prefs: Vec<Vec<usize>> = (0..m)
-            .map(|c| {
-                let mut order = Vec::new();
-                self.preference(c, &self.roots, &mut order);
-                order
-            })
-            .collect();
-        let mut serving: Vec<usize> = vec![NONE; m];
-        for keep in [true, false] {
-            for c in 0..m {
-                if serving[c] != NONE || boosted[c].is_some() {
-                    continue;
-                }
-                let Some(&q) = prefs[c].iter().find(|&&q| left[q] > 0) else { continue };
-                if !keep || self.held[c].is_some_and(|(_, a)| a == q) {
-                    left[q] -= 1;
-                    serving[c] = q;
-                }
-            }
-        }
-        let mut next: Vec<Option<(JobId, usize)>> = boosted.clone();
-        let queues: Vec<usize> = {
-            let mut v: Vec<usize> = serving.iter().copied().filter(|&q| q != NONE).collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        for q in queues {
-            let cpus: Vec<usize> = (0..m).filter(|&c| serving[c] == q).collect();
-            let chosen: Vec<u32> = self.nodes[q]
-                .tasks
-                .iter()
-                .copied()
-                .filter(|&t| self.ready(t) && !is_boosted(t))
-                .take(cpus.len())
-                .collect();
-            self.place(&chosen, &cpus, q, &mut next);
-        }
-        let idle: Vec<usize> = (0..m).filter(|&c| serving[c] == NONE && boosted[c].is_none()).collect();
-        let chosen: Vec<u32> =
-            self.background.iter().copied().filter(|&t| self.ready(t) && !is_boosted(t)).take(idle.len()).collect();
-        self.place(&chosen, &idle, NONE, &mut next);
-        // 5. Switches and budget timers.
+    }
+
+    /// Carries out the assignment `next`: reschedules the CPUs whose job
+    /// changes, moves the servers' selection, and arms each CPU's budget timer.
+    fn switch(&mut self, k: &mut dyn Kernel, now: Time, next: &[Option<(JobId, usize)>]) {
         for (c, &want) in next.iter().enumerate() {
             if want != self.assigned[c] {
                 k.resched(c as Cpu);
@@ -354,7 +318,10 @@ impl Hcbs {
                 }
             }
         }
-        // 6. The next replenishment.
+    }
+
+    /// Arms the timer of the next replenishment of a throttled server.
+    fn arm_replenishment(&mut self, k: &mut dyn Kernel) {
         let due = self
             .nodes
             .iter()
@@ -368,44 +335,6 @@ impl Hcbs {
                 }
                 self.replenish_timer = due.map(|d| (d, k.arm(d, REPLENISH)));
             }
-        }
-    }
-
-    /// The queues CPU `c` would serve, best first: depth-first over the
-    /// eligible servers with work, EDF at each level.
-    fn preference(&self, c: usize, level: &[usize], out: &mut Vec<usize>) {
-        let mut here: Vec<(Time, usize)> = level
-            .iter()
-            .filter_map(|&i| {
-                let n = &self.nodes[i];
-                let s = n.servers[c].as_ref()?;
-                (n.backlogged && s.eligible()).then_some((s.deadline, i))
-            })
-            .collect();
-        here.sort_unstable();
-        for (_, i) in here {
-            if self.nodes[i].children.is_empty() {
-                out.push(i);
-            } else {
-                self.preference(c, &self.nodes[i].children, out);
-            }
-        }
-    }
-
-    /// Puts `chosen` on `cpus`: a task already on one of them stays there.
-    fn place(&self, chosen: &[u32], cpus: &[usize], q: usize, next: &mut [Option<(JobId, usize)>]) {
-        let job = |t: u32| JobId { task: t, seq: self.tasks[t as usize].job.unwrap_or(0) };
-        let mut rest = Vec::new();
-        for &t in chosen {
-            let j = job(t);
-            match cpus.iter().find(|&&c| self.held[c].is_some_and(|(a, _)| a == j)) {
-                Some(&c) => next[c] = Some((j, q)),
-                None => rest.push(j),
-            }
-        }
-        let free: Vec<usize> = cpus.iter().copied().filter(|&c| next[c].is_none()).collect();
-        for (j, c) in rest.into_iter().zip(free) {
-            next[c] = Some((j, q));
         }
     }
 }
