@@ -9,7 +9,7 @@
 //!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`point`] (preemption points, self-suspension), [`timing`] (timing exceptions), [`workload`],
-//!   [`calibrate`].
+//!   [`calibrate`], [`colour`] (page colouring of working sets).
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
@@ -22,6 +22,7 @@ pub mod assemble;
 pub mod backend;
 pub mod calibrate;
 pub mod clock;
+pub mod colour;
 pub mod config;
 pub mod counters;
 pub mod cpuset;

@@ -4,6 +4,7 @@
 //! so bad input stops here with exit code 2.
 
 use crate::calibrate::Calibration;
+use crate::colour::{ColouredBuffer, ColouredTask, Colouring, Geometry};
 use crate::config::RunConfig;
 use crate::error::RunError;
 use crate::workload::{self, JobBody, WorkloadSpec};
@@ -38,6 +39,8 @@ pub struct Plan {
     pub calibration: Calibration,
     /// The job bodies, built (libraries loaded, buffers prefaulted); taken by the workers.
     pub bodies: Vec<Option<Box<dyn JobBody>>>,
+    /// What page colouring found and did, when a task has `colors`.
+    pub colouring: Option<Colouring>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -103,6 +106,10 @@ impl Plan {
             rank[*i] = r;
         }
         let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0.max(8));
+        let mut colouring = match &spec.platform.cache {
+            Some(c) if spec.tasks.iter().any(|t| t.colors.is_some()) => Some(Colouring::detect(Geometry::of_spec(c))),
+            _ => None,
+        };
         let mut tasks = Vec::new();
         let mut bodies: Vec<Option<Box<dyn JobBody>>> = Vec::new();
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -120,7 +127,23 @@ impl Plan {
                     if wss.0 > 4 << 30 {
                         return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
                     }
-                    Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64))
+                    match (&t.colors, &mut colouring) {
+                        (Some(colors), Some(col)) => {
+                            let buf = coloured_buffer(i, &t.name, wss.0, colors, &col.geometry)?;
+                            let verification = buf.verify(colors, &col.geometry).map_err(|e| {
+                                RunError::System(format!("tasks[{i}] ({}): verifying its colours: {e}", t.name))
+                            })?;
+                            col.tasks.push(ColouredTask {
+                                task: i,
+                                name: t.name.clone(),
+                                wanted: colors.to_string(),
+                                verification,
+                                scanned: buf.scanned,
+                            });
+                            Box::new(workload::memwalk::MemWalk::coloured(buf, wss.0, line, *p, config.seed ^ i as u64))
+                        }
+                        _ => Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64)),
+                    }
                 }
                 WorkloadSpec::CFunction { library, symbol, arg } => {
                     let lib = if library.contains('/') && !library.starts_with('/') {
@@ -145,6 +168,9 @@ impl Plan {
                 }
                 WorkloadSpec::Rust { make, .. } => make(i as u32),
             };
+            if let (Some(col), Some(_), false) = (&mut colouring, &t.colors, matches!(w, WorkloadSpec::MemWalk(_))) {
+                col.uncoloured.push(t.name.clone());
+            }
             bodies.push(Some(body));
             let period = t.period.0;
             let deadline = t.deadline().0;
@@ -169,6 +195,7 @@ impl Plan {
             online,
             calibration,
             bodies,
+            colouring,
         })
     }
 
@@ -186,4 +213,29 @@ impl Plan {
         let t = &self.tasks[task];
         self.config.duration / t.period.max(1) + 2
     }
+}
+
+/// The working set of task `i` in frames of `colors`: needs CAP_SYS_ADMIN
+/// (physical frames), checked before anything is allocated.
+fn coloured_buffer(
+    i: usize,
+    name: &str,
+    wss: u64,
+    colors: &schedlab_model::ColorSet,
+    g: &Geometry,
+) -> Result<ColouredBuffer, RunError> {
+    if !crate::privilege::has_cap(crate::privilege::CAP_SYS_ADMIN) {
+        return Err(RunError::Privilege(format!(
+            "tasks[{i}].colors ({name}): page colouring reads physical frames from /proc/self/pagemap, which needs CAP_SYS_ADMIN; run as root, or remove the task's `colors`. Nothing was changed."
+        )));
+    }
+    ColouredBuffer::allocate(wss, colors, g).map_err(|e| match e {
+        crate::colour::ColourError::TooLarge { .. } | crate::colour::ColourError::NoColour => {
+            bad(format!("tasks[{i}].colors ({name}): {e}"))
+        }
+        crate::colour::ColourError::Pagemap(crate::colour::pagemap::PagemapError::Hidden) => {
+            RunError::Privilege(format!("tasks[{i}].colors ({name}): {e}; run as root. Nothing was changed."))
+        }
+        e => RunError::System(format!("tasks[{i}].colors ({name}): allocating its working set in its colours: {e}")),
+    })
 }

@@ -173,6 +173,11 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         });
         a.stalls.push(g);
     }
+    // What page colouring found and did, in the report and the trace.
+    if let Some(c) = &plan.colouring {
+        notes.extend(c.lines());
+        a.events.push(Event::Note { t: 0, cpu: None, name: "page-colouring".into(), data: c.to_json() });
+    }
     a.events.sort_by_key(|e| e.t());
     if let Some(e) = crate::stall::evidence(&a.stalls) {
         notes.push(e);

@@ -10,8 +10,13 @@
 //! - `random`: a seeded random cyclic permutation, chased through the
 //!   buffer itself (each line stores the index of the next), so every load
 //!   depends on the previous one and defeats the prefetcher.
+//!
+//! The working set is ordinary heap memory, or, for a task with `colors`,
+//! a [`ColouredBuffer`] whose every page has one of the task's colours
+//! ([`crate::colour`]).
 
 use crate::clock;
+use crate::colour::ColouredBuffer;
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
 use schedlab_model::rng::Rng;
@@ -23,8 +28,14 @@ pub enum Pattern {
     Random,
 }
 
+/// Where the working set lives.
+enum Store {
+    Heap(Vec<u64>),
+    Coloured(ColouredBuffer),
+}
+
 pub struct MemWalk {
-    buf: Vec<u64>,
+    store: Store,
     /// Words per cache line.
     words: usize,
     lines: usize,
@@ -41,9 +52,29 @@ impl MemWalk {
     /// not page-fault.
     pub fn new(wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let line = line.max(8);
+        let lines = wss.div_ceil(line).max(1) as usize;
+        let buf = vec![0u64; lines * (line / 8) as usize];
+        MemWalk::over(Store::Heap(buf), wss, line, pattern, seed)
+    }
+
+    /// A walk over `wss` bytes of a coloured buffer (at least that large).
+    pub fn coloured(buf: ColouredBuffer, wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
+        assert!(buf.len() as u64 >= wss, "the coloured buffer is smaller than the working set");
+        MemWalk::over(Store::Coloured(buf), wss, line.max(8), pattern, seed)
+    }
+
+    /// The coloured buffer the walk runs over, if any.
+    pub fn coloured_buffer(&self) -> Option<&ColouredBuffer> {
+        match &self.store {
+            Store::Coloured(b) => Some(b),
+            Store::Heap(_) => None,
+        }
+    }
+
+    fn over(mut store: Store, wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let words = (line / 8) as usize;
         let lines = wss.div_ceil(line).max(1) as usize;
-        let mut buf = vec![0u64; lines * words];
+        let buf = store.words();
         let order: Vec<u32> = match pattern {
             Pattern::Sequential => (0..lines as u32).collect(),
             Pattern::Strided { stride } => {
@@ -70,20 +101,21 @@ impl MemWalk {
                 *w = i as u64;
             }
         }
-        MemWalk { buf, words, lines, order, pattern, pos: 0, touched: 0 }
+        MemWalk { store, words, lines, order, pattern, pos: 0, touched: 0 }
     }
 
     /// Touches `n` lines from the current position.
     #[inline]
     fn step(&mut self, n: usize) {
+        let buf = self.store.words();
         match self.pattern {
             Pattern::Random => {
                 let mut cur = self.order[self.pos % self.lines] as usize;
                 for _ in 0..n {
                     let w = cur * self.words;
-                    let next = self.buf[w] as usize;
+                    let next = buf[w] as usize;
                     // Keep the chain intact: write the line without changing the link.
-                    self.buf[w + (self.words > 1) as usize] = self.buf[w + (self.words > 1) as usize].wrapping_add(1);
+                    buf[w + (self.words > 1) as usize] = buf[w + (self.words > 1) as usize].wrapping_add(1);
                     cur = next;
                 }
                 self.pos = (self.pos + n) % self.lines;
@@ -93,7 +125,7 @@ impl MemWalk {
             _ => {
                 for _ in 0..n {
                     let w = self.order[self.pos] as usize * self.words;
-                    self.buf[w] = self.buf[w].wrapping_add(1);
+                    buf[w] = buf[w].wrapping_add(1);
                     self.pos += 1;
                     if self.pos == self.lines {
                         self.pos = 0;
@@ -112,6 +144,15 @@ impl MemWalk {
 
     pub fn lines(&self) -> usize {
         self.lines
+    }
+}
+
+impl Store {
+    fn words(&mut self) -> &mut [u64] {
+        match self {
+            Store::Heap(v) => v,
+            Store::Coloured(b) => b.words(),
+        }
     }
 }
 
@@ -136,11 +177,12 @@ mod tests {
     fn every_pattern_touches_every_line_in_a_pass() {
         for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
             let mut w = MemWalk::new(256 * 1024, 64, p, 7);
-            let before: Vec<u64> =
-                (0..w.lines()).map(|l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize]).collect();
+            let before: Vec<u64> = (0..w.lines())
+                .map(|l| w.store.words()[l * w.words + (p == Pattern::Random && w.words > 1) as usize])
+                .collect();
             w.pass();
             let changed = (0..w.lines())
-                .filter(|&l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l])
+                .filter(|&l| w.store.words()[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l])
                 .count();
             assert_eq!(changed, w.lines(), "{p:?}");
         }
