@@ -14,12 +14,58 @@
 //! The working set is ordinary heap memory, or, for a task with `colors`,
 //! a [`ColouredBuffer`] whose every page has one of the task's colours
 //! ([`crate::colour`]).
+//!
+//! A walk may also write lines of a shared-data group ([`SharedLines`],
+//! the lines several tasks write): after every `every`-th line of its own,
+//! one atomic add to the group's next line — real coherence traffic when
+//! the group's tasks run on different CPUs. The walk publishes what it
+//! did to its CPU's counters ([`crate::counters::published`]) after each
+//! chunk of 64 lines: lines touched and the writes to shared lines.
 
 use crate::clock;
 use crate::colour::ColouredBuffer;
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
 use schedlab_model::rng::Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The lines a shared-data group's tasks all write.
+pub struct SharedLines {
+    words: Box<[AtomicU64]>,
+    /// Words per line.
+    stride: usize,
+    lines: usize,
+}
+
+impl SharedLines {
+    /// `bytes` of shared lines of `line` bytes.
+    pub fn new(bytes: u64, line: u64) -> Arc<SharedLines> {
+        let line = line.max(8);
+        let lines = bytes.div_ceil(line).max(1) as usize;
+        let stride = (line / 8) as usize;
+        Arc::new(SharedLines { words: (0..lines * stride).map(|_| AtomicU64::new(0)).collect(), stride, lines })
+    }
+
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// The sum of the lines' counters (every write adds one).
+    pub fn writes(&self) -> u64 {
+        (0..self.lines).map(|l| self.words[l * self.stride].load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// A walk's share of a group's lines.
+struct Sharing {
+    lines: Arc<SharedLines>,
+    /// One shared write after this many own lines.
+    every: u64,
+    /// Own lines since the last shared write.
+    since: u64,
+    pos: usize,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
@@ -42,8 +88,11 @@ pub struct MemWalk {
     order: Vec<u32>,
     pattern: Pattern,
     pos: usize,
-    /// Lines touched so far (all jobs).
+    /// Lines touched so far (all jobs), own lines only.
     pub touched: u64,
+    sharing: Option<Sharing>,
+    /// Writes to shared lines so far (all jobs).
+    pub shared_writes: u64,
 }
 
 impl MemWalk {
@@ -101,7 +150,14 @@ impl MemWalk {
                 *w = i as u64;
             }
         }
-        MemWalk { store, words, lines, order, pattern, pos: 0, touched: 0 }
+        MemWalk { store, words, lines, order, pattern, pos: 0, touched: 0, sharing: None, shared_writes: 0 }
+    }
+
+    /// Also writes a line of `shared` after every `every` lines of its own
+    /// (a write ratio of 1 / (`every` + 1) of its line touches).
+    pub fn with_shared(mut self, shared: Arc<SharedLines>, every: u64) -> MemWalk {
+        self.sharing = Some(Sharing { lines: shared, every: every.max(1), since: 0, pos: 0 });
+        self
     }
 
     /// Touches `n` lines from the current position.
@@ -134,6 +190,19 @@ impl MemWalk {
             }
         }
         self.touched += n as u64;
+        if let Some(sh) = &mut self.sharing {
+            sh.since += n as u64;
+            let k = sh.since / sh.every;
+            sh.since %= sh.every;
+            for _ in 0..k {
+                sh.lines.words[sh.pos * sh.lines.stride].fetch_add(1, Ordering::Relaxed);
+                sh.pos += 1;
+                if sh.pos == sh.lines.lines {
+                    sh.pos = 0;
+                }
+            }
+            self.shared_writes += k;
+        }
     }
 
     /// One full pass over the working set (every line once).
@@ -162,7 +231,10 @@ impl JobBody for MemWalk {
         ctx.run_segments(|ctx, ns, _| {
             let end = clock::thread_cpu() + ns;
             while clock::thread_cpu() < end {
+                let w = self.shared_writes;
                 self.step(64);
+                let w = self.shared_writes - w;
+                crate::counters::published::publish(64 + w, w);
                 ctx.check()?;
             }
             Ok(())
@@ -173,6 +245,21 @@ impl JobBody for MemWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_group_gets_one_write_per_every_own_lines() {
+        let g = SharedLines::new(4096, 64);
+        let mut a = MemWalk::new(64 * 1024, 64, Pattern::Sequential, 1).with_shared(g.clone(), 4);
+        let mut b = MemWalk::new(64 * 1024, 64, Pattern::Random, 2).with_shared(g.clone(), 3);
+        for _ in 0..10 {
+            a.step(64);
+            b.step(50);
+        }
+        assert_eq!((a.touched, a.shared_writes), (640, 160));
+        assert_eq!((b.touched, b.shared_writes), (500, 166));
+        assert_eq!(g.writes(), 326);
+        assert_eq!(g.lines(), 64);
+    }
     #[test]
     fn every_pattern_touches_every_line_in_a_pass() {
         for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
