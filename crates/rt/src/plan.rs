@@ -110,6 +110,23 @@ impl Plan {
             Some(c) if spec.tasks.iter().any(|t| t.colors.is_some()) => Some(Colouring::detect(Geometry::of_spec(c))),
             _ => None,
         };
+        // Shared-data groups: one set of lines per group, as large as the
+        // group's largest working set (memwalk tasks write it at their write ratio).
+        let mut groups: std::collections::HashMap<&str, std::sync::Arc<workload::memwalk::SharedLines>> =
+            Default::default();
+        for t in &spec.tasks {
+            if let Some(g) = &t.data_group {
+                let size = spec
+                    .tasks
+                    .iter()
+                    .filter(|u| u.data_group.as_ref() == Some(g))
+                    .filter_map(|u| u.wss.map(|w| w.0))
+                    .max()
+                    .unwrap_or(4096)
+                    .min(4 << 30);
+                groups.entry(g.as_str()).or_insert_with(|| workload::memwalk::SharedLines::new(size, line));
+            }
+        }
         let mut tasks = Vec::new();
         let mut bodies: Vec<Option<Box<dyn JobBody>>> = Vec::new();
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -127,7 +144,7 @@ impl Plan {
                     if wss.0 > 4 << 30 {
                         return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
                     }
-                    match (&t.colors, &mut colouring) {
+                    let walk: workload::memwalk::MemWalk = match (&t.colors, &mut colouring) {
                         (Some(colors), Some(col)) => {
                             let buf = coloured_buffer(i, &t.name, wss.0, colors, &col.geometry)?;
                             let verification = buf.verify(colors, &col.geometry).map_err(|e| {
@@ -140,9 +157,16 @@ impl Plan {
                                 verification,
                                 scanned: buf.scanned,
                             });
-                            Box::new(workload::memwalk::MemWalk::coloured(buf, wss.0, line, *p, config.seed ^ i as u64))
+                            workload::memwalk::MemWalk::coloured(buf, wss.0, line, *p, config.seed ^ i as u64)
                         }
-                        _ => Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64)),
+                        _ => workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64),
+                    };
+                    let r = t.write_ratio().as_f64();
+                    match t.data_group.as_deref().and_then(|g| groups.get(g)) {
+                        Some(shared) if r > 0.0 => {
+                            Box::new(walk.with_shared(shared.clone(), workload::memwalk::every_for_ratio(r)))
+                        }
+                        _ => Box::new(walk),
                     }
                 }
                 WorkloadSpec::CFunction { library, symbol, arg } => {

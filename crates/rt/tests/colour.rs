@@ -18,6 +18,8 @@ fn geometry() -> Geometry {
             line: schedlab_model::Size(64),
             page: None,
             colors: None,
+            shared_by: None,
+            private: None,
         })
     })
 }

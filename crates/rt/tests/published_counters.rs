@@ -146,3 +146,39 @@ fn a_policy_reads_monotone_per_cpu_counts_the_memwalk_bodies_publish() {
 fn log_line(s: &str) {
     common::log(&format!("published counters: {s}"));
 }
+
+/// The same from the spec alone: `data_group` and `write_ratio` (0.2 and
+/// 1/9) on `memwalk` tasks give each CPU's counts its task's shared-write share.
+#[test]
+fn a_specs_shared_data_group_and_write_ratio_drive_the_published_counts() {
+    require_root();
+    let _s = serial();
+    let spec = spec(
+        "platform: {cpus: 2, cache: {size: 8MiB, ways: 16, line: 64B}}\npolicy: {name: pfp}\ntasks:\n  - {name: a, wcet: 4ms, period: 20ms, cpu: 0, wss: 128KiB, data_group: g0, write_ratio: 0.2}\n  - {name: b, wcet: 4ms, period: 20ms, cpu: 1, wss: 128KiB, data_group: g0, write_ratio: 0.111111}\n",
+    );
+    let log: Log = Arc::default();
+    let l = log.clone();
+    let factory = PolicyFactory(Arc::new(move |s: &schedlab_model::Spec| {
+        Box::new(Reader { inner: schedlab_policy::build(s, None).unwrap(), log: l.clone() }) as Box<dyn Policy>
+    }));
+    let config = RunConfig {
+        backend: BackendKind::Dispatch,
+        duration: 200 * MS,
+        workload: "memwalk".parse().unwrap(),
+        counters: CounterChoice::Workload,
+        start_margin: 200 * MS,
+        wait: true,
+        policy: Some(factory),
+        ..RunConfig::default()
+    };
+    run(&spec, &config).unwrap_or_else(|e| panic!("{e}"));
+    let log = log.lock().unwrap().clone();
+    for (cpu, want) in [(0u32, 0.2), (1, 1.0 / 9.0)] {
+        let last = log.iter().rev().find(|(c, _)| *c == cpu).map(|(_, c)| *c).expect("readings");
+        let (refs, coh) = (last.cache_references.unwrap(), last.coherence_misses.unwrap());
+        log_line(&format!("spec run, CPU {cpu}: {refs} lines, {coh} shared writes"));
+        assert!(refs > 10_000, "CPU {cpu}: {refs} lines");
+        let share = coh as f64 / refs as f64;
+        assert!((share - want).abs() < 0.01, "CPU {cpu}: shared-write share {share:.4}, want {want:.4}");
+    }
+}

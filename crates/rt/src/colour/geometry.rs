@@ -178,6 +178,8 @@ mod tests {
             line: schedlab_model::Size(64),
             page: None,
             colors: Some(32),
+            shared_by: None,
+            private: None,
         };
         let g = Geometry::of_spec(&c);
         assert_eq!((g.geometric, g.colours), (128, 32));

@@ -18,7 +18,12 @@
 //! A walk may also write lines of a shared-data group ([`SharedLines`],
 //! the lines several tasks write): after every `every`-th line of its own,
 //! one atomic add to the group's next line — real coherence traffic when
-//! the group's tasks run on different CPUs. The walk publishes what it
+//! the group's tasks run on different CPUs. A task with a `data_group` and
+//! a `write_ratio` r > 0 writes its group's lines (as large as the group's
+//! largest `wss`) once per `every` = max(1, round((1 − r) / r)) lines of its
+//! own, so that r of its line touches are shared writes (r ≤ 1/2; above,
+//! one in two). Unlike the platform model, where the group's working sets
+//! are the shared data, the walk keeps its own working set beside them. The walk publishes what it
 //! did to its CPU's counters ([`crate::counters::published`]) after each
 //! chunk of 64 lines: lines touched and the writes to shared lines.
 
@@ -216,6 +221,14 @@ impl MemWalk {
     }
 }
 
+/// Own lines per shared write for a write ratio `r` (see the module header).
+pub fn every_for_ratio(r: f64) -> u64 {
+    if r <= 0.0 || !r.is_finite() {
+        return u64::MAX;
+    }
+    ((1.0 - r) / r).round().max(1.0) as u64
+}
+
 impl Store {
     fn words(&mut self) -> &mut [u64] {
         match self {
@@ -259,6 +272,7 @@ mod tests {
         assert_eq!((b.touched, b.shared_writes), (500, 166));
         assert_eq!(g.writes(), 326);
         assert_eq!(g.lines(), 64);
+        assert_eq!((every_for_ratio(0.2), every_for_ratio(1.0 / 3.0), every_for_ratio(0.9)), (4, 2, 1));
     }
     #[test]
     fn every_pattern_touches_every_line_in_a_pass() {
