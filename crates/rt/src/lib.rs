@@ -10,7 +10,7 @@
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`point`] (preemption points, self-suspension), [`timing`] (timing exceptions), [`workload`],
 //!   [`calibrate`], [`colour`] (page colouring of working sets).
-//! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
+//! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`rtgroup`] (reservations as RT cgroups), [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
 //! - [`probe`]: the timer wake-up latency probe.
@@ -39,6 +39,7 @@ pub mod point;
 pub mod privilege;
 pub mod probe;
 pub mod record;
+pub mod rtgroup;
 pub mod runtime;
 pub mod sched;
 pub mod signals;

@@ -8,6 +8,10 @@
 //! | G-EDF | SCHED_DEADLINE (runtime = WCET + slack, deadline, period) — one root domain |
 //! | P-EDF / C-EDF | SCHED_DEADLINE inside exclusive cpuset partitions, one root domain per CPU / cluster |
 //!
+//! With `reservations:` in the spec (fixed-priority policies), each group
+//! becomes a cgroup with RT group scheduling and its tasks join it
+//! ([`crate::rtgroup`]).
+//!
 //! A SCHED_DEADLINE set is checked against the kernel's admission test
 //! before anything is touched (per root domain: the sum of runtime/period
 //! ≤ `sched_rt_runtime_us / sched_rt_period_us` × CPUs, minus the bandwidth
@@ -179,6 +183,18 @@ impl Backend for KernelBackend {
                 names(Family::Edf)
             ));
         }
+        if has_reservations(plan) {
+            if is_edf(plan.policy) {
+                return bad(format!(
+                    "reservations: the kernel backend maps groups onto RT group scheduling, which throttles SCHED_FIFO threads, not SCHED_DEADLINE ones; use a fixed-priority policy (gfp, pfp, cfp) inside the groups, or --backend dispatch (policy `{}` is EDF)",
+                    plan.policy.name()
+                ));
+            }
+            let groups = crate::rtgroup::cgroups_of(&plan.spec).map_err(RunError::BadInput)?;
+            let fs = crate::rtgroup::detect().map_err(|e| RunError::BadInput(format!("reservations: {e}")))?;
+            crate::rtgroup::check_capacity(&fs, &groups)
+                .map_err(|e| RunError::BadInput(format!("reservations: {e}")))?;
+        }
         if !is_edf(plan.policy) {
             if plan.tasks.len() > TOP_PRIORITY as usize {
                 return bad(format!("{} tasks need {} distinct SCHED_FIFO priorities; the kernel backend has {TOP_PRIORITY} (1..={TOP_PRIORITY})", plan.tasks.len(), plan.tasks.len()));
@@ -255,6 +271,11 @@ impl Backend for KernelBackend {
         } else {
             n.fifo_priority = TOP_PRIORITY;
         }
+        if has_reservations(plan) {
+            if let Ok(fs) = crate::rtgroup::detect() {
+                n.write_dirs.push(fs.root);
+            }
+        }
         n
     }
 
@@ -292,7 +313,8 @@ impl Backend for KernelBackend {
         let mut ex = Executed { tids: tids.clone(), ..Executed::default() };
         // Setup, part 1 (threads still SCHED_OTHER, blocked at the gate):
         // record, trace, cpusets, affinities.
-        let setup = (|| -> Result<Option<crate::ftrace::KernelTrace>, RunError> {
+        #[allow(clippy::type_complexity)]
+        let setup = (|| -> Result<(Option<crate::ftrace::KernelTrace>, Option<crate::rtgroup::Groups>), RunError> {
             for &tid in &tids {
                 sv.guard
                     .record_thread(tid)
@@ -310,6 +332,18 @@ impl Backend for KernelBackend {
                 }
                 None => None,
             };
+            // Reservations: the groups' cgroups, each thread in its group.
+            let groups = if has_reservations(plan) {
+                let fs = crate::rtgroup::detect().map_err(|e| RunError::System(format!("reservations: {e}")))?;
+                let list = crate::rtgroup::cgroups_of(&plan.spec).map_err(RunError::BadInput)?;
+                let g = crate::rtgroup::create(&fs, &sv.guard, &list)?;
+                for (i, &tid) in tids.iter().enumerate() {
+                    g.attach(i, tid)?;
+                }
+                Some(g)
+            } else {
+                None
+            };
             for (i, m) in maps.iter().enumerate() {
                 let tid = tids[i];
                 if let (Some(p), Some(d)) = (&parts, m.partition) {
@@ -320,7 +354,7 @@ impl Backend for KernelBackend {
                     })?;
                 }
             }
-            Ok(ktrace)
+            Ok((ktrace, groups))
         })();
         let fail = |e: RunError, handles: Vec<std::thread::JoinHandle<_>>| {
             sv.stop.request(crate::stop::StopReason::Finished);
@@ -330,7 +364,7 @@ impl Backend for KernelBackend {
             }
             Err(e)
         };
-        let ktrace = match setup {
+        let (ktrace, groups) = match setup {
             Ok(k) => k,
             Err(e) => return fail(e, handles),
         };
@@ -385,6 +419,36 @@ impl Backend for KernelBackend {
                 None => format!("{} on CPUs {}", m.class.describe(), sched::format_cpu_list(&m.cpus)),
             })
             .collect();
+        if let Some(g) = &groups {
+            for (i, m) in ex.mapping.iter_mut().enumerate() {
+                if let Some(c) = g.of_task(i) {
+                    m.push_str(&format!(
+                        ", in RT group {} ({} µs every {} µs on each CPU)",
+                        c.name, c.runtime_us, c.period_us
+                    ));
+                }
+            }
+            let enforcement = crate::rtgroup::enforcement();
+            ex.notes.push(format!(
+                "reservations: {} RT group(s) under {} (cgroup v{}); {enforcement}",
+                g.groups.len(),
+                g.parent.display(),
+                g.fs.version
+            ));
+            ex.events.push(schedlab_trace::Event::Note {
+                t: 0,
+                cpu: None,
+                name: "rt-groups".into(),
+                data: serde_json::json!({
+                    "cgroup": g.parent.display().to_string(),
+                    "version": g.fs.version,
+                    "enforcement": enforcement,
+                    "groups": g.groups.iter().map(|c| serde_json::json!({
+                        "name": c.name, "runtime_us": c.runtime_us, "period_us": c.period_us, "tasks": c.tasks,
+                    })).collect::<Vec<_>>(),
+                }),
+            });
+        }
         let longest = plan.tasks.iter().map(|t| t.timeout).max().unwrap_or(0);
         sv.watchdog.end_by(t0 + plan.config.duration + longest + 2_000_000_000);
         ex.t0 = t0;
@@ -429,6 +493,11 @@ impl Backend for KernelBackend {
         }
         Ok(ex)
     }
+}
+
+/// The spec has at least one reservation group.
+fn has_reservations(plan: &Plan) -> bool {
+    plan.spec.reservations.as_ref().is_some_and(|r| !r.is_empty())
 }
 
 /// Is thread `tid` of this process asleep (state S)?
