@@ -420,6 +420,7 @@ impl Backend for KernelBackend {
             })
             .collect();
         if let Some(g) = &groups {
+            ex.throttled = true;
             for (i, m) in ex.mapping.iter_mut().enumerate() {
                 if let Some(c) = g.of_task(i) {
                     m.push_str(&format!(
