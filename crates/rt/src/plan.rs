@@ -254,9 +254,9 @@ fn coloured_buffer(
         )));
     }
     ColouredBuffer::allocate(wss, colors, g).map_err(|e| match e {
-        crate::colour::ColourError::TooLarge { .. } | crate::colour::ColourError::NoColour => {
-            bad(format!("tasks[{i}].colors ({name}): {e}"))
-        }
+        crate::colour::ColourError::TooLarge { .. }
+        | crate::colour::ColourError::NoColour
+        | crate::colour::ColourError::Memory { .. } => bad(format!("tasks[{i}].colors ({name}): {e}")),
         crate::colour::ColourError::Pagemap(crate::colour::pagemap::PagemapError::Hidden) => {
             RunError::Privilege(format!("tasks[{i}].colors ({name}): {e}; run as root. Nothing was changed."))
         }

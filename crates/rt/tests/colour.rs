@@ -63,10 +63,24 @@ fn every_page_of_a_coloured_buffer_has_a_wanted_colour() {
     let b2 = ColouredBuffer::allocate(64 * 1024, &wanted, &g).unwrap();
     let v2 = b2.verify(&other, &g).unwrap();
     assert_eq!(v2.wrong.len(), 16, "{v2:?}");
+
+    // A larger working set in a quarter of the colours: its cost, printed.
+    let quarter = ColorSet::from_ranges(vec![(0, c / 4 - 1)]);
+    let t = std::time::Instant::now();
+    let b3 = ColouredBuffer::allocate(4 << 20, &quarter, &g).unwrap_or_else(|e| panic!("{e}"));
+    let took = t.elapsed();
+    let v3 = b3.verify(&quarter, &g).unwrap();
+    assert!(v3.wrong.is_empty() && v3.pages == 1024, "{} wrong of {}", v3.wrong.len(), v3.pages);
+    log(&format!(
+        "coloured buffer: 4 MiB in {} of {c} colours in {:.1} ms ({} other pages given back)",
+        c / 4,
+        took.as_secs_f64() * 1e3,
+        b3.scanned
+    ));
 }
 
 #[test]
-fn a_colour_nobody_can_supply_is_refused_with_the_limit() {
+fn a_colour_nobody_can_supply_and_working_sets_beyond_the_limits_are_refused() {
     require_root();
     let g = geometry();
     let none = ColorSet::from_ranges(vec![(g.colours as u32 + 5, g.colours as u32 + 6)]);
@@ -74,6 +88,9 @@ fn a_colour_nobody_can_supply_is_refused_with_the_limit() {
     assert!(e.to_string().contains("no colour"), "{e}");
     let e = ColouredBuffer::allocate(1 << 30, &ColorSet::from_ranges(vec![(0, 1)]), &g).err().expect("too large");
     assert!(e.to_string().contains("limit"), "{e}");
+    // 128 MiB in one colour of hundreds: a pool of many GiB, refused before it is mapped.
+    let e = ColouredBuffer::allocate(128 << 20, &ColorSet::from_ranges(vec![(0, 0)]), &g).err().expect("too much");
+    assert!(e.to_string().contains("more than half"), "{e}");
 }
 
 /// A memwalk task with colours: the run's working set is verified in its

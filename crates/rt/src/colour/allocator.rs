@@ -20,6 +20,10 @@
 //!    would give it new frames on the next fault), and read its frames
 //!    back: [`ColouredBuffer::verify`] proves every page has a wanted colour.
 //!
+//! The pools together never take more than half of `MemAvailable`: a
+//! working set too large for the share of colours wanted is refused with
+//! the sizes.
+//!
 //! Each moved page stays its own mapping (`vm.max_map_count`, 65530 by
 //! default, bounds a process's mappings), so a buffer is limited to
 //! [`MAX_PAGES`] pages (128 MiB). Linux may still migrate a locked page
@@ -56,6 +60,11 @@ pub enum ColourError {
         found: usize,
         scanned: usize,
     },
+    /// The next pool would take more than half of the memory available.
+    Memory {
+        pool: u64,
+        available: u64,
+    },
 }
 
 impl std::fmt::Display for ColourError {
@@ -78,6 +87,12 @@ impl std::fmt::Display for ColourError {
             ColourError::TooFew { wanted, found, scanned } => write!(
                 f,
                 "found {found} of the {wanted} pages of the wanted colours in {scanned} pages taken from the kernel; give the task more colours or a smaller `wss`"
+            ),
+            ColourError::Memory { pool, available } => write!(
+                f,
+                "finding the pages would take a pool of {} MiB, more than half of the {} MiB available (the pool is the working set × colours of the cache / colours wanted × 1.5); give the task more colours or a smaller `wss`",
+                pool >> 20,
+                available >> 20
             ),
         }
     }
@@ -172,6 +187,12 @@ impl ColouredBuffer {
             let n = ((need as u64 * g.colours / share as u64 * 3 / 2) as usize)
                 .max(2 * g.geometric as usize)
                 .max(2 * pools.last().map_or(0, |p: &Mapping| p.len / FRAME as usize));
+            // Never more than half of what the machine has available.
+            let taken: usize = pools.iter().map(|p: &Mapping| p.len).sum();
+            let available = mem_available();
+            if (taken + n * FRAME as usize) as u64 > available / 2 {
+                return Err(ColourError::Memory { pool: (taken + n * FRAME as usize) as u64, available });
+            }
             let pool = Mapping::new(n * FRAME as usize, libc::PROT_READ | libc::PROT_WRITE)?;
             populate(&pool)?;
             let frames = pagemap::frames(pool.ptr as usize, n)?;
@@ -260,6 +281,18 @@ impl ColouredBuffer {
         }
         Ok(Verification { pages: self.pages, wrong, colours: colours.into_iter().collect() })
     }
+}
+
+/// `MemAvailable` of `/proc/meminfo`, in bytes (unknown: no limit).
+fn mem_available() -> u64 {
+    std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|m| {
+            m.lines().find_map(|l| {
+                l.strip_prefix("MemAvailable:").and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+        })
+        .map_or(u64::MAX, |kb| kb * 1024)
 }
 
 /// Populates a fresh pool with transparent huge pages refused.
