@@ -7,6 +7,7 @@
 //! | C-FP | the same, affinity to the task's cluster |
 //! | G-EDF | SCHED_DEADLINE (runtime = WCET + slack, deadline, period) — one root domain |
 //! | P-EDF / C-EDF | SCHED_DEADLINE inside exclusive cpuset partitions, one root domain per CPU / cluster |
+//! | H-CBS | SCHED_FIFO by the priorities inside the groups, affinity to the platform's CPUs, each group a cgroup with RT group scheduling |
 //!
 //! With `reservations:` in the spec (fixed-priority policies), each group
 //! becomes a cgroup with RT group scheduling and its tasks join it
@@ -41,10 +42,54 @@ fn is_edf(p: PolicyName) -> bool {
 }
 
 /// The policies Linux's classes implement: preemptive EDF (SCHED_DEADLINE)
-/// and preemptive fixed priority (SCHED_FIFO), from the policy descriptors.
+/// and preemptive fixed priority (SCHED_FIFO), from the policy descriptors;
+/// and H-CBS as Linux's own version of it, RT group scheduling with
+/// SCHED_FIFO inside the groups.
 fn maps_onto_linux(p: PolicyName) -> bool {
     let d = p.descriptor();
-    matches!(d.family, Family::Edf | Family::Fp) && d.preemption == PreemptionKind::Full
+    matches!(d.family, Family::Edf | Family::Fp | Family::Hcbs) && d.preemption == PreemptionKind::Full
+}
+
+/// Each task's rank in the fixed-priority order its SCHED_FIFO priority
+/// follows: the plan's, and for H-CBS the order inside its groups (the
+/// policy section's `priorities`, as G-FP would give them).
+fn fifo_ranks(plan: &Plan) -> Vec<usize> {
+    if plan.policy.descriptor().family != Family::Hcbs {
+        return plan.tasks.iter().map(|t| t.rank).collect();
+    }
+    let mut s = plan.spec.clone();
+    if let Some(p) = s.policy.as_mut() {
+        p.name = PolicyName::Gfp;
+    }
+    s.reservations = None;
+    let Ok(fp) = schedlab_policy::build(&s, None) else {
+        return plan.tasks.iter().map(|t| t.rank).collect();
+    };
+    let mut keys: Vec<(schedlab_policy::Priority, usize)> = plan
+        .tasks
+        .iter()
+        .map(|t| {
+            let v = schedlab_policy::JobView {
+                id: schedlab_policy::JobId { task: t.index as u32, seq: 0 },
+                release: 0,
+                deadline: t.deadline,
+                consumed: 0,
+                now: 0,
+            };
+            let p = fp.priority(&v).unwrap_or(schedlab_policy::Priority::new(
+                t.deadline as i128,
+                t.period as i128,
+                t.index as u32,
+            ));
+            (p, t.index)
+        })
+        .collect();
+    keys.sort();
+    let mut rank = vec![0; keys.len()];
+    for (r, (_, i)) in keys.into_iter().enumerate() {
+        rank[i] = r;
+    }
+    rank
 }
 
 /// The kernel's deadline bandwidth limit (runtime/period of
@@ -97,6 +142,7 @@ impl KernelBackend {
     }
 
     fn map(plan: &Plan) -> Vec<Mapping> {
+        let ranks = fifo_ranks(plan);
         plan.tasks
             .iter()
             .map(|t| {
@@ -114,7 +160,11 @@ impl KernelBackend {
                         partition,
                     }
                 } else {
-                    Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
+                    Mapping {
+                        class: Class::Fifo { priority: TOP_PRIORITY - ranks[t.index] as u32 },
+                        cpus,
+                        partition: None,
+                    }
                 }
             })
             .collect()
@@ -177,7 +227,7 @@ impl Backend for KernelBackend {
                     .join(", ")
             };
             return bad(format!(
-                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO) and {} (SCHED_DEADLINE); use --backend dispatch for the others",
+                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO), {} (SCHED_DEADLINE) and hcbs (RT groups); use --backend dispatch for the others",
                 plan.policy.name(),
                 names(Family::Fp),
                 names(Family::Edf)
@@ -186,7 +236,7 @@ impl Backend for KernelBackend {
         if has_reservations(plan) {
             if is_edf(plan.policy) {
                 return bad(format!(
-                    "reservations: the kernel backend maps groups onto RT group scheduling, which throttles SCHED_FIFO threads, not SCHED_DEADLINE ones; use a fixed-priority policy (gfp, pfp, cfp) inside the groups, or --backend dispatch (policy `{}` is EDF)",
+                    "reservations: the kernel backend maps groups onto RT group scheduling, which throttles SCHED_FIFO threads, not SCHED_DEADLINE ones; use hcbs or a fixed-priority policy (gfp, pfp, cfp) inside the groups, or --backend dispatch (policy `{}` is EDF)",
                     plan.policy.name()
                 ));
             }
@@ -518,7 +568,7 @@ mod tests {
     #[test]
     fn linux_runs_the_preemptive_edf_and_fp_policies() {
         let mapped: Vec<&str> = PolicyName::ALL.iter().filter(|p| maps_onto_linux(**p)).map(|p| p.name()).collect();
-        assert_eq!(mapped, ["gedf", "pedf", "cedf", "gfp", "pfp", "cfp"]);
+        assert_eq!(mapped, ["gedf", "pedf", "cedf", "gfp", "pfp", "cfp", "hcbs"]);
         assert!(!is_edf(PolicyName::NpGedf) && !maps_onto_linux(PolicyName::NpGedf));
         assert!(is_edf(PolicyName::Cedf) && !is_edf(PolicyName::Cfp));
         assert!(!maps_onto_linux(PolicyName::Fpds) && !maps_onto_linux(PolicyName::Edzl));
