@@ -58,6 +58,7 @@ fn bad_input_exits_2_before_anything_is_touched() {
         &["--workload", "cmd:/bin/true"],
         &["--duration", "0s"],
         &["--timing", "fast"],
+        &["--counters", "pmu"],
     ] {
         let out = bin().args(["run", ok.to_str().unwrap()]).args(extra).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
