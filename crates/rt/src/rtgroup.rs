@@ -186,7 +186,14 @@ pub fn check_capacity(fs: &RtGroupFs, groups: &[Cgroup]) -> Result<(), String> {
     let mut others = 0.0;
     let mut named = Vec::new();
     if let Ok(rd) = std::fs::read_dir(&fs.root) {
-        for e in rd.flatten().filter(|e| e.file_type().is_ok_and(|t| t.is_dir())) {
+        // A schedlab run's groups are gone before this run starts: a live
+        // run holds the run lock until it removed them, a dead run's are
+        // removed from its journal first.
+        for e in rd
+            .flatten()
+            .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+            .filter(|e| !e.file_name().to_string_lossy().starts_with("schedlab-"))
+        {
             let (r, p) = (read(&e.path().join("cpu.rt_runtime_us")), read(&e.path().join("cpu.rt_period_us")));
             if let (Some(r), Some(p)) = (r, p) {
                 if r > 0 && p > 0 {
@@ -364,6 +371,11 @@ mod tests {
         assert!(check_capacity(&fs, &g(4000)).is_ok());
         let e = check_capacity(&fs, &g(5000)).unwrap_err();
         assert!(e.contains("0.5000") && e.contains("0.4500") && e.contains("other 500000/1000000"), "{e}");
+        // A schedlab run's groups do not count: they are removed before the run.
+        std::fs::create_dir_all(d.join("schedlab-1")).unwrap();
+        std::fs::write(d.join("schedlab-1/cpu.rt_runtime_us"), "400000\n").unwrap();
+        std::fs::write(d.join("schedlab-1/cpu.rt_period_us"), "1000000\n").unwrap();
+        assert!(check_capacity(&fs, &g(4000)).is_ok());
         std::fs::remove_dir_all(&d).unwrap();
     }
 }
