@@ -64,11 +64,12 @@ impl Colouring {
         }
     }
 
-    /// Whether the colours partition this machine's cache: every coloured
-    /// page verified, host frames (no VM), and the spec's cache is the
-    /// machine's.
+    /// Whether the colours partition this machine's cache: a working set
+    /// coloured, every coloured page verified, host frames (no VM), and the
+    /// spec's cache is the machine's.
     pub fn effective(&self) -> bool {
-        !self.virt.is_vm()
+        !self.tasks.is_empty()
+            && !self.virt.is_vm()
             && self.machine.is_some_and(|m| m.same_cache(&self.geometry))
             && self.tasks.iter().all(|t| t.verification.wrong.is_empty())
     }
@@ -76,6 +77,9 @@ impl Colouring {
     /// Why the colours do not partition this machine's cache (empty when they do).
     pub fn caveats(&self) -> Vec<String> {
         let mut v = Vec::new();
+        if self.tasks.is_empty() {
+            v.push("no task's working set was coloured (colours apply to memwalk workloads)".into());
+        }
         if self.virt.is_vm() {
             v.push(format!(
                 "this is a virtual machine ({}): the frames are guest-physical, the host maps them to frames of its choosing, so the colours do not partition the host's cache",
@@ -146,5 +150,55 @@ impl Colouring {
             })).collect::<Vec<_>>(),
             "uncoloured": self.uncoloured,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn colouring(vm: bool, machine: Option<Geometry>, wrong: usize, tasks: bool) -> Colouring {
+        let g = Geometry { size: 8 << 20, ways: 16, line: 64, page: 4096, geometric: 128, colours: 128, level: 0 };
+        Colouring {
+            geometry: g,
+            machine,
+            virt: Virtualisation { evidence: if vm { vec!["test".into()] } else { vec![] } },
+            resctrl: Resctrl::Absent("test".into()),
+            tasks: if tasks {
+                vec![ColouredTask {
+                    task: 0,
+                    name: "w".into(),
+                    wanted: "[0-3]".into(),
+                    verification: Verification { pages: 4, wrong: vec![(0, 9); wrong], colours: vec![0, 1] },
+                    scanned: 0,
+                }]
+            } else {
+                vec![]
+            },
+            uncoloured: vec![],
+        }
+    }
+
+    /// Effective only with host frames, the spec's cache being the
+    /// machine's, a coloured working set and every page verified; each
+    /// other case says why not.
+    #[test]
+    fn colouring_is_effective_only_when_nothing_argues_against_it() {
+        let same = Geometry { size: 8 << 20, ways: 16, line: 64, page: 4096, geometric: 128, colours: 128, level: 3 };
+        let other = Geometry { size: 32 << 20, ..same };
+        assert!(colouring(false, Some(same), 0, true).effective());
+        assert!(colouring(false, Some(same), 0, true).caveats().is_empty());
+        for (c, why) in [
+            (colouring(true, Some(same), 0, true), "virtual machine"),
+            (colouring(false, Some(other), 0, true), "not this machine's last-level cache"),
+            (colouring(false, None, 0, true), "describes no cache"),
+            (colouring(false, Some(same), 1, true), "page(s) not of its colours"),
+            (colouring(false, Some(same), 0, false), "no task's working set"),
+        ] {
+            assert!(!c.effective(), "{why}");
+            assert!(c.caveats().iter().any(|x| x.contains(why)), "{why}: {:?}", c.caveats());
+            assert!(c.lines().iter().any(|l| l.starts_with("NOT EFFECTIVE")), "{why}");
+            assert_eq!(c.to_json()["effective"], false);
+        }
     }
 }
