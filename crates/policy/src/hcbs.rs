@@ -3,7 +3,7 @@
 //! the spec's `reservations` under the `hcbs` policy.
 //!
 //! - **Servers**: every group has, on every CPU where its budget is above
-//!   0, one hard-CBS server ([`crate::server`]) with the group's (Q, P). A
+//!   0, one hard-CBS server ([`crate::server::cbs`]) with the group's (Q, P). A
 //!   group with subgroups and tasks of its own serves those tasks through
 //!   a leaf queue, a child with its own servers (`leaf_budget`).
 //! - **Per CPU** the servers form the group tree; at each level the
@@ -36,6 +36,15 @@
 //!   replay throttle at the same instant. In the simulator without
 //!   overheads the two are the same; with overheads, the time a switch
 //!   costs is charged to the server that ordered it.
+//! - **Non-preemptive sections** (`preemptible: false` segments) are
+//!   boosted, as the paper's Fig. 2 orders boosted runqueues first: a job
+//!   running inside one keeps its CPU, and the CPU its path, until the
+//!   section ends, whatever the priorities, deadlines or budgets (its
+//!   servers run out as usual; the overrun is not charged).
+//! - **One decision per instant**: "keeps its CPU" refers to the
+//!   assignment that held until the instant, so the order in which a
+//!   driver delivers an instant's events (a budget timer and a resume)
+//!   does not change the decision.
 //! - **Tasks in no group** run in the background, by the same fixed
 //!   priorities, on the CPUs that serve no queue: a reservation's
 //!   guarantee is never taken by a task outside it.
@@ -51,7 +60,7 @@ use crate::fp::Fp;
 use crate::interface::{
     Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
 };
-use crate::server::{Change, Server};
+use crate::server::cbs::{Change, Server};
 use schedlab_model::{Placement, Priorities, Spec};
 
 const NONE: usize = usize::MAX;
@@ -79,6 +88,8 @@ struct TaskState {
     queue: usize,
     job: Option<u64>,
     blocked: bool,
+    /// The segment the job is in (0 at its release).
+    segment: u32,
 }
 
 pub(crate) struct Hcbs {
@@ -88,12 +99,20 @@ pub(crate) struct Hcbs {
     tasks: Vec<TaskState>,
     /// Background tasks, in priority order.
     background: Vec<u32>,
+    /// Per task, per segment: not preemptible (a non-preemptive section).
+    np: Vec<Vec<bool>>,
+    /// Per task, per segment: a self-suspension.
+    suspends: Vec<Vec<bool>>,
     /// Each CPU's job and the queue it runs under (`NONE`: background).
     assigned: Vec<Option<(JobId, usize)>>,
-    /// Each CPU's servers are charged up to this instant.
-    charged: Vec<Time>,
     /// Each CPU's exhaustion timer: (instant, timer).
     budget_timers: Vec<Option<(Time, TimerId)>>,
+    /// The assignment that held until the current instant, and that
+    /// instant: what "keeps its CPU" refers to, so that the decision at an
+    /// instant does not depend on the order of its events (a driver may
+    /// deliver a timer and a resume of the same instant in either order).
+    held: Vec<Option<(JobId, usize)>>,
+    held_until: Option<Time>,
     replenish_timer: Option<(Time, TimerId)>,
 }
 
@@ -118,7 +137,7 @@ impl Hcbs {
         let spec_nodes = spec.reservation_nodes();
         let mut nodes: Vec<Node> = Vec::new();
         let mut at = vec![NONE; spec_nodes.len()];
-        let mut tasks = vec![TaskState { queue: NONE, job: None, blocked: false }; n];
+        let mut tasks = vec![TaskState { queue: NONE, job: None, blocked: false, segment: 0 }; n];
         for (i, g) in spec_nodes.iter().enumerate() {
             let parent = g.parent.map_or(NONE, |p| at[p]);
             let me = nodes.len();
@@ -175,11 +194,24 @@ impl Hcbs {
             roots,
             tasks,
             background,
+            np: spec.tasks.iter().map(|t| t.segments().iter().map(|g| !g.preemptible).collect()).collect(),
+            suspends: spec
+                .tasks
+                .iter()
+                .map(|t| t.segments().iter().map(|g| g.kind == schedlab_model::SegmentKind::Suspend).collect())
+                .collect(),
             assigned: vec![None; m],
-            charged: vec![0; m],
             budget_timers: vec![None; m],
+            held: vec![None; m],
+            held_until: None,
             replenish_timer: None,
         }
+    }
+
+    /// Whether job `j` is inside a non-preemptive segment (it is then boosted while it runs).
+    fn boosted(&self, j: JobId) -> bool {
+        let s = &self.tasks[j.task as usize];
+        s.job == Some(j.seq) && !s.blocked && self.np[j.task as usize].get(s.segment as usize).copied().unwrap_or(false)
     }
 
     fn ready(&self, t: u32) -> bool {
@@ -229,9 +261,18 @@ impl Hcbs {
                 }
             }
         }
-        // 4. Queues to CPUs, then tasks to CPUs.
+        if self.held_until.is_none_or(|h| now > h) {
+            self.held.clone_from(&self.assigned);
+            self.held_until = Some(now);
+        }
+        // 4. Queues to CPUs, then tasks to CPUs. A job running inside a
+        //    non-preemptive section is boosted: it keeps its CPU, and the
+        //    CPU serves its group, before anything else (Fig. 2's order).
+        let boosted: Vec<Option<(JobId, usize)>> =
+            (0..m).map(|c| self.held[c].filter(|&(j, _)| self.boosted(j))).collect();
+        let is_boosted = |t: u32| boosted.iter().flatten().any(|(j, _)| j.task == t);
         let mut left: Vec<usize> =
-            self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t)).count()).collect();
+            self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t) && !is_boosted(t)).count()).collect();
         // First the CPUs that keep serving the queue they serve (when it is
         // still their first choice with a task left), then the others, each
         // in CPU order: a task does not move for nothing.
@@ -245,17 +286,17 @@ impl Hcbs {
         let mut serving: Vec<usize> = vec![NONE; m];
         for keep in [true, false] {
             for c in 0..m {
-                if serving[c] != NONE {
+                if serving[c] != NONE || boosted[c].is_some() {
                     continue;
                 }
                 let Some(&q) = prefs[c].iter().find(|&&q| left[q] > 0) else { continue };
-                if !keep || self.assigned[c].is_some_and(|(_, a)| a == q) {
+                if !keep || self.held[c].is_some_and(|(_, a)| a == q) {
                     left[q] -= 1;
                     serving[c] = q;
                 }
             }
         }
-        let mut next: Vec<Option<(JobId, usize)>> = vec![None; m];
+        let mut next: Vec<Option<(JobId, usize)>> = boosted.clone();
         let queues: Vec<usize> = {
             let mut v: Vec<usize> = serving.iter().copied().filter(|&q| q != NONE).collect();
             v.sort_unstable();
@@ -264,17 +305,27 @@ impl Hcbs {
         };
         for q in queues {
             let cpus: Vec<usize> = (0..m).filter(|&c| serving[c] == q).collect();
-            let chosen: Vec<u32> =
-                self.nodes[q].tasks.iter().copied().filter(|&t| self.ready(t)).take(cpus.len()).collect();
+            let chosen: Vec<u32> = self.nodes[q]
+                .tasks
+                .iter()
+                .copied()
+                .filter(|&t| self.ready(t) && !is_boosted(t))
+                .take(cpus.len())
+                .collect();
             self.place(&chosen, &cpus, q, &mut next);
         }
-        let idle: Vec<usize> = (0..m).filter(|&c| serving[c] == NONE).collect();
-        let chosen: Vec<u32> = self.background.iter().copied().filter(|&t| self.ready(t)).take(idle.len()).collect();
+        let idle: Vec<usize> = (0..m).filter(|&c| serving[c] == NONE && boosted[c].is_none()).collect();
+        let chosen: Vec<u32> =
+            self.background.iter().copied().filter(|&t| self.ready(t) && !is_boosted(t)).take(idle.len()).collect();
         self.place(&chosen, &idle, NONE, &mut next);
         // 5. Switches and budget timers.
         for (c, &want) in next.iter().enumerate() {
             if want != self.assigned[c] {
                 k.resched(c as Cpu);
+                // The old path's servers stop running down, the new one's start.
+                let old = self.assigned[c].map_or(NONE, |(_, q)| q);
+                self.walk_servers(old, c, |s| s.stop(now));
+                self.walk_servers(want.map_or(NONE, |(_, q)| q), c, |s| s.start(now));
                 self.assigned[c] = want;
             }
             // The instant the smallest budget on the path runs out.
@@ -283,10 +334,13 @@ impl Hcbs {
                     let mut least = Time::MAX;
                     let mut n = q;
                     while n != NONE {
-                        least = least.min(self.nodes[n].servers[c].map_or(Time::MAX, |s| s.budget));
+                        // A throttled server on a boosted path is not charged.
+                        if let Some(s) = self.nodes[n].servers[c].as_ref().filter(|s| !s.throttled) {
+                            least = least.min(s.budget());
+                        }
                         n = self.nodes[n].parent;
                     }
-                    Some(now.saturating_add(least))
+                    (least != Time::MAX).then(|| now.saturating_add(least))
                 }
                 _ => None,
             };
@@ -301,8 +355,11 @@ impl Hcbs {
             }
         }
         // 6. The next replenishment.
-        let due =
-            self.nodes.iter().flat_map(|n| n.servers.iter().filter_map(|s| s.and_then(|s| s.replenish_at()))).min();
+        let due = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.servers.iter().filter_map(|s| s.as_ref().and_then(|s| s.replenish_at())))
+            .min();
         match (self.replenish_timer, due) {
             (Some((at, _)), Some(d)) if at == d => {}
             (old, due) => {
@@ -321,7 +378,7 @@ impl Hcbs {
             .iter()
             .filter_map(|&i| {
                 let n = &self.nodes[i];
-                let s = n.servers[c]?;
+                let s = n.servers[c].as_ref()?;
                 (n.backlogged && s.eligible()).then_some((s.deadline, i))
             })
             .collect();
@@ -341,7 +398,7 @@ impl Hcbs {
         let mut rest = Vec::new();
         for &t in chosen {
             let j = job(t);
-            match cpus.iter().find(|&&c| self.assigned[c].is_some_and(|(a, _)| a == j)) {
+            match cpus.iter().find(|&&c| self.held[c].is_some_and(|(a, _)| a == j)) {
                 Some(&c) => next[c] = Some((j, q)),
                 None => rest.push(j),
             }
@@ -362,6 +419,7 @@ impl Policy for Hcbs {
         if let Some(s) = self.tasks.get_mut(job.id.task as usize) {
             s.job = Some(job.id.seq);
             s.blocked = false;
+            s.segment = 0;
         }
         self.settle(k);
     }
@@ -386,9 +444,24 @@ impl Policy for Hcbs {
     }
     fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
         self.charge(k);
+        let suspends = &self.suspends;
         if let Some(s) = self.tasks.get_mut(job.task as usize) {
             if s.job == Some(job.seq) {
                 s.blocked = false;
+                // The end of a self-suspension is the resume (a driver may
+                // not report it as a segment end too).
+                if suspends[job.task as usize].get(s.segment as usize).copied().unwrap_or(false) {
+                    s.segment += 1;
+                }
+            }
+        }
+        self.settle(k);
+    }
+    fn segment_end(&mut self, job: JobId, segment: u32, _kind: schedlab_model::SegmentKind, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.task as usize) {
+            if s.job == Some(job.seq) {
+                s.segment = segment + 1;
             }
         }
         self.settle(k);
@@ -412,6 +485,16 @@ impl Policy for Hcbs {
 }
 
 impl Hcbs {
+    /// Applies `f` to the servers on CPU `c` of queue `q` and its ancestors.
+    fn walk_servers(&mut self, mut q: usize, c: usize, mut f: impl FnMut(&mut Server)) {
+        while q != NONE {
+            if let Some(s) = self.nodes[q].servers[c].as_mut() {
+                f(s);
+            }
+            q = self.nodes[q].parent;
+        }
+    }
+
     /// Charges the servers up to now before an event changes the work
     /// pending, so a job that completes is charged for its last stint and
     /// a server that wakes up is judged on its budget at that instant.
@@ -419,11 +502,9 @@ impl Hcbs {
         let now = k.now();
         let m = self.assigned.len();
         for c in 0..m {
-            let ran = now.saturating_sub(self.charged[c]);
-            self.charged[c] = now;
             let Some((_, mut q)) = self.assigned[c] else { continue };
             while q != NONE {
-                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.consume(ran)) {
+                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.charge(now)) {
                     self.note(k, q, c, change);
                 }
                 q = self.nodes[q].parent;

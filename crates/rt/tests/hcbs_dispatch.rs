@@ -9,7 +9,7 @@
 mod common;
 use common::*;
 use schedlab_model::PolicyEvent;
-use schedlab_rt::{run, BackendKind, Execution, RunConfig, WorkloadSpec};
+use schedlab_rt::run;
 use schedlab_trace::Event;
 
 const MS: u64 = 1_000_000;
@@ -36,16 +36,7 @@ fn hcbs_throttles_a_group_on_real_threads_and_validates() {
     let _s = serial();
     let before = state();
     let spec = spec(SPEC);
-    let cfg = RunConfig {
-        backend: BackendKind::Dispatch,
-        duration: 2000 * MS,
-        execution: Execution::Fraction(0.8),
-        workload: WorkloadSpec::SpinCpu,
-        start_margin: 200 * MS,
-        wait: true,
-        ..RunConfig::default()
-    };
-    let min_exec = 16 * MS;
+    let cfg = dispatch_cfg(2000);
     let attempt = || -> Result<(), Failure> {
         let o = run(&spec, &cfg).map_err(|e| Failure::Hard(format!("run: {e}")))?;
         if o.stop != schedlab_rt::StopReason::Finished || !o.integrity.complete() {
@@ -73,7 +64,7 @@ fn hcbs_throttles_a_group_on_real_threads_and_validates() {
             "hcbs dispatch: {misses} misses, {exhausted} exhaustions of G, a's first response {:.3} ms",
             response as f64 / 1e6
         );
-        let tol = tolerance_of(&o, min_exec)?;
+        let tol = tolerance_of(&o, min_exec(&spec))?;
         if misses > 0 || exhausted == 0 || response < 100 * MS {
             return Err(Failure::of_run(
                 &o,
@@ -85,15 +76,7 @@ fn hcbs_throttles_a_group_on_real_threads_and_validates() {
                 ),
             ));
         }
-        let r = schedlab_validate::validate(
-            &o.header,
-            o.events.iter().cloned(),
-            &schedlab_validate::Options::with_tolerance(tol),
-        )
-        .expect("validator runs");
-        if !r.pass {
-            return Err(Failure::of_run(&o, &spec, 0.8, tol, format!("hcbs (tolerance {tol} ns): {}", r.render())));
-        }
+        validate_dispatch(&o, &spec, "hcbs")?;
         Ok(())
     };
     if let Err(e) = retry_stalls("hcbs", attempt) {
