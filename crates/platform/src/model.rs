@@ -94,6 +94,16 @@ pub struct PlatformModel {
     bw: Vec<f64>,
     rate: Vec<f64>,
     micros: Vec<u32>,
+    /// Per (instance, class): bytes of the running jobs' working sets there,
+    /// and how many jobs they are (at 0 the sum is reset: no drift).
+    occ: Vec<f64>,
+    occ_jobs: Vec<u32>,
+    /// Per data group: the running jobs' write ratios added, and their number.
+    group_write: Vec<f64>,
+    group_jobs: Vec<u32>,
+    /// The next values of `recompute`, and the CPUs whose values change.
+    next: Vec<(f64, f64, f64, f64, u32)>,
+    pending: Vec<u32>,
     dirty: bool,
     cpu_counts: Vec<Counts>,
     task_counts: Vec<Counts>,
@@ -145,6 +155,8 @@ impl PlatformModel {
             tasks.push(TaskModel { wss, resident, alone_miss, neighbours, group, write: t.write_ratio().as_f64() });
         }
         let instances = groups.len().max(1);
+        let classes = layout.capacity.len();
+        let groups = names.len();
         let max_parts = layout.parts.iter().map(Vec::len).max().unwrap_or(0);
         Some(PlatformModel {
             cal,
@@ -166,6 +178,12 @@ impl PlatformModel {
             bw: vec![1.0; m],
             rate: vec![1.0; m],
             micros: vec![MICROS; m],
+            occ: vec![0.0; instances * classes],
+            occ_jobs: vec![0; instances * classes],
+            group_write: vec![0.0; groups],
+            group_jobs: vec![0; groups],
+            next: vec![(0.0, 0.0, 1.0, 1.0, MICROS); m],
+            pending: Vec::with_capacity(m),
             dirty: false,
             cpu_counts: vec![Counts::default(); m],
             task_counts: vec![Counts::default(); n],
@@ -211,6 +229,7 @@ impl PlatformModel {
         }
         self.running[c] = task;
         self.running_on[i] = cpu;
+        self.occupy(i, k, true);
         self.ran_anywhere[i] = true;
         self.last_cpu[i] = cpu;
         Reload { ns: ns.round() as u64, misses }
@@ -225,7 +244,16 @@ impl PlatformModel {
         let since = self.left[i * self.instances + k];
         let scratch = &mut self.scratch[..parts.len()];
         scratch.fill(0.0);
+        // Once the others fill every class the task uses, all of it is
+        // evicted: the rest of the neighbours need not be looked at.
+        let full: f64 = parts.iter().map(|p| self.layout.capacity[p.class as usize]).sum();
+        let mut seen = 0.0;
         for &j in &self.tasks[i].neighbours {
+            if seen >= full
+                && parts.iter().zip(scratch.iter()).all(|(p, &d)| d >= self.layout.capacity[p.class as usize])
+            {
+                break;
+            }
             let j = j as usize;
             let on = self.running_on[j];
             let touched = if on != NONE && self.instance[on as usize] as usize == k {
@@ -238,7 +266,7 @@ impl PlatformModel {
             if touched <= since {
                 continue;
             }
-            add_overlap(parts, &self.layout.parts[j], scratch);
+            seen += add_overlap(parts, &self.layout.parts[j], scratch);
         }
         let mut evicted = 0.0;
         for (p, &d) in parts.iter().zip(scratch.iter()) {
@@ -257,91 +285,144 @@ impl PlatformModel {
         self.ran[at] = true;
         self.running[c] = NONE;
         self.running_on[i] = NONE;
+        self.occupy(i, self.instance[c] as usize, false);
         self.dirty = true;
     }
 
-    /// Recomputes every CPU's slowdown after changes; calls `changed(cpu,
-    /// micros)` for each CPU whose rate (in millionths) changed. Counts up
-    /// to now must have been [accounted](PlatformModel::account) first.
-    pub fn update_rates(&mut self, mut changed: impl FnMut(u32, u32)) {
+    /// Adds (or removes) task `i`'s bytes in instance `k` and its writes to
+    /// its group's, the aggregates the rates are computed from.
+    fn occupy(&mut self, i: usize, k: usize, add: bool) {
+        let classes = self.layout.capacity.len();
+        for p in &self.layout.parts[i] {
+            let at = k * classes + p.class as usize;
+            if add {
+                self.occ[at] += p.bytes;
+                self.occ_jobs[at] += 1;
+            } else {
+                self.occ_jobs[at] -= 1;
+                self.occ[at] = if self.occ_jobs[at] == 0 { 0.0 } else { self.occ[at] - p.bytes };
+            }
+        }
+        if let Some(g) = self.tasks[i].group {
+            let g = g as usize;
+            if add {
+                self.group_write[g] += self.tasks[i].write;
+                self.group_jobs[g] += 1;
+            } else {
+                self.group_jobs[g] -= 1;
+                self.group_write[g] =
+                    if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.tasks[i].write };
+            }
+        }
+    }
+
+    /// Computes every running CPU's slowdown after changes (from the
+    /// aggregates: O(its colour classes) per CPU) and lists the CPUs whose
+    /// values change ([`PlatformModel::pending`]); nothing is applied until
+    /// [`PlatformModel::commit`], so the counts of those CPUs up to now can
+    /// be [accounted](PlatformModel::account) at their old values first.
+    pub fn recompute(&mut self) {
         self.dirty = false;
+        self.pending.clear();
         let m = self.running.len();
         let mut traffic = 0.0;
         for c in 0..m {
-            let (cap, coh) = match self.running[c] {
-                NONE => (0.0, 0.0),
-                t => (self.capacity_misses(c, t as usize), self.coherence(c, t as usize)),
-            };
-            self.p_cap[c] = cap;
-            self.p_coh[c] = coh;
-            if self.running[c] != NONE {
-                let alone = self.tasks[self.running[c] as usize].alone_miss;
-                traffic += self.cal.refs_per_ns * (cap + alone) * self.line;
+            let t = self.running[c];
+            let (cap, coh) =
+                if t == NONE { (0.0, 0.0) } else { (self.capacity_misses(c, t as usize), self.coherence(t as usize)) };
+            self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
+            if t != NONE && self.bandwidth.is_some() {
+                traffic += self.cal.refs_per_ns * (cap + self.tasks[t as usize].alone_miss) * self.line;
             }
         }
         let f = match self.bandwidth {
             Some(b) if traffic > b => traffic / b,
             _ => 1.0,
         };
+        let (miss, hitm, refs) = (self.cal.miss_ns(), self.cal.hitm_ns(), self.cal.refs_per_ns);
         for c in 0..m {
-            let stall = match self.running[c] {
-                NONE => 0.0,
-                t => {
-                    let alone = self.tasks[t as usize].alone_miss;
-                    let miss = self.cal.miss_ns();
-                    self.cal.refs_per_ns
-                        * (self.p_cap[c] * miss * f + alone * miss * (f - 1.0) + self.p_coh[c] * self.cal.hitm_ns())
-                }
+            let (cap, coh, ..) = self.next[c];
+            let t = self.running[c];
+            let stall = if t == NONE {
+                0.0
+            } else {
+                let alone = self.tasks[t as usize].alone_miss;
+                refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm)
             };
-            self.bw[c] = f;
-            let rate = 1.0 / (1.0 + stall);
-            let micros = if stall > 0.0 { ((rate * MICROS as f64).round() as u32).clamp(1, MICROS) } else { MICROS };
-            self.rate[c] = if stall > 0.0 { rate } else { 1.0 };
+            let (rate, micros) = if stall > 0.0 {
+                let r = 1.0 / (1.0 + stall);
+                (r, ((r * MICROS as f64).round() as u32).clamp(1, MICROS))
+            } else {
+                (1.0, MICROS)
+            };
+            self.next[c] = (cap, coh, f, rate, micros);
+            if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
+                self.pending.push(c as u32);
+            }
+        }
+    }
+
+    /// The CPUs whose values [`PlatformModel::recompute`] changed.
+    pub fn pending(&self) -> &[u32] {
+        &self.pending
+    }
+
+    /// Applies what [`PlatformModel::recompute`] computed; calls
+    /// `changed(cpu, micros)` for each CPU whose rate (in millionths) changed.
+    pub fn commit(&mut self, mut changed: impl FnMut(u32, u32)) {
+        for &c in &self.pending {
+            let c = c as usize;
+            let (cap, coh, f, rate, micros) = self.next[c];
+            (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
             if micros != self.micros[c] {
                 self.micros[c] = micros;
                 changed(c as u32, micros);
             }
         }
+        self.pending.clear();
+    }
+
+    /// [`PlatformModel::recompute`] then [`PlatformModel::commit`] (when
+    /// the counts need no accounting in between, as in tests).
+    pub fn update_rates(&mut self, changed: impl FnMut(u32, u32)) {
+        self.recompute();
+        self.commit(changed);
     }
 
     /// Task `t` on CPU `c`: its miss fraction beyond what it has alone,
-    /// from the jobs running at once on the same cache.
+    /// from the jobs running at once on the same cache (the aggregates).
     fn capacity_misses(&self, c: usize, t: usize) -> f64 {
         let parts = &self.layout.parts[t];
         let wss = self.tasks[t].wss;
         if parts.is_empty() || wss == 0.0 {
             return 0.0;
         }
-        let k = self.instance[c];
+        let base = self.instance[c] as usize * self.layout.capacity.len();
         let mut extra = 0.0;
         for p in parts {
-            let cap = self.layout.capacity[p.class as usize];
-            let mut total = p.bytes;
-            for (c2, &j) in self.running.iter().enumerate() {
-                if c2 == c || j == NONE || self.instance[c2] != k {
-                    continue;
-                }
-                total += bytes_in(&self.layout.parts[j as usize], p.class);
+            let at = base + p.class as usize;
+            if self.occ_jobs[at] < 2 {
+                continue;
             }
-            if total > cap {
-                let share = cap * p.bytes / total;
-                extra += (p.bytes.min(cap) - share).max(0.0);
+            let (cap, total) = (self.layout.capacity[p.class as usize], self.occ[at]);
+            // A relative margin for the sums' rounding: exactly full is not over.
+            if total > cap * (1.0 + 1e-9) {
+                extra += (p.bytes.min(cap) - cap * p.bytes / total).max(0.0);
             }
         }
         extra / wss
     }
 
-    /// Task `t` on CPU `c`: the fraction of its references that are HITM,
-    /// from the writers of its data group running on other CPUs.
-    fn coherence(&self, c: usize, t: usize) -> f64 {
+    /// Task `t`: the fraction of its references that are HITM, from the
+    /// writers of its data group running on other CPUs.
+    fn coherence(&self, t: usize) -> f64 {
         let Some(g) = self.tasks[t].group else { return 0.0 };
-        let mut w = 0.0;
-        for (c2, &j) in self.running.iter().enumerate() {
-            if c2 != c && j != NONE && self.tasks[j as usize].group == Some(g) {
-                w += self.tasks[j as usize].write;
-            }
+        let g = g as usize;
+        if self.group_jobs[g] < 2 {
+            return 0.0;
         }
-        (self.cal.coherence * w).min(1.0)
+        let others = (self.group_write[g] - self.tasks[t].write).max(0.0);
+        (self.cal.coherence * others).min(1.0)
     }
 
     /// The progress rate of `cpu` in millionths (1_000_000 = full speed).
@@ -393,26 +474,21 @@ impl PlatformModel {
     }
 }
 
-/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by class).
-fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) {
-    let (mut a, mut b) = (0, 0);
+/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by
+/// class); returns the bytes added.
+fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) -> f64 {
+    let (mut a, mut b, mut added) = (0, 0, 0.0);
     while a < parts.len() && b < other.len() {
         match parts[a].class.cmp(&other[b].class) {
             std::cmp::Ordering::Less => a += 1,
             std::cmp::Ordering::Greater => b += 1,
             std::cmp::Ordering::Equal => {
                 acc[a] += other[b].bytes;
+                added += other[b].bytes;
                 a += 1;
                 b += 1;
             }
         }
     }
-}
-
-/// A task's bytes in `class`.
-fn bytes_in(parts: &[Part], class: u32) -> f64 {
-    match parts.binary_search_by_key(&class, |p| p.class) {
-        Ok(i) => parts[i].bytes,
-        Err(_) => 0.0,
-    }
+    added
 }

@@ -214,20 +214,21 @@ impl<'a> State<'a> {
         }
     }
 
-    /// After a pass changed what runs where: every CPU's progress is
-    /// accounted at its old rate, the platform model recomputes the rates,
-    /// and CPUs whose rate changed are marked for a new completion
-    /// prediction. O(m) CPUs, each against the jobs running at once.
+    /// After a pass changed what runs where: the platform model recomputes
+    /// the CPUs' slowdowns, the progress of those that change is accounted
+    /// at the old ones, the new ones apply, and CPUs whose rate changed are
+    /// marked for a new completion prediction. O(m) CPUs, each O(its
+    /// colour classes).
     pub fn update_model_rates(&mut self) {
-        if !self.model.as_ref().is_some_and(|m| m.dirty()) {
-            return;
-        }
-        for c in 0..self.cpus.len() as u32 {
+        let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
+        model.recompute();
+        for i in 0..model.pending().len() {
+            let c = self.model.as_deref().expect("checked").pending()[i];
             self.settle(c);
         }
         let model = self.model.as_deref_mut().expect("checked");
         let (cpus, touched, base) = (&mut self.cpus, &mut self.touched, &self.base_rates);
-        model.update_rates(|c, micros| {
+        model.commit(|c, micros| {
             let cs = &mut cpus[c as usize];
             let b = base[c as usize];
             cs.rate = if micros == MICROS {
