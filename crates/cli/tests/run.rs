@@ -248,12 +248,12 @@ int decode(const struct schedlab_job *job) {
     clean();
 }
 
-/// Two groups on CPU 1, each task wanting 80 % of it.
-const RESERVATIONS: &str = "platform: {cpus: 2}
-policy: {name: pfp}
+/// Two groups on one CPU, each task wanting 80 % of it.
+const RESERVATIONS: &str = "platform: {cpus: 1}
+policy: {name: hcbs}
 tasks:
-  - {name: hi, wcet: 40ms, period: 50ms, cpu: 1}
-  - {name: lo, wcet: 40ms, period: 50ms, cpu: 1}
+  - {name: hi, wcet: 40ms, period: 50ms}
+  - {name: lo, wcet: 40ms, period: 50ms}
 reservations:
   - {name: ga, budget: 20ms, period: 100ms, tasks: [hi]}
   - {name: gb, budget: 30ms, period: 100ms, tasks: [lo]}
@@ -263,8 +263,11 @@ reservations:
 fn reservations_linux_cannot_express_exit_2_naming_the_field() {
     let _s = serial();
     for (name, text, field) in [
-        ("res-edf.yaml", RESERVATIONS.replace("pfp", "pedf"), "reservations:"),
-        ("res-budgets.yaml", RESERVATIONS.replace("budget: 20ms", "budgets: [20ms, 10ms]"), "reservations[0].budgets:"),
+        (
+            "res-budgets.yaml",
+            RESERVATIONS.replace("cpus: 1", "cpus: 2").replace("budget: 20ms", "budgets: [20ms, 10ms]"),
+            "reservations[0].budgets:",
+        ),
         ("res-us.yaml", RESERVATIONS.replace("budget: 20ms", "budget: 20000500ns"), "reservations[0].budget:"),
     ] {
         let f = spec_file(name, &text);

@@ -1,5 +1,5 @@
-//! Reservations on the kernel backend: each group of the spec's
-//! `reservations:` tree becomes a cgroup with Linux's RT group scheduling
+//! Reservations on the kernel backend (policy `hcbs`): each group of the
+//! spec's `reservations:` tree becomes a cgroup with Linux's RT group scheduling
 //! (`cpu.rt_runtime_us` every `cpu.rt_period_us`, `CONFIG_RT_GROUP_SCHED`),
 //! its tasks SCHED_FIFO inside — the mechanism the OSPERT 2009 H-CBS paper
 //! reinterpreted (notes `seed-003-ospert.md` §2).

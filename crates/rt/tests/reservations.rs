@@ -9,7 +9,7 @@
 //! task received in a window is the difference of its CPU time at the
 //! window's ends (the last sample before each), to within a sample interval.
 //!
-//! Two tasks on CPU 1, each wanting 80 % of it, in groups of 20 ms and
+//! Two tasks on one CPU, each wanting 80 % of it, in groups of 20 ms and
 //! 30 ms every 100 ms: each group receives at most its budget in every
 //! period (aligned to the group's period timer, whose phase is searched;
 //! one tick of tolerance: Linux accounts RT runtime at the tick, HZ 250
@@ -97,7 +97,7 @@ fn each_group_gets_at_most_its_budget_per_period_and_the_cgroups_are_gone() {
     let _s = serial();
     let before = state();
     let s = spec(
-        "platform: {cpus: 2}\npolicy: {name: pfp}\ntasks:\n  - {name: hi, wcet: 40ms, period: 50ms, cpu: 1}\n  - {name: lo, wcet: 40ms, period: 50ms, cpu: 1}\nreservations:\n  - {name: ga, budget: 20ms, period: 100ms, tasks: [hi]}\n  - {name: gb, budget: 30ms, period: 100ms, tasks: [lo]}\n",
+        "platform: {cpus: 1}\npolicy: {name: hcbs}\ntasks:\n  - {name: hi, wcet: 40ms, period: 50ms}\n  - {name: lo, wcet: 40ms, period: 50ms}\nreservations:\n  - {name: ga, budget: 20ms, period: 100ms, tasks: [hi]}\n  - {name: gb, budget: 30ms, period: 100ms, tasks: [lo]}\n",
     );
     let duration = 1000 * MS;
     let (workload, samples) = sampling(2);
@@ -118,7 +118,11 @@ fn each_group_gets_at_most_its_budget_per_period_and_the_cgroups_are_gone() {
     for m in &o.mapping {
         log(&format!("reservations: mapping: {m}"));
     }
-    assert!(o.mapping[0].contains("RT group ga (20000 µs every 100000 µs"), "{:?}", o.mapping);
+    assert!(
+        o.mapping[0].contains("SCHED_FIFO 89 on CPUs 0, in RT group ga (20000 µs every 100000 µs"),
+        "{:?}",
+        o.mapping
+    );
     assert!(o.mapping[1].contains("RT group gb (30000 µs every 100000 µs"), "{:?}", o.mapping);
     let note = o.events.iter().find_map(|e| match e {
         Event::Note { name, data, .. } if name == "rt-groups" => Some(data.clone()),

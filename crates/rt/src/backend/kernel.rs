@@ -9,9 +9,9 @@
 //! | P-EDF / C-EDF | SCHED_DEADLINE inside exclusive cpuset partitions, one root domain per CPU / cluster |
 //! | H-CBS | SCHED_FIFO by the priorities inside the groups, affinity to the platform's CPUs, each group a cgroup with RT group scheduling |
 //!
-//! With `reservations:` in the spec (fixed-priority policies), each group
-//! becomes a cgroup with RT group scheduling and its tasks join it
-//! ([`crate::rtgroup`]).
+//! Under `hcbs`, each group of the spec's `reservations:` becomes a cgroup
+//! with RT group scheduling and its tasks join it ([`crate::rtgroup`]);
+//! other policies ignore the reservations, as everywhere.
 //!
 //! A SCHED_DEADLINE set is checked against the kernel's admission test
 //! before anything is touched (per root domain: the sum of runtime/period
@@ -234,12 +234,6 @@ impl Backend for KernelBackend {
             ));
         }
         if has_reservations(plan) {
-            if is_edf(plan.policy) {
-                return bad(format!(
-                    "reservations: the kernel backend maps groups onto RT group scheduling, which throttles SCHED_FIFO threads, not SCHED_DEADLINE ones; use hcbs or a fixed-priority policy (gfp, pfp, cfp) inside the groups, or --backend dispatch (policy `{}` is EDF)",
-                    plan.policy.name()
-                ));
-            }
             let groups = crate::rtgroup::cgroups_of(&plan.spec).map_err(RunError::BadInput)?;
             let fs = crate::rtgroup::detect().map_err(|e| RunError::BadInput(format!("reservations: {e}")))?;
             crate::rtgroup::check_capacity(&fs, &groups)
@@ -546,9 +540,11 @@ impl Backend for KernelBackend {
     }
 }
 
-/// The spec has at least one reservation group.
+/// The run maps reservation groups: the `hcbs` policy with at least one
+/// group (under other policies the spec's reservations are ignored, as in
+/// the simulator; `schedlab check` warns).
 fn has_reservations(plan: &Plan) -> bool {
-    plan.spec.reservations.as_ref().is_some_and(|r| !r.is_empty())
+    plan.policy.descriptor().family == Family::Hcbs && plan.spec.reservations.as_ref().is_some_and(|r| !r.is_empty())
 }
 
 /// Is thread `tid` of this process asleep (state S)?
