@@ -141,6 +141,8 @@ def run(
     wait: bool = False,
     policy: str | None = None,
     set: list[str] | None = None,
+    timing: str = "cooperative",
+    counters: str = "auto",
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable

@@ -361,7 +361,8 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative"))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative",
+                        counters="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -391,6 +392,7 @@ mod _native {
         policy: Option<String>,
         set: Option<Vec<String>>,
         timing: &str,
+        counters: &str,
     ) -> PyResult<(sim::SimRun, String)> {
         let (mut spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -426,6 +428,7 @@ mod _native {
             recalibrate,
             wait,
             timing,
+            counters,
         };
         let default = match workload {
             Some(w) => w,

@@ -366,7 +366,7 @@ fn dhall_effect_under_gedf_not_under_pedf() {
             (0..m).map(|i| Task::new(format!("light{i}"), Duration(2 * eps), Duration(p))).collect();
         tasks.push(Task::new("heavy", Duration(p), Duration(p + eps)));
         let heavy = m;
-        let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None };
+        let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None, memory: None };
         let mut spec = Spec {
             meta: None,
             platform,

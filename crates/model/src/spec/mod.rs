@@ -11,7 +11,7 @@ mod task;
 
 pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
 pub use placement::Placement;
-pub use platform::{Cache, Platform, DEFAULT_PAGE};
+pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack};
 pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};

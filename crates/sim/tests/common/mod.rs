@@ -13,7 +13,7 @@ pub fn task(name: &str, wcet: u64, period: u64) -> Task {
 pub fn spec(cpus: u32, tasks: Vec<Task>) -> Spec {
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters: None, cache: None },
+        platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: None,
         overheads: None,
         tasks,

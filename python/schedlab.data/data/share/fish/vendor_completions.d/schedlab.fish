@@ -116,6 +116,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l svg -d 'W
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l csv -d 'Write the per-job table as CSV' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-jitter -d 'Ignore the tasks\' release jitter'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-overheads -d 'Ignore the spec\'s overhead model'
+complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-platform-model -d 'Ignore the spec\'s cache: no platform model (no slowdowns, no model CPMD, no counters)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l validate -d 'Check the schedule with the validator while simulating (exit 1 on a violation)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l fail-on-miss -d 'Exit 1 when a task of class `hrt` misses a deadline'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l json -d 'Print machine-readable JSON instead of text'
@@ -140,6 +141,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l svg -d 'Write 
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l csv -d 'Write the per-job table as CSV' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l tolerance -d 'The validator\'s tolerance for a recorded schedule (the decision latency)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l timing -d 'Job bodies\' timing scopes (try_within / try_wcet): `cooperative` checks, `async` notification, or `benchmark` (never raise; record each scope\'s duration: per-label count, max, mean, p99 in the output)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l counters -d 'Where the dispatch backend\'s counters (`Kernel::counters`) come from: `auto` (perf\'s hardware events where the machine has them, else what the workloads publish), `perf` or `workload`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-jitter -d 'Ignore the tasks\' release jitter'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l allow-command -d 'Allow `cmd:` workloads (external commands at real-time priority)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-kernel-trace -d 'Do not read the kernel\'s sched events from tracefs (then preemptions and migrations are not in the trace)'
