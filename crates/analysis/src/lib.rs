@@ -8,3 +8,4 @@ pub mod accounting;
 pub mod batch;
 pub mod report;
 pub mod schedulability;
+pub mod supply;
