@@ -51,6 +51,9 @@ pub struct Input {
     /// CPU clusters, when the platform defines them.
     pub clusters: Option<Vec<Vec<u32>>>,
     pub policy: Option<PolicySpec>,
+    /// The reservation groups (`reservations`), flattened parent first;
+    /// empty without them.
+    pub groups: Vec<super::reservations::GroupParams>,
     /// Test parameters the spec has no field for (blocking, FPDS regions,
     /// packing heuristics, admission and cluster tests).
     pub options: Options,
@@ -84,6 +87,7 @@ impl Input {
             index: Vec::new(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
+            groups: Vec::new(),
             options: Options {
                 subjobs: if spec.tasks.iter().any(|t| t.segmented()) {
                     spec.tasks.iter().map(super::options::Subjobs::of).collect()
