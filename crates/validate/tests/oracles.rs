@@ -366,8 +366,14 @@ fn dhall_effect_under_gedf_not_under_pedf() {
         tasks.push(Task::new("heavy", Duration(p), Duration(p + eps)));
         let heavy = m;
         let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None };
-        let mut spec =
-            Spec { meta: None, platform, policy: Some(PolicySpec::named(PolicyName::Gedf)), overheads: None, tasks };
+        let mut spec = Spec {
+            meta: None,
+            platform,
+            policy: Some(PolicySpec::named(PolicyName::Gedf)),
+            overheads: None,
+            tasks,
+            reservations: None,
+        };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;
 
         let config = SimConfig { horizon: Some(3 * (p + eps)), spec_overheads: false, ..SimConfig::default() };
