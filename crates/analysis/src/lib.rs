@@ -6,6 +6,7 @@
 
 pub mod accounting;
 pub mod batch;
+pub mod interfaces;
 pub mod report;
 pub mod schedulability;
 pub mod supply;

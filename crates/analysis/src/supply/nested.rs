@@ -33,7 +33,7 @@ pub const MAX_POINTS: u64 = 2_000_000;
 pub enum Misfit {
     /// Σ Q_c/P_c exceeds the parent's bandwidth (or equals it on a partial
     /// supply).
-    Bandwidth { children: BigRational, parent: BigRational },
+    Bandwidth { children: BigRational, parent: BigRational, whole: bool },
     /// At window `t` the servers demand more than the parent supplies.
     Demand { t: u64, demand: u64, supply: BigRational },
     /// The check would need more than [`MAX_POINTS`] steps (up to `horizon`).
@@ -43,11 +43,12 @@ pub enum Misfit {
 impl std::fmt::Display for Misfit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Misfit::Bandwidth { children, parent } => write!(
+            Misfit::Bandwidth { children, parent, whole } => write!(
                 f,
-                "the servers' bandwidth {}/{} is not below the supply's {}/{}",
+                "the servers' bandwidth {}/{} {} the supply's {}/{}",
                 children.numer(),
                 children.denom(),
+                if *whole { "exceeds" } else { "is not below (the supply has a blackout)" },
                 parent.numer(),
                 parent.denom()
             ),
@@ -87,12 +88,12 @@ pub fn fits(parent: &Supply, servers: &[Server]) -> Result<(), Box<Misfit>> {
     if *parent == Supply::Full || (ad.delta == 0 && matches!(parent, Supply::Hcbs(_) | Supply::Linear(_))) {
         // A whole CPU (or a full-bandwidth server): Eq. 17.
         if u > alpha {
-            return Err(Box::new(Misfit::Bandwidth { children: u, parent: alpha }));
+            return Err(Box::new(Misfit::Bandwidth { children: u, parent: alpha, whole: true }));
         }
         return Ok(());
     }
     if u >= alpha {
-        return Err(Box::new(Misfit::Bandwidth { children: u, parent: alpha }));
+        return Err(Box::new(Misfit::Bandwidth { children: u, parent: alpha, whole: false }));
     }
     // Beyond t* = αΔ/(α − U): U·t ≤ α(t − Δ) ≤ Z(t).
     let t_star = &alpha * BigRational::from_integer(BigInt::from(ad.delta)) / (&alpha - &u);

@@ -9,7 +9,8 @@
 //! group's server on that CPU ([`crate::supply::nested`]). Where that is
 //! not shown, the analysis counts no supply from that server (a sound
 //! lower bound) and says so. Tasks in no group run in the background with
-//! nothing guaranteed, so they leave the verdict inconclusive.
+//! nothing guaranteed, so they leave the verdict inconclusive, unless they
+//! are best effort (class `be`).
 
 pub mod group;
 pub mod interface;
@@ -26,6 +27,8 @@ use crate::supply::nested::fits;
 use crate::supply::{Platform, Server, Supply};
 use num_bigint::BigInt;
 use num_rational::BigRational;
+use schedlab_model::Class;
+#[allow(unused_imports)]
 use schedlab_model::PolicyName;
 
 pub const ID: &str = msf::ID;
@@ -33,7 +36,7 @@ pub const ID: &str = msf::ID;
 pub const INFO: TestInfo = TestInfo {
     id: ID,
     title: "H-CBS groups: G-FP on each group's multi-supply platform (OSPERT 2009, Thm. 2)",
-    policies: &[PolicyName::Gfp], // TODO(h17hcbs): Hcbs
+    policies: &[], // TODO(h17hcbs): PolicyName::Hcbs once the policy lands
     assumes: "the spec's `reservations`; each group's sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns), under global FP (RM, DM or explicit) on its H-CBS servers; servers fitting by EDF on each CPU (Eq. 17) and nested ones inside their parent's server",
     exactness: Exactness::Sufficient,
     source: "Checconi, Cucinotta, Faggioli & Lipari, OSPERT 2009 (Eqs. 4, 11–17; Eq. 7 as a lower bound, Eq. 13 instead of Eq. 16: docs/analysis.md)",
@@ -164,8 +167,11 @@ pub fn check(input: &Input) -> Outcome {
     let groups = analyse(&input.tasks, &order, &input.names, &input.groups, input.cpus as usize);
     let label = |g: usize| input.groups[g].label();
     let failed = groups.iter().find(|o| o.outcome.verdict != Verdict::Schedulable);
-    let background: Vec<usize> =
-        (0..input.tasks.len()).filter(|t| !input.groups.iter().any(|g| g.tasks.contains(t))).collect();
+    let in_group = |t: &usize| input.groups.iter().any(|g| g.tasks.contains(t));
+    let best_effort = |t: &usize| input.classes.get(*t) == Some(&Class::Be);
+    let background: Vec<usize> = (0..input.tasks.len()).filter(|t| !in_group(t) && !best_effort(t)).collect();
+    let idle: Vec<String> =
+        (0..input.tasks.len()).filter(|t| !in_group(t) && best_effort(t)).map(|t| input.task_label(t)).collect();
     let mut out = if let Some(f) = failed {
         let mut o = Outcome::new(
             ID,
@@ -181,7 +187,7 @@ pub fn check(input: &Input) -> Outcome {
             ID,
             Verdict::Inconclusive,
             format!(
-                "{} is in no group: it runs in the background, where no supply is guaranteed ({} such task(s))",
+                "{} is in no group: it runs in the background, where no supply is guaranteed ({} such task(s) not of class be)",
                 input.task_label(t),
                 background.len()
             ),
@@ -210,6 +216,9 @@ pub fn check(input: &Input) -> Outcome {
             None => Outcome::new(ID, Verdict::Schedulable, "no group has tasks: nothing can miss"),
         }
     };
+    if !idle.is_empty() {
+        out = out.detail(format!("in the background, best effort (not analysed): {}", idle.join(", ")));
+    }
     for g in &groups {
         out = out.detail(format!("{}: {} — {}", label(g.group), g.outcome.verdict, g.outcome.reason));
         for n in &g.notes {
