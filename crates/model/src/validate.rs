@@ -387,6 +387,17 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 );
             }
         }
+        match (pol.name, &spec.reservations) {
+            (PolicyName::Hcbs, None) => f.warn(
+                "policy.name",
+                "`hcbs` without `reservations`: every task runs in the background, by fixed priority as under `gfp`; add groups (docs/spec.md)",
+            ),
+            (PolicyName::Hcbs, _) | (_, None) => {}
+            (_, Some(_)) => f.warn(
+                "reservations",
+                format!("`{name}` does not use reservations: they are ignored (the `hcbs` policy schedules them)"),
+            ),
+        }
         if pol.priorities == Some(Priorities::Explicit) {
             for (i, t) in spec.tasks.iter().enumerate() {
                 if t.priority.is_none() {

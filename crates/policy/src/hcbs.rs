@@ -1,0 +1,398 @@
+//! H-CBS hierarchical multiprocessor reservations (Checconi, Cucinotta,
+//! Faggioli & Lipari, OSPERT 2009; notes `seed-003-ospert.md` §2.1–2.3),
+//! the spec's `reservations` under the `hcbs` policy.
+//!
+//! - **Servers**: every group has, on every CPU where its budget is above
+//!   0, one hard-CBS server ([`crate::server`]) with the group's (Q, P). A
+//!   group with subgroups and tasks of its own serves those tasks through
+//!   a leaf queue, a child with its own servers (`leaf_budget`).
+//! - **Per CPU** the servers form the group tree; at each level the
+//!   eligible servers (not throttled, budget left, work pending below) are
+//!   ordered by EDF on their deadlines (ties: tree order). A CPU's
+//!   preference is the depth-first order of the queues this gives.
+//! - **Inside a group** a global fixed-priority queue (the `priorities` of
+//!   the policy section: RM, DM or the tasks' `priority`) runs its m
+//!   highest-priority ready tasks on the m CPUs that currently serve it.
+//!   CPUs are given queues in CPU order: each takes the first queue of its
+//!   preference that still has a ready task no CPU took. A task keeps its
+//!   CPU when that CPU still serves its queue.
+//! - **Budgets**: a running task charges, at wall-clock rate, the servers
+//!   on its path on its CPU (its queue's and every ancestor's); the
+//!   exhaustion instant is an execution-time timer on the running job
+//!   (`Kernel::arm_exec`) at the smallest budget on the path. An exhausted
+//!   server is throttled until its deadline (a wall-clock timer), then
+//!   replenished. A server whose subtree gets work applies the CBS wake-up rule.
+//! - **Tasks in no group** run in the background, by the same fixed
+//!   priorities, on the CPUs that serve no queue: a reservation's
+//!   guarantee is never taken by a task outside it.
+//! - **Events**: `server-replenish` whenever (q, d) is set (wake-up or
+//!   replenishment), `server-exhaust` when a budget runs out (the server is
+//!   throttled until the event's deadline), each with the server's name
+//!   `GROUP@CPU` (`GROUP/leaf@CPU` for a leaf queue).
+//!
+//! Checked by replay (the validator drives this policy over a trace).
+
+use crate::build::AdmissionError;
+use crate::fp::Fp;
+use crate::interface::{
+    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
+};
+use crate::server::{Change, Server};
+use schedlab_model::{Placement, Priorities, Spec};
+
+const NONE: usize = usize::MAX;
+/// Timer tags: the replenishment timer, and the budget timer of CPU c (`BUDGET + c`).
+const REPLENISH: u64 = 0x4843_0000_0000;
+const BUDGET: u64 = 0x4843_0001_0000;
+
+/// A node of the server tree: a group, or the leaf queue of a group.
+struct Node {
+    /// Its servers' name stem (`media`, `media/leaf`).
+    name: String,
+    parent: usize,
+    children: Vec<usize>,
+    /// Tasks it serves directly (a queue), in priority order.
+    tasks: Vec<u32>,
+    /// Its server on each CPU (`None`: no budget there).
+    servers: Vec<Option<Server>>,
+    /// Work pending in the subtree at the last settling.
+    backlogged: bool,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct TaskState {
+    /// The queue node, or `NONE` (background).
+    queue: usize,
+    job: Option<u64>,
+    blocked: bool,
+}
+
+pub(crate) struct Hcbs {
+    info: PolicyInfo,
+    nodes: Vec<Node>,
+    roots: Vec<usize>,
+    tasks: Vec<TaskState>,
+    /// Background tasks, in priority order.
+    background: Vec<u32>,
+    /// Each CPU's job and the queue it runs under (`NONE`: background).
+    assigned: Vec<Option<(JobId, usize)>>,
+    /// Each CPU's servers are charged up to this instant.
+    charged: Vec<Time>,
+    budget_timers: Vec<Option<TimerId>>,
+    replenish_timer: Option<(Time, TimerId)>,
+}
+
+pub(crate) fn build(
+    spec: &Spec,
+    placement: Option<&[Placement]>,
+) -> Result<Box<dyn crate::interface::Policy>, AdmissionError> {
+    crate::placement::layout(spec, schedlab_model::spec::Domains::Global, None, placement)?;
+    let pol = spec.policy.as_ref();
+    let fp = Fp::new(spec, pol.and_then(|p| p.priorities).unwrap_or(Priorities::Rm))?;
+    Ok(Box::new(Hcbs::new(spec, &fp)))
+}
+
+impl Hcbs {
+    fn new(spec: &Spec, fp: &Fp) -> Hcbs {
+        let m = spec.platform.cpus as usize;
+        let n = spec.tasks.len();
+        let by_priority = |mut ts: Vec<u32>| {
+            ts.sort_by_key(|&t| fp.priority_of(t));
+            ts
+        };
+        let spec_nodes = spec.reservation_nodes();
+        let mut nodes: Vec<Node> = Vec::new();
+        let mut at = vec![NONE; spec_nodes.len()];
+        let mut tasks = vec![TaskState { queue: NONE, job: None, blocked: false }; n];
+        for (i, g) in spec_nodes.iter().enumerate() {
+            let parent = g.parent.map_or(NONE, |p| at[p]);
+            let me = nodes.len();
+            at[i] = me;
+            let servers =
+                (0..m).map(|c| (g.budgets[c].0 > 0).then(|| Server::new(g.budgets[c].0, g.period.0))).collect();
+            let own: Vec<u32> = g.tasks.iter().map(|&t| t as u32).collect();
+            let queue_here = g.leaf.is_none();
+            nodes.push(Node {
+                name: g.name.clone(),
+                parent,
+                children: Vec::new(),
+                tasks: if queue_here { by_priority(own.clone()) } else { Vec::new() },
+                servers,
+                backlogged: false,
+            });
+            if parent != NONE {
+                nodes[parent].children.push(me);
+            }
+            if let Some(leaf) = g.leaf {
+                let l = nodes.len();
+                let servers = (0..m)
+                    .map(|c| (g.leaf_budget_on(c).0 > 0).then(|| Server::new(leaf.budget.0, leaf.period.0)))
+                    .collect();
+                nodes.push(Node {
+                    name: format!("{}/leaf", g.name),
+                    parent: me,
+                    children: Vec::new(),
+                    tasks: by_priority(own),
+                    servers,
+                    backlogged: false,
+                });
+                nodes[me].children.push(l);
+            }
+        }
+        // Children of a group come after it; a leaf queue right after its
+        // group, before the subgroups (as the spec lists `tasks` first).
+        for (i, node) in nodes.iter().enumerate() {
+            for &t in &node.tasks {
+                tasks[t as usize].queue = i;
+            }
+        }
+        let roots = (0..nodes.len()).filter(|&i| nodes[i].parent == NONE).collect();
+        let background = by_priority((0..n as u32).filter(|&t| tasks[t as usize].queue == NONE).collect());
+        Hcbs {
+            info: PolicyInfo {
+                name: "hcbs",
+                domains: vec![(0..m as Cpu).collect()],
+                placement: vec![Placement::Global; n],
+                conformance: Conformance::Replay,
+                quantum: None,
+            },
+            nodes,
+            roots,
+            tasks,
+            background,
+            assigned: vec![None; m],
+            charged: vec![0; m],
+            budget_timers: vec![None; m],
+            replenish_timer: None,
+        }
+    }
+
+    fn ready(&self, t: u32) -> bool {
+        let s = &self.tasks[t as usize];
+        s.job.is_some() && !s.blocked
+    }
+
+    fn note(&self, k: &mut dyn Kernel, node: usize, cpu: usize, change: Change) {
+        if !k.tracing() {
+            return;
+        }
+        let server = format!("{}@{cpu}", self.nodes[node].name);
+        let event = match change {
+            Change::Replenished { budget, deadline } => PolicyEvent::ServerReplenish { server, budget, deadline },
+            Change::Exhausted { deadline } => PolicyEvent::ServerExhaust { server, deadline },
+        };
+        k.note(Some(cpu as Cpu), event);
+    }
+
+    /// Brings the servers and the assignment to `k.now()`.
+    fn settle(&mut self, k: &mut dyn Kernel) {
+        let now = k.now();
+        let m = self.assigned.len();
+        // 1. Charge the running paths (nothing when the event's callback did).
+        self.charge(k);
+        // 2. Replenish the throttled servers that are due.
+        for i in 0..self.nodes.len() {
+            for c in 0..m {
+                if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.replenish(now)) {
+                    self.note(k, i, c, change);
+                }
+            }
+        }
+        // 3. Work pending: children after parents, so bottom-up is reverse order.
+        let mut pending = vec![false; self.nodes.len()];
+        for i in (0..self.nodes.len()).rev() {
+            let node = &self.nodes[i];
+            pending[i] = node.tasks.iter().any(|&t| self.ready(t)) || node.children.iter().any(|&ch| pending[ch]);
+        }
+        for (i, &p) in pending.iter().enumerate() {
+            let was = std::mem::replace(&mut self.nodes[i].backlogged, p);
+            if p && !was {
+                for c in 0..m {
+                    if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.wake(now)) {
+                        self.note(k, i, c, change);
+                    }
+                }
+            }
+        }
+        // 4. Queues to CPUs, then tasks to CPUs.
+        let mut left: Vec<usize> =
+            self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t)).count()).collect();
+        let mut serving: Vec<usize> = vec![NONE; m];
+        let mut order = Vec::new();
+        for (c, slot) in serving.iter_mut().enumerate() {
+            order.clear();
+            self.preference(c, &self.roots, &mut order);
+            if let Some(&q) = order.iter().find(|&&q| left[q] > 0) {
+                left[q] -= 1;
+                *slot = q;
+            }
+        }
+        let mut next: Vec<Option<(JobId, usize)>> = vec![None; m];
+        let queues: Vec<usize> = {
+            let mut v: Vec<usize> = serving.iter().copied().filter(|&q| q != NONE).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        for q in queues {
+            let cpus: Vec<usize> = (0..m).filter(|&c| serving[c] == q).collect();
+            let chosen: Vec<u32> =
+                self.nodes[q].tasks.iter().copied().filter(|&t| self.ready(t)).take(cpus.len()).collect();
+            self.place(&chosen, &cpus, q, &mut next);
+        }
+        let idle: Vec<usize> = (0..m).filter(|&c| serving[c] == NONE).collect();
+        let chosen: Vec<u32> = self.background.iter().copied().filter(|&t| self.ready(t)).take(idle.len()).collect();
+        self.place(&chosen, &idle, NONE, &mut next);
+        // 5. Switches and budget timers.
+        for (c, &want) in next.iter().enumerate() {
+            if want != self.assigned[c] {
+                k.resched(c as Cpu);
+                self.assigned[c] = want;
+            }
+            if let Some(id) = self.budget_timers[c].take() {
+                k.cancel(id);
+            }
+            if let Some((job, q)) = want {
+                if q != NONE {
+                    let mut least = Time::MAX;
+                    let mut n = q;
+                    while n != NONE {
+                        least = least.min(self.nodes[n].servers[c].map_or(Time::MAX, |s| s.budget));
+                        n = self.nodes[n].parent;
+                    }
+                    let at = k.consumed(job).saturating_add(least);
+                    self.budget_timers[c] = Some(k.arm_exec(job, at, BUDGET + c as u64));
+                }
+            }
+        }
+        // 6. The next replenishment.
+        let due =
+            self.nodes.iter().flat_map(|n| n.servers.iter().filter_map(|s| s.and_then(|s| s.replenish_at()))).min();
+        match (self.replenish_timer, due) {
+            (Some((at, _)), Some(d)) if at == d => {}
+            (old, due) => {
+                if let Some((_, id)) = old {
+                    k.cancel(id);
+                }
+                self.replenish_timer = due.map(|d| (d, k.arm(d, REPLENISH)));
+            }
+        }
+    }
+
+    /// The queues CPU `c` would serve, best first: depth-first over the
+    /// eligible servers with work, EDF at each level.
+    fn preference(&self, c: usize, level: &[usize], out: &mut Vec<usize>) {
+        let mut here: Vec<(Time, usize)> = level
+            .iter()
+            .filter_map(|&i| {
+                let n = &self.nodes[i];
+                let s = n.servers[c]?;
+                (n.backlogged && s.eligible()).then_some((s.deadline, i))
+            })
+            .collect();
+        here.sort_unstable();
+        for (_, i) in here {
+            if self.nodes[i].children.is_empty() {
+                out.push(i);
+            } else {
+                self.preference(c, &self.nodes[i].children, out);
+            }
+        }
+    }
+
+    /// Puts `chosen` on `cpus`: a task already on one of them stays there.
+    fn place(&self, chosen: &[u32], cpus: &[usize], q: usize, next: &mut [Option<(JobId, usize)>]) {
+        let job = |t: u32| JobId { task: t, seq: self.tasks[t as usize].job.unwrap_or(0) };
+        let mut rest = Vec::new();
+        for &t in chosen {
+            let j = job(t);
+            match cpus.iter().find(|&&c| self.assigned[c].is_some_and(|(a, _)| a == j)) {
+                Some(&c) => next[c] = Some((j, q)),
+                None => rest.push(j),
+            }
+        }
+        let free: Vec<usize> = cpus.iter().copied().filter(|&c| next[c].is_none()).collect();
+        for (j, c) in rest.into_iter().zip(free) {
+            next[c] = Some((j, q));
+        }
+    }
+}
+
+impl Policy for Hcbs {
+    fn info(&self) -> &PolicyInfo {
+        &self.info
+    }
+    fn release(&mut self, job: Job, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.id.task as usize) {
+            s.job = Some(job.id.seq);
+            s.blocked = false;
+        }
+        self.settle(k);
+    }
+    fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.task as usize) {
+            if s.job == Some(job.seq) {
+                s.job = None;
+                s.blocked = false;
+            }
+        }
+        self.settle(k);
+    }
+    fn block(&mut self, job: JobId, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.task as usize) {
+            if s.job == Some(job.seq) {
+                s.blocked = true;
+            }
+        }
+        self.settle(k);
+    }
+    fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.task as usize) {
+            if s.job == Some(job.seq) {
+                s.blocked = false;
+            }
+        }
+        self.settle(k);
+    }
+    fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel) {
+        if tag == REPLENISH && self.replenish_timer.is_some_and(|(_, id)| id == timer) {
+            self.replenish_timer = None;
+        } else if let Some(c) = tag.checked_sub(BUDGET).filter(|&c| (c as usize) < self.budget_timers.len()) {
+            if self.budget_timers[c as usize] == Some(timer) {
+                self.budget_timers[c as usize] = None;
+            }
+        }
+        self.settle(k);
+    }
+    fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
+        self.assigned.get(cpu as usize).copied().flatten().map(|(j, _)| j)
+    }
+    fn priority(&self, _job: &JobView) -> Option<Priority> {
+        None
+    }
+}
+
+impl Hcbs {
+    /// Charges the servers up to now before an event changes the work
+    /// pending, so a job that completes is charged for its last stint and
+    /// a server that wakes up is judged on its budget at that instant.
+    fn charge(&mut self, k: &mut dyn Kernel) {
+        let now = k.now();
+        let m = self.assigned.len();
+        for c in 0..m {
+            let ran = now.saturating_sub(self.charged[c]);
+            self.charged[c] = now;
+            let Some((_, mut q)) = self.assigned[c] else { continue };
+            while q != NONE {
+                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.consume(ran)) {
+                    self.note(k, q, c, change);
+                }
+                q = self.nodes[q].parent;
+            }
+        }
+    }
+}
