@@ -27,16 +27,14 @@ use crate::supply::nested::fits;
 use crate::supply::{Platform, Server, Supply};
 use num_bigint::BigInt;
 use num_rational::BigRational;
-use schedlab_model::Class;
-#[allow(unused_imports)]
-use schedlab_model::PolicyName;
+use schedlab_model::{Class, PolicyName};
 
 pub const ID: &str = msf::ID;
 
 pub const INFO: TestInfo = TestInfo {
     id: ID,
     title: "H-CBS groups: G-FP on each group's multi-supply platform (OSPERT 2009, Thm. 2)",
-    policies: &[], // TODO(h17hcbs): PolicyName::Hcbs once the policy lands
+    policies: &[PolicyName::Hcbs],
     assumes: "the spec's `reservations`; each group's sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns), under global FP (RM, DM or explicit) on its H-CBS servers; servers fitting by EDF on each CPU (Eq. 17) and nested ones inside their parent's server",
     exactness: Exactness::Sufficient,
     source: "Checconi, Cucinotta, Faggioli & Lipari, OSPERT 2009 (Eqs. 4, 11–17; Eq. 7 as a lower bound, Eq. 13 instead of Eq. 16: docs/analysis.md)",
