@@ -43,15 +43,21 @@ pub enum Misfit {
 impl std::fmt::Display for Misfit {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
-            Misfit::Bandwidth { children, parent, whole } => write!(
-                f,
-                "the servers' bandwidth {}/{} {} the supply's {}/{}",
-                children.numer(),
-                children.denom(),
-                if *whole { "exceeds" } else { "is not below (the supply has a blackout)" },
-                parent.numer(),
-                parent.denom()
-            ),
+            Misfit::Bandwidth { children, parent, whole } => {
+                let (c, p) = (children, parent);
+                if *whole {
+                    write!(f, "the servers' bandwidth {}/{} exceeds the supply's {}/{}", c.numer(), c.denom(), p.numer(), p.denom())
+                } else {
+                    write!(
+                        f,
+                        "the servers' bandwidth {}/{} is not below the supply's {}/{} (a supply with a blackout needs some bandwidth spare)",
+                        c.numer(),
+                        c.denom(),
+                        p.numer(),
+                        p.denom()
+                    )
+                }
+            }
             Misfit::Demand { t, demand, supply } => write!(
                 f,
                 "in a window of {t} ns the servers can demand {demand} ns but the supply guarantees only {}/{} ns",

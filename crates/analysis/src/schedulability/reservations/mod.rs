@@ -220,7 +220,10 @@ pub fn check(input: &Input) -> Outcome {
     for g in &groups {
         out = out.detail(format!("{}: {} — {}", label(g.group), g.outcome.verdict, g.outcome.reason));
         for n in &g.notes {
-            out = out.detail(format!("{}: {n}", label(g.group)));
+            out = out.detail(format!("  {n}"));
+        }
+        for d in &g.outcome.details {
+            out = out.detail(format!("  {d}"));
         }
     }
     out.with_data(Data::Groups(groups))
