@@ -3,7 +3,7 @@
 //! the spec's `reservations` under the `hcbs` policy.
 //!
 //! - **Servers**: every group has, on every CPU where its budget is above
-//!   0, one hard-CBS server ([`crate::server`]) with the group's (Q, P). A
+//!   0, one hard-CBS server ([`crate::server::cbs`]) with the group's (Q, P). A
 //!   group with subgroups and tasks of its own serves those tasks through
 //!   a leaf queue, a child with its own servers (`leaf_budget`).
 //! - **Per CPU** the servers form the group tree; at each level the
@@ -13,15 +13,29 @@
 //! - **Inside a group** a global fixed-priority queue (the `priorities` of
 //!   the policy section: RM, DM or the tasks' `priority`) runs its m
 //!   highest-priority ready tasks on the m CPUs that currently serve it.
-//!   CPUs are given queues in CPU order: each takes the first queue of its
-//!   preference that still has a ready task no CPU took. A task keeps its
-//!   CPU when that CPU still serves its queue.
-//! - **Budgets**: a running task charges, at wall-clock rate, the servers
-//!   on its path on its CPU (its queue's and every ancestor's); the
-//!   exhaustion instant is an execution-time timer on the running job
-//!   (`Kernel::arm_exec`) at the smallest budget on the path. An exhausted
-//!   server is throttled until its deadline (a wall-clock timer), then
-//!   replenished. A server whose subtree gets work applies the CBS wake-up rule.
+//!   Each CPU takes the first queue of its preference that still has a
+//!   ready task no CPU took: first the CPUs for which that is the queue
+//!   they already serve, then the others, each in CPU order. A task keeps
+//!   its CPU when that CPU still serves its queue.
+//! - **Budgets**: a CPU's servers on the path of the task it runs (its
+//!   queue's and every ancestor's) are charged from the instant the task
+//!   was given the CPU, at wall-clock rate; a timer fires at the instant
+//!   the smallest budget on the path runs out. An exhausted server is
+//!   throttled until its deadline (a timer), then replenished. A server
+//!   whose subtree gets work applies the CBS wake-up rule.
+//!
+//!   Why wall-clock from the decision rather than an execution-time timer
+//!   on the job (`Kernel::arm_exec`): every driver sees the decision
+//!   instants alike, but not the execution. The dispatcher counts a job's
+//!   execution from the switch it ordered, the trace records the switch
+//!   its worker made a little later; replaying a recorded run, an
+//!   execution-time budget then runs out later than it did in the run,
+//!   and once the run's throttle stopped the job the trace shows no more
+//!   execution, so the replayed budget never runs out (a mismatch until
+//!   the next replenishment). Charged from the decision, the run and its
+//!   replay throttle at the same instant. In the simulator without
+//!   overheads the two are the same; with overheads, the time a switch
+//!   costs is charged to the server that ordered it.
 //! - **Tasks in no group** run in the background, by the same fixed
 //!   priorities, on the CPUs that serve no queue: a reservation's
 //!   guarantee is never taken by a task outside it.
@@ -37,7 +51,7 @@ use crate::fp::Fp;
 use crate::interface::{
     Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
 };
-use crate::server::{Change, Server};
+use crate::server::cbs::{Change, Server};
 use schedlab_model::{Placement, Priorities, Spec};
 
 const NONE: usize = usize::MAX;
@@ -76,9 +90,8 @@ pub(crate) struct Hcbs {
     background: Vec<u32>,
     /// Each CPU's job and the queue it runs under (`NONE`: background).
     assigned: Vec<Option<(JobId, usize)>>,
-    /// Each CPU's servers are charged up to this instant.
-    charged: Vec<Time>,
-    budget_timers: Vec<Option<TimerId>>,
+    /// Each CPU's exhaustion timer: (instant, timer).
+    budget_timers: Vec<Option<(Time, TimerId)>>,
     replenish_timer: Option<(Time, TimerId)>,
 }
 
@@ -161,7 +174,6 @@ impl Hcbs {
             tasks,
             background,
             assigned: vec![None; m],
-            charged: vec![0; m],
             budget_timers: vec![None; m],
             replenish_timer: None,
         }
@@ -217,14 +229,27 @@ impl Hcbs {
         // 4. Queues to CPUs, then tasks to CPUs.
         let mut left: Vec<usize> =
             self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t)).count()).collect();
+        // First the CPUs that keep serving the queue they serve (when it is
+        // still their first choice with a task left), then the others, each
+        // in CPU order: a task does not move for nothing.
+        let prefs: Vec<Vec<usize>> = (0..m)
+            .map(|c| {
+                let mut order = Vec::new();
+                self.preference(c, &self.roots, &mut order);
+                order
+            })
+            .collect();
         let mut serving: Vec<usize> = vec![NONE; m];
-        let mut order = Vec::new();
-        for (c, slot) in serving.iter_mut().enumerate() {
-            order.clear();
-            self.preference(c, &self.roots, &mut order);
-            if let Some(&q) = order.iter().find(|&&q| left[q] > 0) {
-                left[q] -= 1;
-                *slot = q;
+        for keep in [true, false] {
+            for c in 0..m {
+                if serving[c] != NONE {
+                    continue;
+                }
+                let Some(&q) = prefs[c].iter().find(|&&q| left[q] > 0) else { continue };
+                if !keep || self.assigned[c].is_some_and(|(_, a)| a == q) {
+                    left[q] -= 1;
+                    serving[c] = q;
+                }
             }
         }
         let mut next: Vec<Option<(JobId, usize)>> = vec![None; m];
@@ -247,27 +272,41 @@ impl Hcbs {
         for (c, &want) in next.iter().enumerate() {
             if want != self.assigned[c] {
                 k.resched(c as Cpu);
+                // The old path's servers stop running down, the new one's start.
+                let old = self.assigned[c].map_or(NONE, |(_, q)| q);
+                self.walk_servers(old, c, |s| s.stop(now));
+                self.walk_servers(want.map_or(NONE, |(_, q)| q), c, |s| s.start(now));
                 self.assigned[c] = want;
             }
-            if let Some(id) = self.budget_timers[c].take() {
-                k.cancel(id);
-            }
-            if let Some((job, q)) = want {
-                if q != NONE {
+            // The instant the smallest budget on the path runs out.
+            let due = match want {
+                Some((_, q)) if q != NONE => {
                     let mut least = Time::MAX;
                     let mut n = q;
                     while n != NONE {
-                        least = least.min(self.nodes[n].servers[c].map_or(Time::MAX, |s| s.budget));
+                        least = least.min(self.nodes[n].servers[c].as_ref().map_or(Time::MAX, |s| s.budget()));
                         n = self.nodes[n].parent;
                     }
-                    let at = k.consumed(job).saturating_add(least);
-                    self.budget_timers[c] = Some(k.arm_exec(job, at, BUDGET + c as u64));
+                    Some(now.saturating_add(least))
+                }
+                _ => None,
+            };
+            match (self.budget_timers[c], due) {
+                (Some((at, _)), Some(d)) if at == d => {}
+                (old, due) => {
+                    if let Some((_, id)) = old {
+                        k.cancel(id);
+                    }
+                    self.budget_timers[c] = due.map(|d| (d, k.arm(d, BUDGET + c as u64)));
                 }
             }
         }
         // 6. The next replenishment.
-        let due =
-            self.nodes.iter().flat_map(|n| n.servers.iter().filter_map(|s| s.and_then(|s| s.replenish_at()))).min();
+        let due = self
+            .nodes
+            .iter()
+            .flat_map(|n| n.servers.iter().filter_map(|s| s.as_ref().and_then(|s| s.replenish_at())))
+            .min();
         match (self.replenish_timer, due) {
             (Some((at, _)), Some(d)) if at == d => {}
             (old, due) => {
@@ -286,7 +325,7 @@ impl Hcbs {
             .iter()
             .filter_map(|&i| {
                 let n = &self.nodes[i];
-                let s = n.servers[c]?;
+                let s = n.servers[c].as_ref()?;
                 (n.backlogged && s.eligible()).then_some((s.deadline, i))
             })
             .collect();
@@ -362,7 +401,7 @@ impl Policy for Hcbs {
         if tag == REPLENISH && self.replenish_timer.is_some_and(|(_, id)| id == timer) {
             self.replenish_timer = None;
         } else if let Some(c) = tag.checked_sub(BUDGET).filter(|&c| (c as usize) < self.budget_timers.len()) {
-            if self.budget_timers[c as usize] == Some(timer) {
+            if self.budget_timers[c as usize].is_some_and(|(_, id)| id == timer) {
                 self.budget_timers[c as usize] = None;
             }
         }
@@ -377,6 +416,16 @@ impl Policy for Hcbs {
 }
 
 impl Hcbs {
+    /// Applies `f` to the servers on CPU `c` of queue `q` and its ancestors.
+    fn walk_servers(&mut self, mut q: usize, c: usize, mut f: impl FnMut(&mut Server)) {
+        while q != NONE {
+            if let Some(s) = self.nodes[q].servers[c].as_mut() {
+                f(s);
+            }
+            q = self.nodes[q].parent;
+        }
+    }
+
     /// Charges the servers up to now before an event changes the work
     /// pending, so a job that completes is charged for its last stint and
     /// a server that wakes up is judged on its budget at that instant.
@@ -384,11 +433,9 @@ impl Hcbs {
         let now = k.now();
         let m = self.assigned.len();
         for c in 0..m {
-            let ran = now.saturating_sub(self.charged[c]);
-            self.charged[c] = now;
             let Some((_, mut q)) = self.assigned[c] else { continue };
             while q != NONE {
-                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.consume(ran)) {
+                if let Some(change) = self.nodes[q].servers[c].as_mut().and_then(|s| s.charge(now)) {
                     self.note(k, q, c, change);
                 }
                 q = self.nodes[q].parent;

@@ -1,5 +1,5 @@
 //! H-CBS (`hcbs`) driven by the in-test driver, against schedules computed
-//! by hand from the hard-CBS rules (crates/policy/src/server.rs) and the
+//! by hand from the hard-CBS rules (crates/policy/src/server/cbs.rs) and the
 //! policy's rules (crates/policy/src/hcbs.rs): throttling, the wake-up
 //! rule, EDF among servers, global FP inside a group over the CPUs serving
 //! it, nesting with a leaf queue, background tasks.
