@@ -113,7 +113,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             v["file"] = serde_json::json!(loaded.file);
             print_json(&v);
         } else {
-            println!("{}: {} groups on {} CPUs\n", loaded.file, chosen.choices.len(), spec.platform.cpus);
+            println!("{}: {} reservation group(s) on {} CPUs\n", loaded.file, chosen.choices.len(), spec.platform.cpus);
             print!("{}", chosen.render());
         }
         return Ok(if chosen.found() { exit::OK } else { exit::NEGATIVE });

@@ -80,12 +80,18 @@ pub fn select(
         let grp = &groups[g];
         let on: Vec<usize> = (0..cpus).filter(|&c| grp.budgets.get(c).copied().unwrap_or(0) > 0).collect();
         let members: Vec<usize> = order.iter().copied().filter(|t| grp.tasks.contains(t)).collect();
+        let sub: Vec<TaskParams> = members.iter().map(|&t| tasks[t]).collect();
+        let unfit = msf::unfit(&sub, &(0..sub.len()).collect::<Vec<_>>())
+            .map(|(i, why)| format!("the test does not apply: tasks[{}] {why}", members[i]));
         let choice = if grp.children.is_empty() {
             let budget = for_tasks(tasks, &members, on.len(), grp.period);
-            let why = match budget {
-                None => "no budget up to the whole period lets the test accept its tasks".into(),
-                Some(0) => "no tasks: nothing to serve".into(),
-                Some(_) => format!("the least budget with which G-FP on its {} server(s) accepts its tasks", on.len()),
+            let why = match (budget, &unfit) {
+                (None, Some(u)) => u.clone(),
+                (None, None) => "no budget up to the whole period lets the test accept its tasks".into(),
+                (Some(0), _) => "no tasks: nothing to serve".into(),
+                (Some(_), _) => {
+                    format!("the least budget with which G-FP on its {} server(s) accepts its tasks", on.len())
+                }
             };
             Choice { group: g, period: grp.period, budget, leaf: None, cpus: on, why }
         } else {
@@ -95,7 +101,10 @@ pub fn select(
             let (budget, why) = if let Some(k) = missing {
                 (None, format!("its subgroup {k} has no budget that works"))
             } else if matches!(leaf, Some((None, _))) {
-                (None, "no leaf budget up to the leaf period lets the test accept its own tasks".into())
+                let why = unfit.unwrap_or_else(|| {
+                    "no leaf budget up to the leaf period lets the test accept its own tasks".into()
+                });
+                (None, why)
             } else {
                 let inner = |c: usize| -> Vec<Server> {
                     let mut v: Vec<Server> = kids
