@@ -50,6 +50,11 @@ class Outcome:
             tardiness, not deadlines).
         decides: True when the test is about the spec's policy (only those
             decide :attr:`Analysis.proven`).
+        groups: For ``hcbs.msf``, one dict per reservation group (its
+            ``group`` name, ``path``, ``budgets_ns``, ``period_ns``, ``leaf``,
+            ``tasks``, the ``supplies`` of its tasks per CPU, ``notes`` and
+            its own ``outcome``, as in the JSON of ``schedlab analyze``);
+            None for other tests.
     """
 
     test: str
@@ -65,6 +70,7 @@ class Outcome:
     details: tuple[str, ...]
     soft: bool = False
     decides: bool = True
+    groups: tuple[dict[str, Any], ...] | None = None
 
     @property
     def schedulable(self) -> bool:
@@ -210,6 +216,7 @@ def analyze(
             details=tuple(o["details"]),
             soft=o["soft"],
             decides=o["decides"],
+            groups=None if o.get("groups") is None else tuple(o["groups"]),
         )
         for o in doc["outcomes"]
     )

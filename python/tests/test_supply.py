@@ -75,3 +75,14 @@ def test_select_budgets_names_each_group() -> None:
         schedlab.select_budgets(REPO / "examples" / "demo.yaml")
     with pytest.raises(ValueError, match="period"):
         schedlab.select_budgets(REPO / "examples" / "reservations.yaml", period=0)
+
+
+def test_analyze_explains_each_group() -> None:
+    a = schedlab.analyze(REPO / "examples" / "reservations.yaml", tests=["hcbs.msf"])
+    (o,) = a.outcomes
+    assert o.groups is not None and [g["group"] for g in o.groups] == ["media", "sound", "control"]
+    control = o.groups[2]
+    assert control["supplies"] == ["H-CBS 2ms/5ms", "H-CBS 2ms/5ms"]
+    assert control["outcome"]["verdict"] == "inconclusive"
+    assert "C + Ī = 6ms exceeds the deadline 5ms" in control["outcome"]["reason"]
+    assert schedlab.analyze(REPO / "examples" / "demo.yaml").outcomes[0].groups is None
