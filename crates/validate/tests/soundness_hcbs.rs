@@ -10,7 +10,7 @@
 //! 2(P − Q)). Budgets: in two cases of three the least budgets interface
 //! selection chooses (the test's boundary, where a miss would show an
 //! unsound step), top-level ones 0–10 % more; otherwise random budgets that fit the
-//! CPUs. Fixed seed; `SCHEDLAB_ORACLE_SETS=N` runs N cases. Run with
+//! CPUs, some per CPU (`budgets`, none on some CPUs). Fixed seed; `SCHEDLAB_ORACLE_SETS=N` runs N cases. Run with
 //! `--nocapture` for the counts.
 //!
 //! `pessimism` measures, for a few fixed groups,
@@ -82,7 +82,7 @@ fn drafts(r: &mut Rng) -> (u32, Vec<Draft>) {
 
 /// The spec of the drafts with these budgets (group order: pre-order, a
 /// parent's subgroup right after it; `leaf` the parent's leaf budget).
-fn spec_text(m: u32, drafts: &[Draft], budgets: &[u64], leaf: u64) -> String {
+fn spec_text(m: u32, drafts: &[Draft], budgets: &[u64], leaf: u64, per_cpu: &[Option<Vec<u64>>]) -> String {
     let mut tasks = String::new();
     let mut groups = String::new();
     let mut n = 0;
@@ -100,7 +100,11 @@ fn spec_text(m: u32, drafts: &[Draft], budgets: &[u64], leaf: u64) -> String {
     for (g, d) in drafts.iter().enumerate() {
         let own = names(&d.tasks, &mut tasks);
         let q = b.next().expect("a budget per group");
-        let _ = write!(groups, "  - {{name: g{g}, budget: {q}ns, period: {}ns, tasks: [{}]", d.period, own.join(", "));
+        let budget = match per_cpu.get(g).cloned().flatten() {
+            Some(v) => format!("budgets: [{}]", v.iter().map(|q| format!("{q}ns")).collect::<Vec<_>>().join(", ")),
+            None => format!("budget: {q}ns"),
+        };
+        let _ = write!(groups, "  - {{name: g{g}, {budget}, period: {}ns, tasks: [{}]", d.period, own.join(", "));
         if let Some((sub, child, lp)) = &d.sub {
             let inner = names(sub, &mut tasks);
             let qs = b.next().expect("a budget for the subgroup");
@@ -146,6 +150,7 @@ fn simulate_both(spec: &Spec, seed: u64) -> [usize; 2] {
 fn no_tree_the_group_test_accepts_misses_under_hcbs() {
     let n = sets(SETS);
     let (mut accepted, mut boundary, mut simulated, mut invalid, mut missed_rejected) = (0, 0, 0, 0, 0);
+    let mut asymmetric = 0;
     let mut failures = Vec::new();
     for i in 0..n {
         let seed = case_seed(0x4cb5, PolicyName::Hcbs, i);
@@ -153,7 +158,7 @@ fn no_tree_the_group_test_accepts_misses_under_hcbs() {
         let (m, drafts) = drafts(&mut r);
         let count = drafts.iter().map(|d| 1 + d.sub.is_some() as usize).sum::<usize>();
         // Token budgets first, to read the groups as the analysis does.
-        let Some(spec) = load(&spec_text(m, &drafts, &vec![1; count], 1)) else {
+        let Some(spec) = load(&spec_text(m, &drafts, &vec![1; count], 1, &[])) else {
             invalid += 1;
             continue;
         };
@@ -161,7 +166,7 @@ fn no_tree_the_group_test_accepts_misses_under_hcbs() {
         let order = priority_order(&input).expect("RM");
         let chosen = select(&input.tasks, &order, &input.groups, m as usize);
         let least = r.below(3) < 2;
-        let (budgets, leaf) = if least {
+        let (budgets, leaf, per_cpu) = if least {
             let Some(b) = chosen.0.iter().map(|c| c.budget).collect::<Option<Vec<u64>>>() else {
                 invalid += 1;
                 continue;
@@ -175,12 +180,29 @@ fn no_tree_the_group_test_accepts_misses_under_hcbs() {
                 .map(|(&q, g)| if g.parent.is_none() { pad(q, g.period) } else { q }.max(1))
                 .collect();
             let leaf = chosen.0.iter().find_map(|c| c.leaf).map_or(1, |(q, _)| q.unwrap_or(1).max(1));
-            (b, leaf)
+            (b, leaf, Vec::new())
         } else {
             let b: Vec<u64> = input.groups.iter().map(|g| r.range_u64(g.period / 20, g.period / 2).max(1)).collect();
-            (b, r.range_u64(1, MS / 4))
+            // Some groups get per-CPU budgets (an asymmetric platform; none
+            // on some CPUs).
+            let per_cpu: Vec<Option<Vec<u64>>> = drafts
+                .iter()
+                .map(|d| {
+                    if m == 1 || d.sub.is_some() || r.below(10) >= 4 {
+                        return None;
+                    }
+                    let mut v: Vec<u64> = (0..m)
+                        .map(|_| if r.below(3) == 0 { 0 } else { r.range_u64(d.period / 4, d.period).max(1) })
+                        .collect();
+                    if v.iter().all(|&q| q == 0) {
+                        v[0] = d.period / 4;
+                    }
+                    Some(v)
+                })
+                .collect();
+            (b, r.range_u64(1, MS / 4), per_cpu)
         };
-        let Some(spec) = load(&spec_text(m, &drafts, &budgets, leaf)) else {
+        let Some(spec) = load(&spec_text(m, &drafts, &budgets, leaf, &per_cpu)) else {
             invalid += 1;
             continue;
         };
@@ -195,6 +217,7 @@ fn no_tree_the_group_test_accepts_misses_under_hcbs() {
             boundary += 1;
         }
         accepted += ok as usize;
+        asymmetric += (ok && per_cpu.iter().any(|v| v.is_some())) as usize;
         simulated += 1;
         let miss = simulate_both(&spec, seed);
         if miss[0] + miss[1] > 0 {
@@ -208,10 +231,11 @@ fn no_tree_the_group_test_accepts_misses_under_hcbs() {
     println!(
         "H-CBS: {n} cases, {invalid} not valid trees, {simulated} simulated (2 runs each), {accepted} accepted ({boundary} at the least budgets)"
     );
-    println!("H-CBS: {missed_rejected} rejected trees missed in simulation, {} accepted trees missed", failures.len());
+    println!("H-CBS: {asymmetric} accepted trees with per-CPU budgets; {missed_rejected} rejected trees missed in simulation, {} accepted trees missed", failures.len());
     assert!(failures.is_empty(), "{} accepted trees miss; the first: {}", failures.len(), failures[0]);
     assert!(boundary >= n / 4, "the campaign reaches the test's boundary: {boundary} of {n}");
     assert!(missed_rejected > 0, "the campaign reaches trees that do miss");
+    assert!(asymmetric >= n / 100, "the campaign accepts trees with per-CPU budgets: {asymmetric}");
 }
 
 fn emit(spec: &Spec) -> String {
