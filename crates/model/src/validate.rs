@@ -365,13 +365,16 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         for (i, t) in spec.tasks.iter().enumerate() {
             let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
             let suspends = list.iter().any(|s| s.kind == SegmentKind::Suspend);
-            let regions = !pol.name.preempts_at_points_only() && list.iter().any(|s| !s.preemptible);
+            // `hcbs` runs them as non-preemptive sections (boosted, Fig. 2 of its paper).
+            let regions = !pol.name.preempts_at_points_only()
+                && pol.name != PolicyName::Hcbs
+                && list.iter().any(|s| !s.preemptible);
             let ignored: Vec<&str> = [
                 suspends.then_some(
                     "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",
                 ),
                 regions.then_some(
-                    "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments)",
+                    "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments, hcbs never inside one)",
                 ),
             ]
             .into_iter()

@@ -1,6 +1,6 @@
 //! H-CBS (`hcbs`) driven by the in-test driver, against schedules computed
 //! by hand from the hard-CBS rules (crates/policy/src/server/cbs.rs) and the
-//! policy's rules (crates/policy/src/hcbs.rs): throttling, the wake-up
+//! policy's rules (crates/policy/src/hcbs/): throttling, the wake-up
 //! rule, EDF among servers, global FP inside a group over the CPUs serving
 //! it, nesting with a leaf queue, background tasks.
 
@@ -113,4 +113,28 @@ fn without_reservations_it_is_global_fixed_priority() {
     // order; t0 takes CPU 0 when t2 completes at 2, and keeps it at 3.
     assert_eq!(ms(r.cpu(0)), vec![(2, 0, 2), (0, 2, 4)]);
     assert_eq!(ms(r.cpu(1)), vec![(1, 0, 3)]);
+}
+
+/// A non-preemptive section is boosted (the paper's Fig. 2): one CPU,
+/// group g = (2, 10) with hi (1, 20, released at 1.5) above lo (3, 20:
+/// 1 ms, then a 2 ms section that may not be preempted). lo runs 0–1,
+/// enters its section at 1 and keeps the CPU when hi arrives at 1.5 and
+/// when g runs out at 2 (exhausted, throttled until 10): it ends its
+/// section, and its job, at 3. hi then waits for g's replenishment: 10–11.
+/// Without the section (one preemptible segment) hi preempts lo at 1.5.
+#[test]
+fn a_non_preemptive_section_runs_past_preemption_and_exhaustion() {
+    let yaml = |lo: &str| {
+        format!(
+            "platform: {{cpus: 1}}\npolicy: {{name: hcbs}}\ntasks:\n  - {{name: hi, wcet: 1ms, period: 20ms, offset: 1.5ms}}\n  - {{name: lo, period: 20ms, segments: {lo}}}\nreservations:\n  - {{name: g, budget: 2ms, period: 10ms, tasks: [hi, lo]}}\n"
+        )
+    };
+    let s = spec(&yaml("[{exec: 1ms}, {exec: 2ms, preemptible: false}]"));
+    let r = run(&s, build(&s, None).unwrap(), 19 * MS, &[]);
+    assert_eq!(r.cpu(0), vec![(1, 0, 3 * MS), (0, 10 * MS, 11 * MS)]);
+    let s = spec(&yaml("[{exec: 3ms}]"));
+    let r = run(&s, build(&s, None).unwrap(), 19 * MS, &[]);
+    // hi preempts at 1.5 and runs 0.5 ms to g's exhaustion at 2; hi finishes
+    // 10–10.5, lo 10.5–12 (g's 2 ms end at 12), lo finishes after 20.
+    assert_eq!(&r.cpu(0)[..3], &[(1, 0, 3 * MS / 2), (0, 3 * MS / 2, 2 * MS), (0, 10 * MS, 21 * MS / 2)]);
 }

@@ -17,6 +17,11 @@
 //!   priorities are recomputed here from the spec (RM, DM or the tasks'
 //!   `priority`, ties to the lower index), independently of the policy.
 //!
+//! A job inside a non-preemptive section (a `preemptible: false` segment)
+//! is boosted, as `hcbs` runs it: it may run on past its server's
+//! exhaustion and ahead of higher-priority tasks of its group until the
+//! section ends (the `segment-end` events tell where a job is).
+//!
 //! Every bound has the tolerance: a budget may be exceeded, a throttle or
 //! a priority inversion may last, by at most the tolerance. A trace without
 //! server events (e.g. imported) leaves `budget` and `throttle` vacuous.
@@ -65,6 +70,11 @@ pub(crate) struct Budgets {
     blocked: Vec<bool>,
     /// Per task: the CPUs running it.
     on_cpus: Vec<u32>,
+    /// Per task: the segment its current job is in, and which segments are
+    /// non-preemptive sections.
+    segment: Vec<u32>,
+    np: Vec<Vec<bool>>,
+    suspends: Vec<Vec<bool>>,
     /// Per queue: a priority inversion since, and whether it was reported.
     inversion: Vec<Option<(Time, bool)>>,
 }
@@ -152,8 +162,22 @@ impl Budgets {
             pending: vec![0; n],
             blocked: vec![false; n],
             on_cpus: vec![0; n],
+            segment: vec![0; n],
+            np: spec.tasks.iter().map(|t| t.segments().iter().map(|g| !g.preemptible).collect()).collect(),
+            suspends: spec
+                .tasks
+                .iter()
+                .map(|t| t.segments().iter().map(|g| g.kind == schedlab_model::SegmentKind::Suspend).collect())
+                .collect(),
             inversion: vec![None; nq],
         })
+    }
+
+    /// Whether `task`'s job is inside a non-preemptive section (boosted:
+    /// it may run past its server's exhaustion and before higher-priority
+    /// tasks of its group until the section ends).
+    fn in_section(&self, task: u32) -> bool {
+        self.np[task as usize].get(self.segment[task as usize] as usize).copied().unwrap_or(false)
     }
 
     /// Charges CPU `cpu`'s running task up to `t` to the servers serving it there.
@@ -165,6 +189,7 @@ impl Budgets {
             return;
         }
         let tol = self.tol;
+        let boosted = self.in_section(task);
         for g in &mut self.groups {
             if !g.members[task as usize] {
                 continue;
@@ -172,7 +197,7 @@ impl Budgets {
             let p = &mut g.periods[cpu];
             if let Some(from) = p.throttled {
                 let during = t.saturating_sub(since.max(from));
-                if during > tol {
+                if during > tol && !boosted {
                     let (name, deadline) = (g.name.clone(), p.deadline);
                     rec.violation(Check::Throttle, since.max(from), t, Some(cpu as u32), |n| {
                         Detail::new(format!(
@@ -275,6 +300,13 @@ impl Budgets {
     pub fn push(&mut self, e: &Event, rec: &mut Recorder) {
         match e {
             Event::Policy { t, cpu, event } => self.server(*t, *cpu, event, rec),
+            Event::SegmentEnd { t, cpu, task, segment, .. } => {
+                let c = *cpu as usize;
+                if c < self.running.len() && (*task as usize) < self.segment.len() {
+                    self.charge(c, *t, rec);
+                    self.segment[*task as usize] = segment + 1;
+                }
+            }
             Event::SwitchTo { t, cpu, task, .. } => {
                 let c = *cpu as usize;
                 if c < self.running.len() && (*task as usize) < self.pending.len() {
@@ -296,6 +328,7 @@ impl Budgets {
                 if let (Event::Completion { task, .. }, Some(p)) = (e, self.pending.get_mut(*task as usize)) {
                     *p = p.saturating_sub(1);
                     self.blocked[*task as usize] = false;
+                    self.segment[*task as usize] = 0;
                 }
             }
             Event::Release { task, .. } => {
@@ -309,8 +342,13 @@ impl Budgets {
                 }
             }
             Event::Resume { task, .. } => {
-                if let Some(b) = self.blocked.get_mut(*task as usize) {
+                let i = *task as usize;
+                if let Some(b) = self.blocked.get_mut(i) {
                     *b = false;
+                    // The resume ends a self-suspension.
+                    if self.suspends[i].get(self.segment[i] as usize).copied().unwrap_or(false) {
+                        self.segment[i] += 1;
+                    }
                 }
             }
             _ => {}
@@ -335,7 +373,8 @@ impl Budgets {
         let ready = |t: u32| self.pending[t as usize] > 0 && !self.blocked[t as usize];
         let runs = |t: u32| self.on_cpus[t as usize] > 0;
         let waiting = ts.iter().copied().find(|&t| ready(t) && !runs(t))?;
-        let below = ts.iter().copied().skip_while(|&t| t != waiting).find(|&t| runs(t))?;
+        // A task running inside a non-preemptive section is not preempted.
+        let below = ts.iter().copied().skip_while(|&t| t != waiting).find(|&t| runs(t) && !self.in_section(t))?;
         Some((waiting, below))
     }
 

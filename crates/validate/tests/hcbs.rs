@@ -154,3 +154,28 @@ fn a_priority_inversion_inside_a_group_is_caught() {
     let msg = first(&r, Check::GroupPriority);
     assert!(msg.contains("hi waits while lo, of lower priority in the same group, runs"), "{msg}\n{}", r.render());
 }
+
+/// A job in a non-preemptive section runs on past its server's exhaustion
+/// and ahead of a higher-priority task of its group (hi arrives at 1.5,
+/// g = (2, 10) runs out at 2, lo's section ends with its job at 3): legal.
+/// The same trace without lo's `segment-end` (so lo was never in a section)
+/// breaks the throttle and the group's priorities.
+#[test]
+fn a_boosted_section_may_overrun_and_nothing_else_may() {
+    let yaml = "platform: {cpus: 1}\npolicy: {name: hcbs}\ntasks:\n  - {name: hi, wcet: 1ms, period: 20ms, offset: 1.5ms}\n  - {name: lo, period: 20ms, segments: [{exec: 1ms}, {exec: 2ms, preemptible: false}]}\nreservations:\n  - {name: g, budget: 2ms, period: 10ms, tasks: [hi, lo]}\n";
+    let (h, events) = sim(yaml, 19 * MS);
+    let r = check(&h, &events);
+    assert!(r.pass, "{}", r.render());
+    assert!(events.iter().any(|e| is_exhaust(e, 2 * MS)));
+    let without: Vec<Event> = events.into_iter().filter(|e| !matches!(e, Event::SegmentEnd { task: 1, .. })).collect();
+    let r = validate(
+        &h,
+        without.iter().cloned(),
+        &Options { mode: schedlab_validate::Mode::Generic, ..Options::default() },
+    )
+    .unwrap();
+    assert!(r.pass, "the generic invariants hold: {}", r.render());
+    let r = check(&h, &without);
+    assert!(first(&r, Check::Throttle).contains("lo ran 1ms while server g@0 was throttled"), "{}", r.render());
+    assert!(first(&r, Check::GroupPriority).contains("hi waits while lo"), "{}", r.render());
+}

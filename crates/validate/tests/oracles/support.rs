@@ -264,6 +264,18 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
 
     if policy == PolicyName::Hcbs {
         spec.reservations = random_groups(&mut Rng::new(seed ^ 0x4cb5), &spec);
+        // A third of the tasks have a non-preemptive section (boosted under H-CBS).
+        let mut rb = Rng::new(seed ^ 0xb005);
+        for t in &mut spec.tasks {
+            let mut segments: Vec<Segment> = t.segments().into_owned();
+            let cpu: Vec<usize> = (0..segments.len()).filter(|&i| segments[i].kind.on_cpu()).collect();
+            if rb.below(3) == 0 && !cpu.is_empty() {
+                let i = cpu[rb.below(cpu.len() as u64) as usize];
+                segments[i].preemptible = false;
+                t.subjobs = None;
+                t.segments = Some(segments);
+            }
+        }
     }
 
     let hp = hyperperiod(spec.tasks.iter().map(|t| t.period.0)).expect("small periods");

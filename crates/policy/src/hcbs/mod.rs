@@ -36,6 +36,15 @@
 //!   replay throttle at the same instant. In the simulator without
 //!   overheads the two are the same; with overheads, the time a switch
 //!   costs is charged to the server that ordered it.
+//! - **Non-preemptive sections** (`preemptible: false` segments) are
+//!   boosted, as the paper's Fig. 2 orders boosted runqueues first: a job
+//!   running inside one keeps its CPU, and the CPU its path, until the
+//!   section ends, whatever the priorities, deadlines or budgets (its
+//!   servers run out as usual; the overrun is not charged).
+//! - **One decision per instant**: "keeps its CPU" refers to the
+//!   assignment that held until the instant, so the order in which a
+//!   driver delivers an instant's events (a budget timer and a resume)
+//!   does not change the decision.
 //! - **Tasks in no group** run in the background, by the same fixed
 //!   priorities, on the CPUs that serve no queue: a reservation's
 //!   guarantee is never taken by a task outside it.
@@ -45,6 +54,8 @@
 //!   `GROUP@CPU` (`GROUP/leaf@CPU` for a leaf queue).
 //!
 //! Checked by replay (the validator drives this policy over a trace).
+
+mod assign;
 
 use crate::build::AdmissionError;
 use crate::fp::Fp;
@@ -79,6 +90,8 @@ struct TaskState {
     queue: usize,
     job: Option<u64>,
     blocked: bool,
+    /// The segment the job is in (0 at its release).
+    segment: u32,
 }
 
 pub(crate) struct Hcbs {
@@ -88,10 +101,20 @@ pub(crate) struct Hcbs {
     tasks: Vec<TaskState>,
     /// Background tasks, in priority order.
     background: Vec<u32>,
+    /// Per task, per segment: not preemptible (a non-preemptive section).
+    np: Vec<Vec<bool>>,
+    /// Per task, per segment: a self-suspension.
+    suspends: Vec<Vec<bool>>,
     /// Each CPU's job and the queue it runs under (`NONE`: background).
     assigned: Vec<Option<(JobId, usize)>>,
     /// Each CPU's exhaustion timer: (instant, timer).
     budget_timers: Vec<Option<(Time, TimerId)>>,
+    /// The assignment that held until the current instant, and that
+    /// instant: what "keeps its CPU" refers to, so that the decision at an
+    /// instant does not depend on the order of its events (a driver may
+    /// deliver a timer and a resume of the same instant in either order).
+    held: Vec<Option<(JobId, usize)>>,
+    held_until: Option<Time>,
     replenish_timer: Option<(Time, TimerId)>,
 }
 
@@ -116,7 +139,7 @@ impl Hcbs {
         let spec_nodes = spec.reservation_nodes();
         let mut nodes: Vec<Node> = Vec::new();
         let mut at = vec![NONE; spec_nodes.len()];
-        let mut tasks = vec![TaskState { queue: NONE, job: None, blocked: false }; n];
+        let mut tasks = vec![TaskState { queue: NONE, job: None, blocked: false, segment: 0 }; n];
         for (i, g) in spec_nodes.iter().enumerate() {
             let parent = g.parent.map_or(NONE, |p| at[p]);
             let me = nodes.len();
@@ -173,10 +196,24 @@ impl Hcbs {
             roots,
             tasks,
             background,
+            np: spec.tasks.iter().map(|t| t.segments().iter().map(|g| !g.preemptible).collect()).collect(),
+            suspends: spec
+                .tasks
+                .iter()
+                .map(|t| t.segments().iter().map(|g| g.kind == schedlab_model::SegmentKind::Suspend).collect())
+                .collect(),
             assigned: vec![None; m],
             budget_timers: vec![None; m],
+            held: vec![None; m],
+            held_until: None,
             replenish_timer: None,
         }
+    }
+
+    /// Whether job `j` is inside a non-preemptive segment (it is then boosted while it runs).
+    fn boosted(&self, j: JobId) -> bool {
+        let s = &self.tasks[j.task as usize];
+        s.job == Some(j.seq) && !s.blocked && self.np[j.task as usize].get(s.segment as usize).copied().unwrap_or(false)
     }
 
     fn ready(&self, t: u32) -> bool {
@@ -199,18 +236,33 @@ impl Hcbs {
     /// Brings the servers and the assignment to `k.now()`.
     fn settle(&mut self, k: &mut dyn Kernel) {
         let now = k.now();
-        let m = self.assigned.len();
-        // 1. Charge the running paths (nothing when the event's callback did).
         self.charge(k);
-        // 2. Replenish the throttled servers that are due.
+        self.replenish_due(k, now);
+        self.wake_backlogged(k, now);
+        if self.held_until.is_none_or(|h| now > h) {
+            self.held.clone_from(&self.assigned);
+            self.held_until = Some(now);
+        }
+        let next = self.assign();
+        self.switch(k, now, &next);
+        self.arm_replenishment(k);
+    }
+
+    /// Replenishes the throttled servers that are due at `now`.
+    fn replenish_due(&mut self, k: &mut dyn Kernel, now: Time) {
         for i in 0..self.nodes.len() {
-            for c in 0..m {
+            for c in 0..self.assigned.len() {
                 if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.replenish(now)) {
                     self.note(k, i, c, change);
                 }
             }
         }
-        // 3. Work pending: children after parents, so bottom-up is reverse order.
+    }
+
+    /// Marks the nodes with work pending in their subtree; the servers of
+    /// those that had none apply the CBS wake-up rule.
+    fn wake_backlogged(&mut self, k: &mut dyn Kernel, now: Time) {
+        // Children come after their parents: bottom-up is reverse order.
         let mut pending = vec![false; self.nodes.len()];
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
@@ -219,56 +271,18 @@ impl Hcbs {
         for (i, &p) in pending.iter().enumerate() {
             let was = std::mem::replace(&mut self.nodes[i].backlogged, p);
             if p && !was {
-                for c in 0..m {
+                for c in 0..self.assigned.len() {
                     if let Some(change) = self.nodes[i].servers[c].as_mut().and_then(|s| s.wake(now)) {
                         self.note(k, i, c, change);
                     }
                 }
             }
         }
-        // 4. Queues to CPUs, then tasks to CPUs.
-        let mut left: Vec<usize> =
-            self.nodes.iter().map(|n| n.tasks.iter().filter(|&&t| self.ready(t)).count()).collect();
-        // First the CPUs that keep serving the queue they serve (when it is
-        // still their first choice with a task left), then the others, each
-        // in CPU order: a task does not move for nothing.
-        let prefs: Vec<Vec<usize>> = (0..m)
-            .map(|c| {
-                let mut order = Vec::new();
-                self.preference(c, &self.roots, &mut order);
-                order
-            })
-            .collect();
-        let mut serving: Vec<usize> = vec![NONE; m];
-        for keep in [true, false] {
-            for c in 0..m {
-                if serving[c] != NONE {
-                    continue;
-                }
-                let Some(&q) = prefs[c].iter().find(|&&q| left[q] > 0) else { continue };
-                if !keep || self.assigned[c].is_some_and(|(_, a)| a == q) {
-                    left[q] -= 1;
-                    serving[c] = q;
-                }
-            }
-        }
-        let mut next: Vec<Option<(JobId, usize)>> = vec![None; m];
-        let queues: Vec<usize> = {
-            let mut v: Vec<usize> = serving.iter().copied().filter(|&q| q != NONE).collect();
-            v.sort_unstable();
-            v.dedup();
-            v
-        };
-        for q in queues {
-            let cpus: Vec<usize> = (0..m).filter(|&c| serving[c] == q).collect();
-            let chosen: Vec<u32> =
-                self.nodes[q].tasks.iter().copied().filter(|&t| self.ready(t)).take(cpus.len()).collect();
-            self.place(&chosen, &cpus, q, &mut next);
-        }
-        let idle: Vec<usize> = (0..m).filter(|&c| serving[c] == NONE).collect();
-        let chosen: Vec<u32> = self.background.iter().copied().filter(|&t| self.ready(t)).take(idle.len()).collect();
-        self.place(&chosen, &idle, NONE, &mut next);
-        // 5. Switches and budget timers.
+    }
+
+    /// Carries out the assignment `next`: reschedules the CPUs whose job
+    /// changes, moves the servers' selection, and arms each CPU's budget timer.
+    fn switch(&mut self, k: &mut dyn Kernel, now: Time, next: &[Option<(JobId, usize)>]) {
         for (c, &want) in next.iter().enumerate() {
             if want != self.assigned[c] {
                 k.resched(c as Cpu);
@@ -284,10 +298,13 @@ impl Hcbs {
                     let mut least = Time::MAX;
                     let mut n = q;
                     while n != NONE {
-                        least = least.min(self.nodes[n].servers[c].as_ref().map_or(Time::MAX, |s| s.budget()));
+                        // A throttled server on a boosted path is not charged.
+                        if let Some(s) = self.nodes[n].servers[c].as_ref().filter(|s| !s.throttled) {
+                            least = least.min(s.budget());
+                        }
                         n = self.nodes[n].parent;
                     }
-                    Some(now.saturating_add(least))
+                    (least != Time::MAX).then(|| now.saturating_add(least))
                 }
                 _ => None,
             };
@@ -301,7 +318,10 @@ impl Hcbs {
                 }
             }
         }
-        // 6. The next replenishment.
+    }
+
+    /// Arms the timer of the next replenishment of a throttled server.
+    fn arm_replenishment(&mut self, k: &mut dyn Kernel) {
         let due = self
             .nodes
             .iter()
@@ -317,44 +337,6 @@ impl Hcbs {
             }
         }
     }
-
-    /// The queues CPU `c` would serve, best first: depth-first over the
-    /// eligible servers with work, EDF at each level.
-    fn preference(&self, c: usize, level: &[usize], out: &mut Vec<usize>) {
-        let mut here: Vec<(Time, usize)> = level
-            .iter()
-            .filter_map(|&i| {
-                let n = &self.nodes[i];
-                let s = n.servers[c].as_ref()?;
-                (n.backlogged && s.eligible()).then_some((s.deadline, i))
-            })
-            .collect();
-        here.sort_unstable();
-        for (_, i) in here {
-            if self.nodes[i].children.is_empty() {
-                out.push(i);
-            } else {
-                self.preference(c, &self.nodes[i].children, out);
-            }
-        }
-    }
-
-    /// Puts `chosen` on `cpus`: a task already on one of them stays there.
-    fn place(&self, chosen: &[u32], cpus: &[usize], q: usize, next: &mut [Option<(JobId, usize)>]) {
-        let job = |t: u32| JobId { task: t, seq: self.tasks[t as usize].job.unwrap_or(0) };
-        let mut rest = Vec::new();
-        for &t in chosen {
-            let j = job(t);
-            match cpus.iter().find(|&&c| self.assigned[c].is_some_and(|(a, _)| a == j)) {
-                Some(&c) => next[c] = Some((j, q)),
-                None => rest.push(j),
-            }
-        }
-        let free: Vec<usize> = cpus.iter().copied().filter(|&c| next[c].is_none()).collect();
-        for (j, c) in rest.into_iter().zip(free) {
-            next[c] = Some((j, q));
-        }
-    }
 }
 
 impl Policy for Hcbs {
@@ -366,6 +348,7 @@ impl Policy for Hcbs {
         if let Some(s) = self.tasks.get_mut(job.id.task as usize) {
             s.job = Some(job.id.seq);
             s.blocked = false;
+            s.segment = 0;
         }
         self.settle(k);
     }
@@ -390,9 +373,24 @@ impl Policy for Hcbs {
     }
     fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
         self.charge(k);
+        let suspends = &self.suspends;
         if let Some(s) = self.tasks.get_mut(job.task as usize) {
             if s.job == Some(job.seq) {
                 s.blocked = false;
+                // The end of a self-suspension is the resume (a driver may
+                // not report it as a segment end too).
+                if suspends[job.task as usize].get(s.segment as usize).copied().unwrap_or(false) {
+                    s.segment += 1;
+                }
+            }
+        }
+        self.settle(k);
+    }
+    fn segment_end(&mut self, job: JobId, segment: u32, _kind: schedlab_model::SegmentKind, k: &mut dyn Kernel) {
+        self.charge(k);
+        if let Some(s) = self.tasks.get_mut(job.task as usize) {
+            if s.job == Some(job.seq) {
+                s.segment = segment + 1;
             }
         }
         self.settle(k);
