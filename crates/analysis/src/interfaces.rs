@@ -35,6 +35,9 @@ pub fn select_budgets(input: &Input, period: Option<u64>) -> Result<Interfaces, 
             }
         }
     }
+    if let Some((_, why)) = crate::schedulability::reservations::outside_the_model(&input) {
+        return Err(format!("the analysis cannot choose budgets: {why}"));
+    }
     let order = priority_order(&input).map_err(|(_, why)| why)?;
     let (choices, misfit) = select(&input.tasks, &order, &input.groups, input.cpus as usize);
     Ok(Interfaces { input, choices, misfit })

@@ -140,3 +140,22 @@ fn a_group_no_budget_can_serve_has_none() {
     // 9 + (10 − Z) ≤ 10 needs Z ≥ 9ms: Q = 19.5ms.
     assert_eq!(for_tasks(&tasks, &[0], 1, 20 * MS), Some(19_500_000));
 }
+
+#[test]
+fn sections_and_suspensions_are_outside_the_analysis() {
+    let spec = |segments: &str| {
+        let yaml = format!(
+            "platform: {{cpus: 1}}\npolicy: {{name: hcbs}}\ntasks:\n  - {{name: a, period: 10ms, segments: [{segments}]}}\n  - {{name: b, wcet: 1ms, period: 20ms}}\nreservations:\n  - {{name: g, budget: 4ms, period: 5ms, tasks: [a, b]}}\n"
+        );
+        schedlab_model::load_str(&yaml, None, "t.yaml").expect("spec").spec
+    };
+    // Preemptible segments alone are one job of their total.
+    let o = check(&Input::from_spec(&spec("{exec: 1ms}, {exec: 1ms}")));
+    assert_eq!(o.verdict, Verdict::Schedulable, "{o:?}");
+    let o = check(&Input::from_spec(&spec("{exec: 1ms}, {exec: 1ms, preemptible: false}")));
+    assert_eq!(o.verdict, Verdict::NotApplicable);
+    assert!(o.reason.starts_with("task a (tasks[0]) has a non-preemptive section"), "{}", o.reason);
+    let o = check(&Input::from_spec(&spec("{exec: 1ms}, {suspend: 1ms}, {exec: 1ms}")));
+    assert_eq!(o.verdict, Verdict::NotApplicable);
+    assert!(o.reason.contains("suspends itself"), "{}", o.reason);
+}

@@ -35,7 +35,7 @@ pub const INFO: TestInfo = TestInfo {
     id: ID,
     title: "H-CBS groups: G-FP on each group's multi-supply platform (OSPERT 2009, Thm. 2)",
     policies: &[PolicyName::Hcbs],
-    assumes: "the spec's `reservations`; each group's sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns), under global FP (RM, DM or explicit) on its H-CBS servers; servers fitting by EDF on each CPU (Eq. 17) and nested ones inside their parent's server",
+    assumes: "the spec's `reservations`; each group's sporadic tasks without jitter, constrained deadlines (D ≤ T), integer time (ns), under global FP (RM, DM or explicit) on its H-CBS servers; servers fitting by EDF on each CPU (Eq. 17) and nested ones inside their parent's server; no non-preemptive sections or self-suspension in a group",
     exactness: Exactness::Sufficient,
     source: "Checconi, Cucinotta, Faggioli & Lipari, OSPERT 2009 (Eqs. 4, 11–17; Eq. 7 as a lower bound, Eq. 13 instead of Eq. 16: docs/analysis.md)",
 };
@@ -153,6 +153,24 @@ pub fn analyse(
         .collect()
 }
 
+/// A grouped task the analysis does not model, and why: the paper's
+/// analysis has no blocking term (shared resources are its future work) and
+/// no self-suspension.
+pub fn outside_the_model(input: &Input) -> Option<(usize, String)> {
+    let in_a_group = |t: usize| input.groups.iter().any(|g| g.tasks.contains(&t));
+    input.options.subjobs.iter().enumerate().find_map(|(t, s)| {
+        let s = s.filter(|_| in_a_group(t))?;
+        let why = if s.nonpreemptive {
+            "has a non-preemptive section (`preemptible: false`), which can run past its server's budget and block the group's other tasks; the analysis has no blocking term"
+        } else if s.suspends {
+            "suspends itself (a `suspend` segment), which the analysis does not model"
+        } else {
+            return None;
+        };
+        Some((t, format!("{} {why}", input.task_label(t))))
+    })
+}
+
 /// The registry entry: every group of `input.groups`.
 pub fn check(input: &Input) -> Outcome {
     if input.groups.is_empty() {
@@ -162,6 +180,9 @@ pub fn check(input: &Input) -> Outcome {
         Ok(o) => o,
         Err((i, why)) => return Outcome::not_applicable(ID, why).task(i),
     };
+    if let Some((t, why)) = outside_the_model(input) {
+        return Outcome::not_applicable(ID, why).task(t);
+    }
     let groups = analyse(&input.tasks, &order, &input.names, &input.groups, input.cpus as usize);
     let label = |g: usize| input.groups[g].label();
     let failed = groups.iter().find(|o| o.outcome.verdict != Verdict::Schedulable);
