@@ -61,7 +61,7 @@ from ._analysis import (
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Segment, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Meta, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -100,6 +100,7 @@ __all__ = [
     "Cache",
     "Policy",
     "Meta",
+    "Group",
     "Diagnostic",
     "SpecError",
     "NS",

@@ -138,3 +138,17 @@ fn a_non_preemptive_section_runs_past_preemption_and_exhaustion() {
     // 10–10.5, lo 10.5–12 (g's 2 ms end at 12), lo finishes after 20.
     assert_eq!(&r.cpu(0)[..3], &[(1, 0, 3 * MS / 2), (0, 3 * MS / 2, 2 * MS), (0, 10 * MS, 21 * MS / 2)]);
 }
+
+/// Per-CPU budgets confine a group: g has 2 every 5 on CPU 0 and nothing on
+/// CPU 1. t0 (3, 10) runs 0–2 on CPU 0, is throttled until 5 and finishes
+/// 5–6 there, never on CPU 1, which runs t1 (10, 20), in no group, from 0
+/// to the end of the run (9).
+#[test]
+fn per_cpu_budgets_confine_a_group_to_its_cpus() {
+    let s = spec(
+        "platform: {cpus: 2}\npolicy: {name: hcbs}\ntasks:\n  - {name: t0, wcet: 3ms, period: 10ms}\n  - {name: t1, wcet: 10ms, period: 20ms}\nreservations:\n  - {name: g, budgets: [2ms, 0ms], period: 5ms, tasks: [t0]}\n",
+    );
+    let r = run(&s, build(&s, None).unwrap(), 9 * MS, &[]);
+    assert_eq!(ms(r.cpu(0)), vec![(0, 0, 2), (0, 5, 6)]);
+    assert_eq!(ms(r.cpu(1)), vec![(1, 0, 9)]);
+}

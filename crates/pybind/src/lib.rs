@@ -95,12 +95,25 @@ fn values(spec: &Spec) -> Value {
             })
         })
         .collect();
+    fn group(g: &schedlab_model::Group) -> Value {
+        json!({
+            "name": g.name,
+            "period": g.period.ns(),
+            "budget": g.budget.map(|b| b.ns()),
+            "budgets": g.budgets.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
+            "tasks": g.tasks,
+            "groups": g.groups.iter().map(group).collect::<Vec<_>>(),
+            "leaf_budget": g.leaf_budget.map(|b| b.ns()),
+            "leaf_period": g.leaf_period.map(|b| b.ns()),
+        })
+    }
     json!({
         "meta": spec.meta,
         "platform": {"cpus": p.cpus, "clusters": p.clusters, "cache": cache},
         "policy": policy,
         "overheads": spec.overheads,
         "tasks": tasks,
+        "reservations": spec.reservations.as_ref().map(|v| v.iter().map(group).collect::<Vec<_>>()),
     })
 }
 

@@ -115,6 +115,8 @@ pub(crate) struct Hcbs {
     /// deliver a timer and a resume of the same instant in either order).
     held: Vec<Option<(JobId, usize)>>,
     held_until: Option<Time>,
+    /// The assignment's working vectors, kept between instants.
+    scratch: assign::Scratch,
     replenish_timer: Option<(Time, TimerId)>,
 }
 
@@ -206,6 +208,7 @@ impl Hcbs {
             budget_timers: vec![None; m],
             held: vec![None; m],
             held_until: None,
+            scratch: assign::Scratch::default(),
             replenish_timer: None,
         }
     }
@@ -243,8 +246,10 @@ impl Hcbs {
             self.held.clone_from(&self.assigned);
             self.held_until = Some(now);
         }
-        let next = self.assign();
+        self.assign();
+        let next = std::mem::take(&mut self.scratch.next);
         self.switch(k, now, &next);
+        self.scratch.next = next;
         self.arm_replenishment(k);
     }
 
@@ -263,7 +268,9 @@ impl Hcbs {
     /// those that had none apply the CBS wake-up rule.
     fn wake_backlogged(&mut self, k: &mut dyn Kernel, now: Time) {
         // Children come after their parents: bottom-up is reverse order.
-        let mut pending = vec![false; self.nodes.len()];
+        let mut pending = std::mem::take(&mut self.scratch.pending);
+        pending.clear();
+        pending.resize(self.nodes.len(), false);
         for i in (0..self.nodes.len()).rev() {
             let node = &self.nodes[i];
             pending[i] = node.tasks.iter().any(|&t| self.ready(t)) || node.children.iter().any(|&ch| pending[ch]);
@@ -278,6 +285,7 @@ impl Hcbs {
                 }
             }
         }
+        self.scratch.pending = pending;
     }
 
     /// Carries out the assignment `next`: reschedules the CPUs whose job
