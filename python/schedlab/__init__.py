@@ -47,7 +47,17 @@ import os
 from typing import Any
 
 from . import _native
-from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
+from ._analysis import (
+    VERDICTS,
+    Analysis,
+    BudgetSelection,
+    Outcome,
+    analyze,
+    analyze_batch,
+    linear_supply_bound,
+    select_budgets,
+    supply_bound,
+)
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
@@ -69,6 +79,10 @@ __all__ = [
     "TimingViolation",
     "analyze",
     "analyze_batch",
+    "supply_bound",
+    "linear_supply_bound",
+    "select_budgets",
+    "BudgetSelection",
     "sweep",
     "generate_many",
     "VERDICTS",

@@ -545,6 +545,66 @@ mod _native {
         })
     }
 
+    /// supply_bound(budget, period, times) -> list[int]
+    ///
+    /// The H-CBS supply bound function (OSPERT 2009, Eq. 4) of a server with
+    /// `budget` ns every `period` ns, at each window length of `times` (ns).
+    /// ValueError when the budget exceeds the period or the period is 0.
+    #[pyfunction]
+    fn supply_bound(budget: u64, period: u64, times: Vec<u64>) -> PyResult<Vec<u64>> {
+        let s = schedlab_analysis::supply::Server::new(budget, period).map_err(PyValueError::new_err)?;
+        Ok(times.iter().map(|&t| s.sbf(t)).collect())
+    }
+
+    /// linear_supply_bound(budget, period, times) -> list[tuple[int, int]]
+    ///
+    /// The linear lower bound max(0, α(t − Δ)), α = Q/P, Δ = 2P − 2Q (Eqs.
+    /// 7–8), at each of `times`, as exact (numerator, denominator) pairs.
+    #[pyfunction]
+    fn linear_supply_bound(budget: u64, period: u64, times: Vec<u64>) -> PyResult<Vec<(String, String)>> {
+        let s = schedlab_analysis::supply::Server::new(budget, period).map_err(PyValueError::new_err)?;
+        let ad = s.alpha_delta();
+        Ok(times
+            .iter()
+            .map(|&t| {
+                let r = ad.at(t);
+                (r.numer().to_string(), r.denom().to_string())
+            })
+            .collect())
+    }
+
+    /// select_budgets(path=None, spec_json=None, period=None) -> str
+    ///
+    /// `schedlab analyze --select-budgets` as JSON (plus "text"): the least
+    /// budget per reservation group the H-CBS group test accepts, at each
+    /// group's period or at `period` ns for all. ValueError without
+    /// `reservations` or with a period of 0.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, period=None))]
+    fn select_budgets(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        spec_json: Option<&str>,
+        period: Option<u64>,
+    ) -> PyResult<String> {
+        let spec = match (&path, spec_json) {
+            (Some(p), None) => py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?.spec,
+            (None, Some(j)) => spec_from_json(j)?,
+            _ => return Err(PyValueError::new_err("select_budgets() takes either a spec path or spec JSON")),
+        };
+        if period == Some(0) {
+            return Err(PyValueError::new_err("period: must be positive"));
+        }
+        py.detach(move || {
+            let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
+            let chosen =
+                schedlab_analysis::interfaces::select_budgets(&input, period).map_err(PyValueError::new_err)?;
+            let mut v = chosen.to_json();
+            v["text"] = serde_json::json!(chosen.render());
+            Ok(v.to_string())
+        })
+    }
+
     /// analyze_batch(tasks, offsets, cpus, tests, threads=None) -> bytes
     ///
     /// Runs the tests with IDs `tests` on many task sets in one call, on
