@@ -109,6 +109,7 @@ pub fn build_with(
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
         }
         PolicyName::Run => crate::run::build(spec, placement)?,
+        PolicyName::Hcbs => crate::hcbs::build(spec, placement)?,
         PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {
             let preemption = if name == PolicyName::Fpns { Preemption::None } else { Preemption::AtPoints };
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.preempting(preemption);

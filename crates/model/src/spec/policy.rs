@@ -38,6 +38,9 @@ pub enum PolicyName {
     Pd2,
     /// RUN: reduction to uniprocessor (global, server-based).
     Run,
+    /// H-CBS hierarchical reservations: per CPU one hard-CBS server per
+    /// group of `reservations`, EDF among servers, fixed priority inside a group.
+    Hcbs,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -65,6 +68,7 @@ impl PolicyName {
         PolicyName::Fpns,
         PolicyName::Pd2,
         PolicyName::Run,
+        PolicyName::Hcbs,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -83,6 +87,7 @@ impl PolicyName {
             PolicyName::Fpns => "fpns",
             PolicyName::Pd2 => "pd2",
             PolicyName::Run => "run",
+            PolicyName::Hcbs => "hcbs",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -98,9 +103,11 @@ impl PolicyName {
         let d = self.descriptor();
         d.preemption == PreemptionKind::AtPoints || (d.family == Family::Fp && d.preemption == PreemptionKind::None)
     }
-    /// Fixed-priority families, which use `priorities`.
+    /// Policies with task priorities, which use `priorities`: the
+    /// fixed-priority family, and H-CBS inside its groups.
     pub fn is_fixed_priority(self) -> bool {
-        self.descriptor().family == super::descriptor::Family::Fp
+        use super::descriptor::Family;
+        matches!(self.descriptor().family, Family::Fp | Family::Hcbs)
     }
 }
 
