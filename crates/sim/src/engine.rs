@@ -395,7 +395,7 @@ impl Engine {
     fn deadline_of(&self, st: &State, task: u32, seq: u64) -> Option<Time> {
         match st.tasks[task as usize].active {
             Some(a) if a.seq == seq => Some(a.deadline),
-            _ => self.drv.held(task).find(|h| h.job.id.seq == seq).map(|h| h.job.deadline),
+            _ => self.drv.held_job(task, seq).map(|h| h.job.deadline),
         }
     }
 

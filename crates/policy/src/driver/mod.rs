@@ -245,6 +245,13 @@ impl<X: Copy> Driver<X> {
         self.tasks.get(task as usize).into_iter().flat_map(|t| t.held.iter())
     }
 
+    /// The task's held job `seq`, found by binary search (held jobs are in
+    /// release order, so their sequence numbers increase).
+    pub fn held_job(&self, task: u32, seq: u64) -> Option<&Held<X>> {
+        let held = &self.tasks.get(task as usize)?.held;
+        held.binary_search_by_key(&seq, |h| h.job.id.seq).ok().map(|i| &held[i])
+    }
+
     /// How many of the task's jobs are held.
     pub fn held_len(&self, task: u32) -> usize {
         self.tasks.get(task as usize).map_or(0, |t| t.held.len())
