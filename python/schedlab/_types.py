@@ -158,6 +158,14 @@ class Policy:
         early_release: PD^2: early release, ER-PD^2 (default False).
         slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
             capacity, or None for the default (``"greedy"``).
+        capacity: CAP / CAP-GS: a CPU's capacity, a number in (0, 1] such as
+            ``0.75`` or ``"ll"`` (Liu & Layland), or None for the default.
+        group_packing: CAP: the heuristic that places the colour groups
+            (default ``"wfd"``).
+        srt_on_hrt_cores: CAP-GS: SRT and BE groups may go to CPUs holding
+            HRT tasks (default False).
+        memory_total: CAP / CAP-GS: M_total in bytes, the memory page
+            colouring divides among the colours, or None (not checked).
     """
 
     name: str
@@ -167,6 +175,10 @@ class Policy:
     stagger: bool | None = None
     early_release: bool | None = None
     slack: str | None = None
+    capacity: float | str | None = None
+    group_packing: str | None = None
+    srt_on_hrt_cores: bool | None = None
+    memory_total: int | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -176,9 +188,11 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack"):
+        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
+        if self.memory_total is not None:
+            d["memory_total"] = _bytes(self.memory_total)
         return d
 
 

@@ -24,8 +24,8 @@ pub use load::{load_path, load_str, Loaded};
 pub use policy_event::{CounterReading, PolicyEvent};
 pub use source::Format;
 pub use spec::{
-    Cache, Class, Family, Meta, Packing, Placement, Platform, PolicyDescriptor, PolicyName, PolicySpec, PreemptionKind,
-    Priorities, Segment, SegmentKind, Slack, Spec, Task,
+    Cache, Capacity, Class, Family, Meta, Packing, Placement, Platform, PolicyDescriptor, PolicyName, PolicySpec,
+    PreemptionKind, Priorities, Segment, SegmentKind, Slack, Spec, Task,
 };
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};

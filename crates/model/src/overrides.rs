@@ -36,15 +36,7 @@ pub fn apply(spec: &mut Spec, name: Option<&str>, set: &[String]) -> Result<Vec<
     if let Some(n) = name {
         let new = policy_name(n).map_err(|m| Diagnostic::new("--policy", m))?;
         let old = spec.policy.clone();
-        let mut pol = PolicySpec {
-            name: new,
-            partitioning: None,
-            priorities: None,
-            quantum: None,
-            stagger: None,
-            early_release: None,
-            slack: None,
-        };
+        let mut pol = PolicySpec::named(new);
         if let Some(o) = old {
             if o.name != new {
                 let v = serde_json::to_value(&o).expect("a policy serializes");

@@ -1,6 +1,7 @@
 //! The spec: one description of a real-time system (platform, policy,
 //! overheads, tasks), shared by every command.
 
+mod capacity;
 pub mod descriptor;
 mod placement;
 mod platform;
@@ -8,6 +9,7 @@ mod policy;
 mod segment;
 mod task;
 
+pub use capacity::Capacity;
 pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
 pub use placement::Placement;
 pub use platform::{Cache, Platform, DEFAULT_PAGE};

@@ -1,6 +1,7 @@
 //! The policy section: which scheduler, and its parameters.
 
-use crate::units::Duration;
+use super::capacity::Capacity;
+use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -178,6 +179,24 @@ pub struct PolicySpec {
     /// the CPU count; default `greedy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slack: Option<Slack>,
+    /// CAP / CAP-GS: a CPU's capacity, a utilisation bound such as `0.75`
+    /// or `ll` (Liu & Layland); default `1` for EDF and LLF, `ll` for fixed
+    /// priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+    /// CAP: the heuristic that packs the colour groups onto the CPUs;
+    /// default `wfd` (the EPOS thesis' CAP WFD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_packing: Option<Packing>,
+    /// CAP-GS: whether SRT and BE groups may share a CPU with HRT tasks;
+    /// default `false` (the thesis' Table 15 puts them on other CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srt_on_hrt_cores: Option<bool>,
+    /// CAP / CAP-GS: M_total, the memory page colouring divides among the
+    /// colours (each colour holds M_total / colours); default: unbounded,
+    /// and the memory constraints are not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_total: Option<Size>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -204,6 +223,10 @@ impl PolicySpec {
             stagger: None,
             early_release: None,
             slack: None,
+            capacity: None,
+            group_packing: None,
+            srt_on_hrt_cores: None,
+            memory_total: None,
         }
     }
 }
@@ -216,6 +239,10 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "quantum" => g.subschema_for::<Duration>(),
         "stagger" | "early_release" => g.subschema_for::<bool>(),
         "slack" => g.subschema_for::<Slack>(),
+        "capacity" => g.subschema_for::<Capacity>(),
+        "group_packing" => g.subschema_for::<Packing>(),
+        "srt_on_hrt_cores" => g.subschema_for::<bool>(),
+        "memory_total" => g.subschema_for::<Size>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()
@@ -239,7 +266,7 @@ impl JsonSchema for PolicySpec {
                 );
                 for p in d.params {
                     let mut s = param_schema(p.key, g);
-                    if d.name == PolicyName::Run && p.key == "partitioning" {
+                    if (d.name == PolicyName::Run && p.key == "partitioning") || p.key == "group_packing" {
                         s = serde_json::json!({"allOf": [s, {"not": {"enum": ["cap", "cap-gs"]}}]});
                     }
                     s["description"] = format!("{} (default: {}).", p.doc, p.default).into();
