@@ -25,7 +25,7 @@ pub use policy_event::{CounterReading, PolicyEvent};
 pub use source::Format;
 pub use spec::{
     Cache, Capacity, Class, Family, Meta, Packing, Placement, Platform, PolicyDescriptor, PolicyName, PolicySpec,
-    PreemptionKind, Priorities, Segment, SegmentKind, Slack, Spec, Task,
+    PreemptionKind, Priorities, Segment, SegmentKind, Slack, Spec, Task, ThrottleCounter, ThrottleMode,
 };
 pub use summary::Summary;
 pub use units::{ColorSet, Duration, Size};

@@ -306,7 +306,19 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             );
         }
         // CAP's options mean something only under CAP (or CAP-GS).
-        let colour_aware = matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs));
+        let dynamic = pol.name == PolicyName::CapGsDynamic;
+        let colour_aware = matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs)) || dynamic;
+        if dynamic && !matches!(pol.partitioning, None | Some(Packing::Cap | Packing::CapGs)) {
+            f.error(
+                "policy.partitioning",
+                "`cap-gs-dynamic` partitions colour-aware; use `cap-gs` (the default) or `cap`",
+            );
+        }
+        if let Some([lo, hi]) = pol.throttle_range {
+            if lo > hi {
+                f.error("policy.throttle_range", format!("[{lo}, {hi}] is empty; write it as [{hi}, {lo}]"));
+            }
+        }
         for (key, set) in [
             ("capacity", pol.capacity.is_some()),
             ("group_packing", pol.group_packing.is_some()),
@@ -319,7 +331,8 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 );
             }
         }
-        if pol.srt_on_hrt_cores.is_some() && pol.partitioning != Some(Packing::CapGs) {
+        let cap_gs = pol.partitioning == Some(Packing::CapGs) || (dynamic && pol.partitioning.is_none());
+        if pol.srt_on_hrt_cores.is_some() && !cap_gs {
             f.error("policy.srt_on_hrt_cores", "applies to `partitioning: cap-gs` only; add it or remove the key");
         }
         if matches!(pol.group_packing, Some(Packing::Cap | Packing::CapGs)) {
@@ -332,7 +345,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             f.error("policy.memory_total", "must be more than 0, e.g. `64MiB`");
         }
         match pol.quantum {
-            Some(q) if q.0 == 0 && pol.name == PolicyName::Pd2 => {
+            Some(q) if q.0 == 0 && (pol.name == PolicyName::Pd2 || dynamic) => {
                 f.error("policy.quantum", "must be more than 0, e.g. `1ms`")
             }
             _ => {}

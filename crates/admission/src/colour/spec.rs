@@ -15,7 +15,9 @@ use schedlab_model::{Capacity, ColorSet, Packing, Spec};
 /// `cap-gs` (`None` for any other partitioning).
 pub fn problem_of(spec: &Spec) -> Option<Result<ColourProblem, ColourError>> {
     let pol = spec.policy.as_ref()?;
-    let scheme = match pol.partitioning? {
+    // The two-phase scheduler's offline phase is CAP-GS unless it says CAP.
+    let default = (pol.name == schedlab_model::PolicyName::CapGsDynamic).then_some(Packing::CapGs);
+    let scheme = match pol.partitioning.or(default)? {
         Packing::Cap => Scheme::Cap,
         Packing::CapGs => Scheme::CapGs,
         _ => return None,

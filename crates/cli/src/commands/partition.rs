@@ -56,6 +56,7 @@ fn default_test(p: PolicyName) -> Option<&'static str> {
         PolicyName::Fpds => "pfpds.rta",
         PolicyName::Cedf => "cedf.global",
         PolicyName::Cfp => "cfp.global",
+        PolicyName::CapGsDynamic => "pfp.rta",
         _ => return None,
     })
 }

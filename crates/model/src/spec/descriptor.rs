@@ -157,6 +157,49 @@ pub const MEMORY_TOTAL: Param = Param {
     doc: "CAP / CAP-GS: the memory page colouring divides among the colours (M_total; each colour holds M_total / colours)",
 };
 
+/// `partitioning` under `cap-gs-dynamic`: its offline phase.
+pub const DYNAMIC_PARTITIONING: Param = Param {
+    key: "partitioning",
+    values: "cap-gs, cap",
+    default: "cap-gs",
+    doc: "the offline phase: colour-aware partitioning",
+};
+/// `quantum` under `cap-gs-dynamic`: the counters' sampling period.
+pub const SAMPLING_QUANTUM: Param = Param {
+    key: "quantum",
+    values: "duration > 0",
+    default: "10ms",
+    doc: "how often each CPU's counter is read (the thesis' QUANTUM)",
+};
+/// `threshold`: the counter increase per quantum that throttles.
+pub const THRESHOLD: Param = Param {
+    key: "threshold",
+    values: "integer ≥ 0",
+    default: "4",
+    doc: "a best-effort job is throttled when its CPU's counter rose by more than this in the last quantum",
+};
+/// `counter`: the counter compared with the threshold.
+pub const COUNTER: Param = Param {
+    key: "counter",
+    values: "coherence-misses, cache-misses",
+    default: "coherence-misses",
+    doc: "the counter read every quantum (coherence misses: the thesis' HITM)",
+};
+/// `throttle`: what happens to a throttled job.
+pub const THROTTLE: Param = Param {
+    key: "throttle",
+    values: "hold, yield",
+    default: "hold",
+    doc: "hold: off its CPU while a real-time task sharing its colours has unfinished work; yield: the thesis' Thread::yield()",
+};
+/// `throttle_range`: the priorities that may be throttled.
+pub const THROTTLE_RANGE: Param = Param {
+    key: "throttle_range",
+    values: "[low, high] of task priorities",
+    default: "the tasks of class be",
+    doc: "the tasks that may be throttled: those whose `priority` is in the inclusive range",
+};
+
 /// What schedlab knows about a policy by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PolicyDescriptor {
@@ -189,6 +232,18 @@ impl PolicyDescriptor {
 
 const PARTITIONED: &[Param] = &[PARTITIONING, CAPACITY, GROUP_PACKING, SRT_ON_HRT_CORES, MEMORY_TOTAL];
 const PARTITIONED_FP: &[Param] = &[PARTITIONING, PRIORITIES, CAPACITY, GROUP_PACKING, SRT_ON_HRT_CORES, MEMORY_TOTAL];
+const DYNAMIC: &[Param] = &[
+    DYNAMIC_PARTITIONING,
+    PRIORITIES,
+    CAPACITY,
+    SRT_ON_HRT_CORES,
+    MEMORY_TOTAL,
+    SAMPLING_QUANTUM,
+    THRESHOLD,
+    COUNTER,
+    THROTTLE,
+    THROTTLE_RANGE,
+];
 const CLUSTERED: &[Param] = &[PARTITIONING];
 const CLUSTERED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
 const GLOBAL_FP: &[Param] = &[PRIORITIES];
@@ -206,7 +261,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 15] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -235,6 +290,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 15] = {
         d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
         d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
         d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
+        d(
+            P::CapGsDynamic,
+            "dynamic CAP-GS",
+            "the EPOS two-phase colour-aware scheduler: CAP-GS, then P-FP throttling best-effort jobs by a cache counter",
+            Fp,
+            PerCpu,
+            K::Full,
+            DYNAMIC,
+        ),
     ]
 };
 
@@ -296,7 +360,11 @@ mod tests {
                 "quantum",
                 "stagger",
                 "early_release",
-                "slack"
+                "slack",
+                "threshold",
+                "counter",
+                "throttle",
+                "throttle_range"
             ]
         );
     }
@@ -307,7 +375,8 @@ mod tests {
             assert_eq!(d.param("priorities").is_some(), d.family == Family::Fp, "{}", d.title);
             let partitions = d.domains != Domains::Global || d.family == Family::Run;
             assert_eq!(d.param("partitioning").is_some(), partitions, "{}", d.title);
-            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair, "{}", d.title);
+            let sampled = d.name == PolicyName::CapGsDynamic;
+            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair || sampled, "{}", d.title);
             // Colour-aware partitioning places tasks on CPUs.
             assert_eq!(d.param("capacity").is_some(), d.domains == Domains::PerCpu, "{}", d.title);
         }

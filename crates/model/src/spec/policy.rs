@@ -39,6 +39,9 @@ pub enum PolicyName {
     Pd2,
     /// RUN: reduction to uniprocessor (global, server-based).
     Run,
+    /// The EPOS thesis' two-phase colour-aware scheduler (Ch.8): CAP-GS
+    /// offline, then P-FP with a counter-driven best-effort throttle.
+    CapGsDynamic,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -66,6 +69,7 @@ impl PolicyName {
         PolicyName::Fpns,
         PolicyName::Pd2,
         PolicyName::Run,
+        PolicyName::CapGsDynamic,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -84,6 +88,7 @@ impl PolicyName {
             PolicyName::Fpns => "fpns",
             PolicyName::Pd2 => "pd2",
             PolicyName::Run => "run",
+            PolicyName::CapGsDynamic => "cap-gs-dynamic",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -129,6 +134,32 @@ pub enum Packing {
     Cap,
     /// Colour-aware partitioning with group splitting (EPOS CAP-GS).
     CapGs,
+}
+
+/// Which counter the two-phase scheduler (`cap-gs-dynamic`) compares with
+/// its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThrottleCounter {
+    /// Coherence misses (HITM), as the thesis.
+    #[default]
+    CoherenceMisses,
+    /// Last-level cache misses.
+    CacheMisses,
+}
+
+/// What the two-phase scheduler does to a best-effort job that disturbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThrottleMode {
+    /// Keep it off its CPU while a real-time task sharing its colours has
+    /// an unfinished job (at most until the sample that finds none).
+    #[default]
+    Hold,
+    /// The thesis' literal `Thread::yield()`: off its CPU until the CPU's
+    /// next scheduling event (a release or completion there) or the next
+    /// quantum.
+    Yield,
 }
 
 /// How fixed priorities are assigned.
@@ -197,6 +228,21 @@ pub struct PolicySpec {
     /// and the memory constraints are not checked.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_total: Option<Size>,
+    /// `cap-gs-dynamic`: the counter increase per quantum above which a
+    /// best-effort job is throttled; default 4 (the thesis' experiments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u64>,
+    /// `cap-gs-dynamic`: the counter compared; default `coherence-misses`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<ThrottleCounter>,
+    /// `cap-gs-dynamic`: `hold` (default) or `yield`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleMode>,
+    /// `cap-gs-dynamic`: the inclusive range `[low, high]` of explicit
+    /// priorities (`priority`) whose tasks may be throttled; default: the
+    /// tasks of class `be`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_range: Option<[u32; 2]>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -227,6 +273,10 @@ impl PolicySpec {
             group_packing: None,
             srt_on_hrt_cores: None,
             memory_total: None,
+            threshold: None,
+            counter: None,
+            throttle: None,
+            throttle_range: None,
         }
     }
 }
@@ -243,6 +293,10 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "group_packing" => g.subschema_for::<Packing>(),
         "srt_on_hrt_cores" => g.subschema_for::<bool>(),
         "memory_total" => g.subschema_for::<Size>(),
+        "threshold" => g.subschema_for::<u64>(),
+        "counter" => g.subschema_for::<ThrottleCounter>(),
+        "throttle" => g.subschema_for::<ThrottleMode>(),
+        "throttle_range" => g.subschema_for::<[u32; 2]>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()
@@ -268,6 +322,9 @@ impl JsonSchema for PolicySpec {
                     let mut s = param_schema(p.key, g);
                     if (d.name == PolicyName::Run && p.key == "partitioning") || p.key == "group_packing" {
                         s = serde_json::json!({"allOf": [s, {"not": {"enum": ["cap", "cap-gs"]}}]});
+                    }
+                    if d.name == PolicyName::CapGsDynamic && p.key == "partitioning" {
+                        s = serde_json::json!({"allOf": [s, {"enum": ["cap", "cap-gs"]}]});
                     }
                     s["description"] = format!("{} (default: {}).", p.doc, p.default).into();
                     props.insert(p.key.into(), s);
