@@ -145,7 +145,7 @@ impl Throttle {
             if k.tracing() {
                 let reason = match got {
                     Err(e) => e.to_string(),
-                    Ok(_) => format!("the counter source does not count {:?}", self.counter),
+                    Ok(_) => format!("the counter source does not count {}", self.counter.text()),
                 };
                 k.note(Some(cpu), PolicyEvent::CountersUnavailable { reason });
             }

@@ -148,6 +148,16 @@ pub enum ThrottleCounter {
     CacheMisses,
 }
 
+impl ThrottleCounter {
+    /// For people: `coherence misses`, `cache misses`.
+    pub fn text(self) -> &'static str {
+        match self {
+            ThrottleCounter::CoherenceMisses => "coherence misses (HITM)",
+            ThrottleCounter::CacheMisses => "cache misses",
+        }
+    }
+}
+
 /// What the two-phase scheduler does to a best-effort job that disturbs.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
