@@ -35,33 +35,15 @@ Usage: sudo python3 bench/fpds_points.py [--seconds 5] [--lengths 0.5,1,2,4] [--
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
-
-
-def sh(cmd: list[str]) -> subprocess.CompletedProcess[str]:
-    print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    return subprocess.run(cmd, text=True, capture_output=True)
-
-
-def quantiles(samples: list[float]) -> dict[str, float]:
-    v = sorted(samples)
-    if not v:
-        return {"n": 0}
-
-    def q(p: float) -> float:
-        return v[min(len(v) - 1, max(0, int(round(p * (len(v) - 1)))))]
-
-    return {"n": len(v), "p50": q(0.5), "p99": q(0.99), "max": v[-1], "mean": sum(v) / len(v)}
+import record
+from record import REPO, quantiles, sh
 
 
 def spec(length_us: int) -> str:
@@ -162,16 +144,8 @@ def main() -> None:
         if subprocess.run(["cargo", "build", "--release", "-p", "schedlab-cli", "--bin", "schedlab"], cwd=REPO).returncode:
             sys.exit("fpds_points.py: the release build failed")
     lengths = [int(round(float(x) * 1000)) for x in a.lengths.split(",")]
-    load_before = os.getloadavg()
-    res: dict[str, object] = {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": platform.node(),
-        "os_kernel": platform.release(),
-        "cpus": os.cpu_count(),
-        "build": profile,
-        "loadavg_before": load_before,
-        "seconds_per_run": a.seconds,
-    }
+    res = record.machine(build=profile, seconds_per_run=a.seconds)
+    load_before = res["loadavg_before"]
     with tempfile.TemporaryDirectory() as d:
         runs = [run_one(schedlab, L, a.seconds, Path(d)) for L in lengths]
     res["runs"] = runs
@@ -207,12 +181,7 @@ def main() -> None:
     if notes:
         lines += ["", "Run notes:", "", *notes]
     md = "\n".join(lines) + "\n"
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    (RESULTS / f"{stamp}-fpds-points.json").write_text(json.dumps(res, indent=2) + "\n")
-    (RESULTS / f"{stamp}-fpds-points.md").write_text(md)
-    print(md)
-    print(f"wrote bench/results/{stamp}-fpds-points.{{json,md}}", file=sys.stderr)
+    record.save("fpds-points", res, md)
 
 
 if __name__ == "__main__":

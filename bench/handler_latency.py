@@ -31,7 +31,6 @@ Usage: sudo python3 bench/handler_latency.py [--jobs 1000] [--cpu 1] [--debug | 
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import gzip
 import json
 import os
@@ -41,8 +40,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
+import record
+from record import REPO
+
 CONFIGS = ["deadline-coop", "deadline-async", "wcet-tick", "wcet-coop", "wcet-async"]
 
 
@@ -93,16 +93,7 @@ def main() -> None:
             sys.exit("handler_latency.py: the build failed")
     exe = REPO / "target" / profile / "examples" / "handler_latency"
     hz = config_hz()
-    res: dict[str, object] = {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": platform.node(),
-        "os_kernel": platform.release(),
-        "config_hz": hz,
-        "cpus": os.cpu_count(),
-        "build": profile,
-        "jobs": a.jobs,
-        "loadavg_before": os.getloadavg(),
-    }
+    res = record.machine(config_hz=hz, build=profile, jobs=a.jobs)
     runs = {}
     for c in a.configs.split(","):
         cmd = [str(exe), c, str(a.jobs), str(a.cpu)]
@@ -154,12 +145,7 @@ def main() -> None:
     lines += [f"- {'holds' if h else 'does not hold'}: {c} ({e})" for c, h, e in checks]
     lines += ["", "Command: `sudo python3 bench/handler_latency.py " + " ".join(sys.argv[1:]) + "`"]
     md = "\n".join(lines) + "\n"
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    (RESULTS / f"{stamp}-handler-latency.json").write_text(json.dumps(res, indent=1) + "\n")
-    (RESULTS / f"{stamp}-handler-latency.md").write_text(md)
-    print(md)
-    print(f"wrote bench/results/{stamp}-handler-latency.{{json,md}}", file=sys.stderr)
+    record.save("handler-latency", res, md, indent=1)
 
 
 if __name__ == "__main__":

@@ -28,26 +28,20 @@ Usage: sudo python3 bench/rt_latency.py [--seconds 5] [--no-build]
 from __future__ import annotations
 
 import argparse
-import datetime as dt
 import json
 import os
-import platform
 import shutil
 import subprocess
 import sys
 import tempfile
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
+import record
+from record import REPO, quantiles, sh
+
 SET = REPO / "bench" / "sets" / "rt-20.yaml"
 SCHEDLAB = REPO / "target" / "release" / "schedlab"
 TRACE_COST = REPO / "target" / "release" / "examples" / "trace_cost"
-
-
-def sh(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[str]:
-    print("+", " ".join(cmd), file=sys.stderr, flush=True)
-    return subprocess.run(cmd, text=True, capture_output=True, **kw)  # type: ignore[call-overload, no-any-return]
 
 
 def setup(build: bool) -> None:
@@ -67,17 +61,6 @@ def setup(build: bool) -> None:
             r = subprocess.run(["cargo", "build", "--release", *args], cwd=REPO)
             if r.returncode != 0:
                 sys.exit("rt_latency.py: the release build failed")
-
-
-def quantiles(samples: list[float]) -> dict[str, float]:
-    v = sorted(samples)
-    if not v:
-        return {"n": 0}
-
-    def q(p: float) -> float:
-        return v[min(len(v) - 1, max(0, int(round(p * (len(v) - 1)))))]
-
-    return {"n": len(v), "p50": q(0.5), "p99": q(0.99), "p999": q(0.999), "max": v[-1], "mean": sum(v) / len(v)}
 
 
 def from_histogram(counts: dict[int, int], overflow: list[float]) -> dict[str, float]:
@@ -197,15 +180,8 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     setup(not a.no_build)
-    load_before = os.getloadavg()
-    res: dict[str, object] = {
-        "date": dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "host": platform.node(),
-        "os_kernel": platform.release(),
-        "cpus": os.cpu_count(),
-        "loadavg_before": load_before,
-        "seconds_per_phase": a.seconds,
-    }
+    res = record.machine(seconds_per_phase=a.seconds)
+    load_before = res["loadavg_before"]
     res["cyclictest"] = cyclictest(a.seconds)
     res["rt_app"] = rt_app(a.seconds)
     res["kernel"] = schedlab_run("kernel", a.seconds)
@@ -254,12 +230,7 @@ def main() -> None:
         f"dispatch {res['dispatch'].get('jobs')} jobs, {res['dispatch'].get('misses')} misses.",  # type: ignore[union-attr]
     ]
     md = "\n".join(lines) + "\n"
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%d-%H%M%S")
-    (RESULTS / f"{stamp}-rt-latency.json").write_text(json.dumps(res, indent=2) + "\n")
-    (RESULTS / f"{stamp}-rt-latency.md").write_text(md)
-    print(md)
-    print(f"wrote bench/results/{stamp}-rt-latency.{{json,md}}", file=sys.stderr)
+    record.save("rt-latency", res, md)
 
 
 if __name__ == "__main__":

@@ -447,7 +447,7 @@ pub fn spec_of(set: &Drawn, cpus: u32, policy: PolicySpec, cluster_size: Option<
         .map(|k| (0..cpus / k).map(|c| (c * k..(c + 1) * k).collect()).collect());
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters, cache: None },
+        platform: Platform { cpus, clusters, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
         tasks,

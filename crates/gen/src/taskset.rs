@@ -62,7 +62,15 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     if p.policy.domains() == Domains::PerCluster && clusters.is_none() {
         return Err(invalid(format!("--policy {} is clustered; give --cluster-size", p.policy.name())));
     }
-    let cache = p.cache.map(|c| Cache { size: c.size, ways: c.ways, line: c.line, page: None, colors: None });
+    let cache = p.cache.map(|c| Cache {
+        size: c.size,
+        ways: c.ways,
+        line: c.line,
+        page: None,
+        colors: None,
+        shared_by: None,
+        private: None,
+    });
     if p.colors_per_task.is_some() && cache.is_none() {
         return Err(invalid("--colors-per-task needs --cache SIZE/WAYS/LINE"));
     }
@@ -205,7 +213,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
             seed: Some(p.seed),
             generator: Some(p.to_args()),
         }),
-        platform: Platform { cpus: p.cpus, clusters, cache },
+        platform: Platform { cpus: p.cpus, clusters, cache, memory: None },
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
         tasks,

@@ -379,7 +379,7 @@ pub fn import_bytes(text: &[u8], file: &str, opts: &ImportOptions) -> Result<(Sp
             description: Some(format!("imported from the rt-app workload {file}")),
             ..Default::default()
         }),
-        platform: schedlab_model::Platform { cpus, clusters: None, cache: None },
+        platform: schedlab_model::Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
         tasks: spec_tasks,

@@ -133,7 +133,7 @@ pub fn import_str(text: &str, file: &str) -> Result<(Spec, Vec<String>), Interop
             description: Some(format!("imported from the SimSo configuration {file}")),
             ..Default::default()
         }),
-        platform: schedlab_model::Platform { cpus, clusters: None, cache: None },
+        platform: schedlab_model::Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
         tasks,

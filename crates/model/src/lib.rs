@@ -28,7 +28,7 @@ pub use spec::{
     PreemptionKind, Priorities, Segment, SegmentKind, Slack, Spec, Task, ThrottleCounter, ThrottleMode,
 };
 pub use summary::Summary;
-pub use units::{ColorSet, Duration, Size};
+pub use units::{Bandwidth, ColorSet, Duration, Ratio, Size};
 
 /// The version written into artefacts (`schedlab 0.1.0`).
 pub const TOOL: &str = concat!("schedlab ", env!("CARGO_PKG_VERSION"));

@@ -107,6 +107,42 @@ fn segments(f: &mut Findings, i: usize, t: &Task) {
     }
 }
 
+/// Lists of CPU numbers that must hold every CPU of `m` exactly once.
+fn cpu_groups(f: &mut Findings, path: &str, groups: &[Vec<u32>], m: u32) {
+    if groups.is_empty() {
+        f.error(path, "is empty; give at least one list of CPUs or leave the key out");
+        return;
+    }
+    let mut owner: HashMap<u32, usize> = HashMap::new();
+    for (k, group) in groups.iter().enumerate() {
+        if group.is_empty() {
+            f.error(format!("{path}[{k}]"), "needs at least one CPU");
+        }
+        for (j, &c) in group.iter().enumerate() {
+            if c >= m {
+                f.error(
+                    format!("{path}[{k}][{j}]"),
+                    format!("CPU {c} does not exist; CPUs are 0 to {}", m.saturating_sub(1)),
+                );
+            } else if let Some(prev) = owner.insert(c, k) {
+                f.error(
+                    format!("{path}[{k}][{j}]"),
+                    format!("CPU {c} is already in {path}[{prev}]; the lists must not overlap"),
+                );
+            }
+        }
+    }
+    if m <= MAX_CPUS {
+        let missing: Vec<String> = (0..m).filter(|c| !owner.contains_key(c)).map(|c| c.to_string()).take(8).collect();
+        if !missing.is_empty() {
+            f.error(
+                path,
+                format!("CPU(s) {} are in no list; the lists must hold every CPU exactly once", missing.join(", ")),
+            );
+        }
+    }
+}
+
 /// Checks every constraint; errors first, in document order, then warnings.
 pub fn validate(spec: &Spec) -> Vec<Issue> {
     let mut f = Findings(Vec::new());
@@ -189,6 +225,23 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 );
             }
         }
+        if let Some(groups) = &cache.shared_by {
+            cpu_groups(&mut f, "platform.cache.shared_by", groups, m);
+        }
+        if cache.private == Some(crate::units::Size(0)) {
+            f.error("platform.cache.private", "must be more than 0, e.g. `256KiB`, or left out (no private level)");
+        }
+    }
+    if let Some(mem) = &p.memory {
+        if mem.bandwidth.is_some_and(|b| b.0 == 0) {
+            f.error("platform.memory.bandwidth", "must be more than 0, e.g. `16GiB/s`, or left out (unlimited)");
+        }
+        if p.cache.is_none() && mem.bandwidth.is_some() {
+            f.error(
+                "platform.memory.bandwidth",
+                "needs `platform.cache` (only cache misses use memory bandwidth in the platform model); describe the cache or remove the bandwidth",
+            );
+        }
     }
 
     if spec.tasks.is_empty() {
@@ -266,6 +319,22 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                     }
                 }
             }
+        }
+        if let Some(g) = &t.data_group {
+            if g.trim().is_empty() || g.chars().count() > MAX_NAME || g.chars().any(char::is_control) {
+                f.error(at("data_group"), format!("must be a name of 1 to {MAX_NAME} printable characters, e.g. `g0`"));
+            } else if p.cache.is_none() {
+                f.error(
+                    at("data_group"),
+                    "needs `platform.cache` (shared data is modelled in the shared cache); describe the cache or remove the group",
+                );
+            }
+        }
+        if t.write_ratio.is_some() && p.cache.is_none() {
+            f.error(
+                at("write_ratio"),
+                "needs `platform.cache` (writes matter only to the cache model); describe the cache or remove the ratio",
+            );
         }
         if let Some(colors) = &t.colors {
             match &p.cache {

@@ -170,3 +170,92 @@ fn optional_fields_and_colour_ranges() {
     assert_eq!(t.jitter.0, 100_000);
     assert_eq!(l.spec.platform.cache.as_ref().unwrap().colors(), 128);
 }
+
+/// The platform model's fields: every one optional, each bad value named by
+/// its path with the fix.
+#[test]
+fn platform_model_fields() {
+    const CACHE: &str = "cache: {size: 8MiB, ways: 16, line: 64B";
+    let l = load_str(
+        &format!("platform: {{cpus: 4, {CACHE}, shared_by: [[0, 1], [2, 3]], private: 256KiB}}, memory: {{bandwidth: 16GiB/s}}}}\ntasks:\n  - {{name: a, wcet: 1ms, period: 10ms, wss: 64KiB, write_ratio: 0.2, data_group: g0}}\n  - {{name: b, wcet: 1ms, period: 10ms, write_ratio: 33%}}\n"),
+        None,
+        "t.yaml",
+    )
+    .unwrap();
+    let p = &l.spec.platform;
+    assert_eq!(p.cache.as_ref().unwrap().instances(4), vec![vec![0, 1], vec![2, 3]]);
+    assert_eq!(p.cache.as_ref().unwrap().private.unwrap().0, 256 << 10);
+    assert_eq!(p.memory.as_ref().unwrap().bandwidth.unwrap().0, 16 << 30);
+    assert_eq!(l.spec.tasks[0].write_ratio().millionths(), 200_000);
+    assert_eq!(l.spec.tasks[1].write_ratio().millionths(), 330_000);
+    assert_eq!(l.spec.tasks[0].data_group.as_deref(), Some("g0"));
+    // Defaults: one cache shared by all CPUs, no writes, no group.
+    let d = load_str(
+        &format!("platform: {{cpus: 3, {CACHE}}}}}\ntasks:\n  - {{name: a, wcet: 1ms, period: 10ms}}\n"),
+        None,
+        "t.yaml",
+    )
+    .unwrap();
+    assert_eq!(d.spec.platform.cache.as_ref().unwrap().instances(3), vec![vec![0, 1, 2]]);
+    assert_eq!(d.spec.tasks[0].write_ratio().millionths(), 0);
+    let task = "tasks:\n  - {name: a, wcet: 1ms, period: 10ms";
+    let cases: Vec<(String, &str, &str)> = vec![
+        (
+            format!("platform: {{cpus: 4, {CACHE}, shared_by: [[0, 1], [1, 2, 3]]}}}}\n{task}}}\n"),
+            "platform.cache.shared_by[1][0]",
+            "already in",
+        ),
+        (
+            format!("platform: {{cpus: 4, {CACHE}, shared_by: [[0, 1], [2]]}}}}\n{task}}}\n"),
+            "platform.cache.shared_by",
+            "3 are in no list",
+        ),
+        (
+            format!("platform: {{cpus: 4, {CACHE}, shared_by: [[0, 1, 2, 3, 4]]}}}}\n{task}}}\n"),
+            "platform.cache.shared_by[0][4]",
+            "does not exist",
+        ),
+        (format!("platform: {{cpus: 4, {CACHE}, private: 0}}}}\n{task}}}\n"), "platform.cache.private", "more than 0"),
+        (
+            format!("platform: {{cpus: 4, {CACHE}}}, memory: {{bandwidth: 0B/s}}}}\n{task}}}\n"),
+            "platform.memory.bandwidth",
+            "more than 0",
+        ),
+        (
+            format!("platform: {{cpus: 4, {CACHE}}}, memory: {{bandwidth: 16GiB}}}}\n{task}}}\n"),
+            "platform.memory.bandwidth",
+            "per second",
+        ),
+        (
+            format!("platform: {{cpus: 4, memory: {{bandwidth: 16GiB/s}}}}\n{task}}}\n"),
+            "platform.memory.bandwidth",
+            "needs `platform.cache`",
+        ),
+        (
+            format!("platform: {{cpus: 4, {CACHE}}}}}\n{task}, write_ratio: 1.2}}\n"),
+            "tasks[0].write_ratio",
+            "more than 1",
+        ),
+        (
+            format!("platform: {{cpus: 4, {CACHE}}}}}\n{task}, write_ratio: 120%}}\n"),
+            "tasks[0].write_ratio",
+            "more than 1",
+        ),
+        (
+            format!("platform: {{cpus: 4}}\n{task}, write_ratio: 0.2}}\n"),
+            "tasks[0].write_ratio",
+            "needs `platform.cache`",
+        ),
+        (format!("platform: {{cpus: 4}}\n{task}, data_group: g0}}\n"), "tasks[0].data_group", "needs `platform.cache`"),
+        (
+            format!("platform: {{cpus: 4, {CACHE}}}}}\n{task}, data_group: \" \"}}\n"),
+            "tasks[0].data_group",
+            "printable",
+        ),
+    ];
+    for (text, path, want) in &cases {
+        let e = err(text);
+        let d = e.diagnostics.iter().find(|d| d.path == *path).unwrap_or_else(|| panic!("{path} not in {e}"));
+        assert!(d.message.contains(want), "{path}: {}", d.message);
+    }
+}

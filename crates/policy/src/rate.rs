@@ -77,6 +77,12 @@ impl Rate {
         if self.is_one() {
             return cpu;
         }
+        // In u64 when it fits (stints below ~5 h at rates up to 1.0): the
+        // same result without a 128-bit division.
+        if let Some(total) = cpu.checked_mul(self.0 as u64).and_then(|x| x.checked_add(*carry as u64)) {
+            *carry = (total % Rate::MICROS as u64) as u32;
+            return total / Rate::MICROS as u64;
+        }
         let total = cpu as u128 * self.0 as u128 + *carry as u128;
         *carry = (total % Rate::MICROS as u128) as u32;
         u64::try_from(total / Rate::MICROS as u128).unwrap_or(Time::MAX)
@@ -92,6 +98,9 @@ impl Rate {
         }
         if self.0 == 0 {
             return None;
+        }
+        if let Some(w) = work.checked_mul(Rate::MICROS as u64) {
+            return Some(w.saturating_sub(carry as u64).div_ceil(self.0 as u64));
         }
         let need = (work as u128 * Rate::MICROS as u128).saturating_sub(carry as u128);
         let d = need.div_ceil(self.0 as u128);
@@ -148,5 +157,27 @@ mod tests {
         assert_eq!(Rate::ZERO.cpu_for(0, 0), Some(0));
         assert_eq!(Rate::ratio(1, 0), None);
         assert_eq!(Rate::ONE.to_string(), "1.000000");
+    }
+
+    /// The u64 fast paths give the 128-bit results, up to and across the
+    /// point where the product stops fitting.
+    #[test]
+    fn the_u64_paths_agree_with_128_bit_arithmetic() {
+        let edge = u64::MAX / 1_000_000;
+        for micros in [1u32, 333_333, 999_999, 1_500_000, u32::MAX] {
+            let r = Rate::from_micros(micros);
+            for carry in [0u32, 1, 999_999] {
+                for x in [0u64, 1, 12_345_678_901, edge - 1, edge, edge + 1, u64::MAX / micros as u64, u64::MAX] {
+                    let mut c = carry;
+                    let got = r.advance(x, &mut c);
+                    let total = x as u128 * micros as u128 + carry as u128;
+                    assert_eq!(got, u64::try_from(total / 1_000_000).unwrap_or(u64::MAX), "{micros} {carry} {x}");
+                    assert_eq!(c, (total % 1_000_000) as u32);
+                    let need = (x as u128 * 1_000_000).saturating_sub(carry as u128);
+                    let want = u64::try_from(need.div_ceil(micros as u128)).unwrap_or(u64::MAX);
+                    assert_eq!(r.cpu_for(x, carry), Some(if x == 0 { 0 } else { want }), "{micros} {carry} {x}");
+                }
+            }
+        }
     }
 }

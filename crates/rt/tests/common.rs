@@ -19,7 +19,7 @@
 
 use schedlab_model::{load_str, Spec};
 use schedlab_rt::state::MachineState;
-use schedlab_rt::RunOutcome;
+use schedlab_rt::{BackendKind, Execution, RunConfig, RunOutcome, WorkloadSpec};
 use schedlab_trace::{Event, OverheadKind};
 use std::io::Write;
 use std::sync::Mutex;
@@ -56,6 +56,63 @@ pub fn count(events: &[schedlab_trace::Event], pred: impl Fn(&schedlab_trace::Ev
 /// A line in the test log, written past cargo's output capture.
 pub fn log(s: &str) {
     let _ = writeln!(std::io::stderr().lock(), "{s}");
+}
+
+/// A check that is never retried: fails the attempt at once.
+#[allow(unused_macros)]
+macro_rules! ensure {
+    ($c:expr, $($f:tt)+) => {
+        if !$c {
+            return Err(Failure::Hard(format!($($f)+)));
+        }
+    };
+}
+#[allow(unused_imports)]
+pub(crate) use ensure;
+
+/// A run of `duration_ms` on the dispatch backend: spin-cpu jobs of 80 % of
+/// each segment's length (exact CPU time, leaving room for the wall-clock
+/// execution the validator measures, IRQs included), a start margin for a
+/// SCHED_OTHER main thread under load, and waiting for another run on this
+/// machine (another test binary) rather than failing.
+pub fn dispatch_cfg(duration_ms: u64) -> RunConfig {
+    RunConfig {
+        backend: BackendKind::Dispatch,
+        duration: duration_ms * 1_000_000,
+        execution: Execution::Fraction(0.8),
+        workload: WorkloadSpec::SpinCpu,
+        start_margin: 200_000_000,
+        wait: true,
+        ..RunConfig::default()
+    }
+}
+
+/// The shortest CPU segment of `spec` at 80 % (`dispatch_cfg`'s execution):
+/// the validator's tolerance is a fifth of it.
+pub fn min_exec(spec: &Spec) -> u64 {
+    spec.tasks
+        .iter()
+        .flat_map(|t| t.segments().iter().filter(|s| s.kind.on_cpu()).map(|s| s.length.0).collect::<Vec<_>>())
+        .map(|l| l * 8 / 10)
+        .min()
+        .unwrap_or(0)
+}
+
+/// Validates dispatch run `o` with a fifth of the shortest job as the
+/// tolerance ([`tolerance_of`]), which it returns; a failure is a stall only
+/// with the run's evidence.
+pub fn validate_dispatch(o: &RunOutcome, spec: &Spec, name: &str) -> Result<u64, Failure> {
+    let tol = tolerance_of(o, min_exec(spec))?;
+    let r = schedlab_validate::validate(
+        &o.header,
+        o.events.iter().cloned(),
+        &schedlab_validate::Options::with_tolerance(tol),
+    )
+    .expect("validator runs");
+    if r.pass {
+        return Ok(tol);
+    }
+    Err(Failure::of_run(o, spec, 0.8, tol, format!("{name} (tolerance {:.0} µs): {}", tol as f64 / 1e3, r.render())))
 }
 
 /// Why an attempt failed.

@@ -8,52 +8,15 @@
 
 mod common;
 use common::*;
-use schedlab_rt::{run, BackendKind, Execution, RunConfig, RunOutcome, WorkloadSpec};
+use schedlab_rt::{run, Execution, RunConfig, RunOutcome};
 use schedlab_trace::{Event, SwitchReason};
 use std::collections::{BTreeMap, BTreeSet};
-
-fn cfg(duration_ms: u64) -> RunConfig {
-    RunConfig {
-        backend: BackendKind::Dispatch,
-        duration: duration_ms * 1_000_000,
-        // spin-cpu: exact CPU time; 80 % of the WCET leaves room for the
-        // wall-clock execution the validator measures (it includes IRQs).
-        execution: Execution::Fraction(0.8),
-        workload: WorkloadSpec::SpinCpu,
-        // Under load the SCHED_OTHER main thread may need more than 20 ms to set up.
-        start_margin: 200_000_000,
-        // Another run on this machine (another test binary) is waited for.
-        wait: true,
-        ..RunConfig::default()
-    }
-}
 
 fn jobs_of(events: &[Event], task: u32) -> usize {
     count(events, |e| matches!(e, Event::Release { task: t, .. } if *t == task))
 }
 fn misses(events: &[Event]) -> usize {
     count(events, |e| matches!(e, Event::DeadlineMiss { .. }))
-}
-
-/// Validates `o` with a fifth of the shortest job as the tolerance (see
-/// `common::tolerance_of`); a failure is a stall only with the run's evidence.
-fn validate(o: &RunOutcome, spec: &schedlab_model::Spec, name: &str) -> Result<(), Failure> {
-    let tol = tolerance_of(o, min_exec(spec))?;
-    let r = schedlab_validate::validate(
-        &o.header,
-        o.events.iter().cloned(),
-        &schedlab_validate::Options::with_tolerance(tol),
-    )
-    .expect("validator runs");
-    if r.pass {
-        return Ok(());
-    }
-    Err(Failure::of_run(o, spec, 0.8, tol, format!("{name} (tolerance {:.0} µs): {}", tol as f64 / 1e3, r.render())))
-}
-
-/// The shortest job: 80 % of the smallest WCET (`cfg`'s execution).
-fn min_exec(spec: &schedlab_model::Spec) -> u64 {
-    spec.tasks.iter().map(|t| t.wcet.0 * 8 / 10).min().unwrap_or(0)
 }
 
 fn spec_of(policy: &str, platform: &str, tasks: &str) -> schedlab_model::Spec {
@@ -63,7 +26,7 @@ fn spec_of(policy: &str, platform: &str, tasks: &str) -> schedlab_model::Spec {
 /// Runs, prints the dispatcher's numbers, checks what every run must hold
 /// (these failures are never retried).
 fn run_checked(name: &str, spec: &schedlab_model::Spec, ms: u64) -> Result<RunOutcome, String> {
-    let o = run(spec, &cfg(ms)).map_err(|e| format!("{name}: {e}"))?;
+    let o = run(spec, &dispatch_cfg(ms)).map_err(|e| format!("{name}: {e}"))?;
     eprintln!("{name}: {}", o.notes.join("; "));
     if o.stop != schedlab_rt::StopReason::Finished {
         return Err(format!("{name}: stopped: {:?} {:?}", o.stop, o.notes));
@@ -155,7 +118,7 @@ fn every_policy_runs_light_sets_without_misses_and_validates() {
                     format!("{policy}: {} deadline misses", misses(&o.events)),
                 ));
             }
-            validate(&o, &spec, policy)
+            validate_dispatch(&o, &spec, policy).map(drop)
         };
         if let Err(e) = retry_stalls(policy, attempt) {
             failures.push(e);
@@ -175,15 +138,6 @@ const PREEMPT: &str = "  - {name: x, wcet: 120ms, period: 480ms}
   - {name: z, wcet: 25ms, period: 60ms}
 ";
 
-/// A check that is never retried.
-macro_rules! ensure {
-    ($c:expr, $($f:tt)+) => {
-        if !$c {
-            return Err(Failure::Hard(format!($($f)+)));
-        }
-    };
-}
-
 #[test]
 fn gedf_preempts_resumes_and_migrates() {
     require_root();
@@ -195,7 +149,7 @@ fn gedf_preempts_resumes_and_migrates() {
         if misses(&o.events) > 0 {
             return Err(Failure::of_run(&o, &spec, 0.8, min_exec(&spec) / 5, format!("gedf preempt: {} deadline misses", misses(&o.events))));
         }
-        validate(&o, &spec, "gedf preempt")?;
+        validate_dispatch(&o, &spec, "gedf preempt")?;
         let preempted: BTreeSet<(u32, u64)> = o
             .events
             .iter()
@@ -235,7 +189,7 @@ fn gedf_preempts_resumes_and_migrates() {
             )),
             "a job ran off its CPU"
         );
-        validate(&o, &spec, "pedf preempt")
+        validate_dispatch(&o, &spec, "pedf preempt").map(drop)
     })
     .unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");
@@ -249,7 +203,7 @@ fn an_overloaded_set_misses_and_the_run_still_ends_and_restores() {
     // U = 2.4 on 2 CPUs (full WCET): misses, counted; the run ends at its
     // duration plus the drain limit and the machine is restored.
     let spec = spec_of("{name: gedf}", "{cpus: 2}", "  - {name: a, wcet: 8ms, period: 10ms}\n  - {name: b, wcet: 8ms, period: 10ms}\n  - {name: c, wcet: 8ms, period: 10ms}\n");
-    let o = run(&spec, &RunConfig { execution: Execution::Wcet, ..cfg(300) }).expect("run");
+    let o = run(&spec, &RunConfig { execution: Execution::Wcet, ..dispatch_cfg(300) }).expect("run");
     assert!(misses(&o.events) > 10, "{} misses", misses(&o.events));
     assert_eq!(state(), before, "the machine is as before");
 }

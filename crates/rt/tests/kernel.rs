@@ -57,15 +57,6 @@ fn validate(o: &schedlab_rt::RunOutcome, spec: &schedlab_model::Spec, fraction: 
     Err(Failure::of_run(o, spec, fraction, tol, r.render()))
 }
 
-/// A check that is never retried.
-macro_rules! ensure {
-    ($c:expr, $($f:tt)+) => {
-        if !$c {
-            return Err(Failure::Hard(format!($($f)+)));
-        }
-    };
-}
-
 #[test]
 fn pfp_high_priority_never_misses_and_preempts_the_low_one() {
     require_root();

@@ -9,48 +9,11 @@
 
 mod common;
 use common::*;
-use schedlab_rt::{run, BackendKind, Execution, RunConfig, RunOutcome, WorkloadSpec};
+use schedlab_rt::{run, Execution, RunConfig, RunOutcome, WorkloadSpec};
 use schedlab_trace::{Event, SwitchReason};
 
-fn cfg(duration_ms: u64) -> RunConfig {
-    RunConfig {
-        backend: BackendKind::Dispatch,
-        duration: duration_ms * 1_000_000,
-        // 80 % of each segment's length (fraction: split in proportion).
-        execution: Execution::Fraction(0.8),
-        workload: WorkloadSpec::SpinCpu,
-        start_margin: 200_000_000,
-        wait: true,
-        ..RunConfig::default()
-    }
-}
-
-/// The shortest CPU segment at 80 %: the tolerance is a fifth of it.
-fn min_exec(spec: &schedlab_model::Spec) -> u64 {
-    spec.tasks
-        .iter()
-        .flat_map(|t| t.segments().iter().filter(|s| s.kind.on_cpu()).map(|s| s.length.0).collect::<Vec<_>>())
-        .map(|l| l * 8 / 10)
-        .min()
-        .unwrap_or(0)
-}
-
-fn validate(o: &RunOutcome, spec: &schedlab_model::Spec, name: &str) -> Result<u64, Failure> {
-    let tol = tolerance_of(o, min_exec(spec))?;
-    let r = schedlab_validate::validate(
-        &o.header,
-        o.events.iter().cloned(),
-        &schedlab_validate::Options::with_tolerance(tol),
-    )
-    .expect("validator runs");
-    if r.pass {
-        return Ok(tol);
-    }
-    Err(Failure::of_run(o, spec, 0.8, tol, format!("{name} (tolerance {:.0} µs): {}", tol as f64 / 1e3, r.render())))
-}
-
 fn run_checked(name: &str, spec: &schedlab_model::Spec, ms: u64) -> Result<RunOutcome, Failure> {
-    let o = run(spec, &cfg(ms)).map_err(|e| format!("{name}: {e}"))?;
+    let o = run(spec, &dispatch_cfg(ms)).map_err(|e| format!("{name}: {e}"))?;
     eprintln!("{name}: {}", o.notes.join("; "));
     if o.stop != schedlab_rt::StopReason::Finished {
         return Err(Failure::Hard(format!("{name}: stopped: {:?} {:?}", o.stop, o.notes)));
@@ -64,15 +27,6 @@ fn run_checked(name: &str, spec: &schedlab_model::Spec, ms: u64) -> Result<RunOu
         return Err(Failure::of_run(&o, spec, 0.8, tol, format!("{name}: {misses} deadline misses")));
     }
     Ok(o)
-}
-
-/// A check that is never retried.
-macro_rules! ensure {
-    ($c:expr, $($f:tt)+) => {
-        if !$c {
-            return Err(Failure::Hard(format!($($f)+)));
-        }
-    };
 }
 
 /// The preemptions of `task`'s jobs, each with the time of that job's last
@@ -130,7 +84,7 @@ fn fpds_preempts_only_at_points_and_a_release_waits_for_the_next_point() {
     let spec = spec(&format!("platform: {{cpus: 2}}\npolicy: {{name: fpds}}\ntasks:\n{PARTITIONED}"));
     retry_stalls("fpds", || {
         let o = run_checked("fpds", &spec, 2000)?;
-        let tol = validate(&o, &spec, "fpds")?;
+        let tol = validate_dispatch(&o, &spec, "fpds")?;
         let pre = preemptions(&o.events, 1);
         // Every 400 ms `high` arrives inside `low`'s first subjob (10 ms
         // into it): five jobs of `low`, each preempted at a point.
@@ -169,7 +123,7 @@ fn g_fpds_yields_at_the_first_point_and_fpns_never_preempts() {
     let g = spec(&format!("platform: {{cpus: 2}}\npolicy: {{name: g-fpds}}\ntasks:\n{tasks}"));
     retry_stalls("g-fpds", || {
         let o = run_checked("g-fpds", &g, 2000)?;
-        let tol = validate(&o, &g, "g-fpds")?;
+        let tol = validate_dispatch(&o, &g, "g-fpds")?;
         let mut n = 0;
         for task in [1, 2] {
             for (t, p) in preemptions(&o.events, task) {
@@ -184,7 +138,7 @@ fn g_fpds_yields_at_the_first_point_and_fpns_never_preempts() {
     let np = spec(&format!("platform: {{cpus: 2}}\npolicy: {{name: fpns}}\ntasks:\n{PARTITIONED}"));
     retry_stalls("fpns", || {
         let o = run_checked("fpns", &np, 2000)?;
-        validate(&o, &np, "fpns")?;
+        validate_dispatch(&o, &np, "fpns")?;
         ensure!(preemptions(&o.events, 1).is_empty(), "fpns preempted low");
         // `high` released inside `low` waits for the whole job (to 72 ms).
         let w = waits(&o.events, 0);
@@ -210,7 +164,7 @@ fn a_suspension_blocks_gives_the_cpu_away_and_resumes() {
         let s = spec(&format!("platform: {{cpus: 2}}\npolicy: {{name: {policy}}}\ntasks:\n{tasks}"));
         retry_stalls(policy, || {
             let o = run_checked(policy, &s, 2000)?;
-            validate(&o, &s, policy)?;
+            validate_dispatch(&o, &s, policy)?;
             let jobs = count(&o.events, |e| matches!(e, Event::Release { task: 0, .. }));
             let blocks = count(&o.events, |e| matches!(e, Event::Block { task: 0, .. }));
             let resumes = count(&o.events, |e| matches!(e, Event::Resume { task: 0, .. }));
@@ -310,10 +264,10 @@ int whole(const struct schedlab_job *job) { spin(job->exec_ns); return 0; }
         arg: None,
     };
     retry_stalls("fpds, C bodies", || {
-        let config = RunConfig { workloads: vec![(0, c("whole")), (1, c("segmented"))], ..cfg(2000) };
+        let config = RunConfig { workloads: vec![(0, c("whole")), (1, c("segmented"))], ..dispatch_cfg(2000) };
         let o = run(&s, &config).map_err(|e| format!("fpds, C bodies: {e}"))?;
         ensure!(o.stop == schedlab_rt::StopReason::Finished, "stopped: {:?} {:?}", o.stop, o.notes);
-        let tol = validate(&o, &s, "fpds, C bodies")?;
+        let tol = validate_dispatch(&o, &s, "fpds, C bodies")?;
         let pre = preemptions(&o.events, 1);
         ensure!(pre.len() >= 4, "low (C) was preempted {} times at points, want at least 4", pre.len());
         for &(t, p) in &pre {
@@ -330,10 +284,10 @@ int whole(const struct schedlab_job *job) { spin(job->exec_ns); return 0; }
 ",
     );
     retry_stalls("pfp, a C body suspends", || {
-        let config = RunConfig { workloads: vec![(0, c("segmented")), (1, c("whole"))], ..cfg(1000) };
+        let config = RunConfig { workloads: vec![(0, c("segmented")), (1, c("whole"))], ..dispatch_cfg(1000) };
         let o = run(&io, &config).map_err(|e| format!("pfp, C suspension: {e}"))?;
         ensure!(o.stop == schedlab_rt::StopReason::Finished, "stopped: {:?} {:?}", o.stop, o.notes);
-        validate(&o, &io, "pfp, a C body suspends")?;
+        validate_dispatch(&o, &io, "pfp, a C body suspends")?;
         let jobs = count(&o.events, |e| matches!(e, Event::Release { task: 0, .. }));
         let blocks = count(&o.events, |e| matches!(e, Event::Block { task: 0, .. }));
         let resumes = count(&o.events, |e| matches!(e, Event::Resume { task: 0, .. }));
@@ -374,7 +328,7 @@ fn a_job_gets_the_segments_the_simulation_draws() {
             ctx.run_segments(|ctx, ns, _| ctx.spin_cpu(ns))
         })
     });
-    let config = RunConfig { seed: 7, execution: Execution::Uniform, workload: body, ..cfg(500) };
+    let config = RunConfig { seed: 7, execution: Execution::Uniform, workload: body, ..dispatch_cfg(500) };
     let o = run(&s, &config).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(o.stop, schedlab_rt::StopReason::Finished, "{:?}", o.notes);
     let seen = seen.lock().unwrap();

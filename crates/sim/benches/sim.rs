@@ -22,6 +22,15 @@
 //!   (`/proc/thread-self/schedstat`) and prints `bench-cpu {json}`: on a
 //!   shared machine it moves much less with the load than the wall time.
 //!
+//! - `platform/`: the platform model's cost: G-EDF on the 10-task, 4-CPU
+//!   and 20-task, 8-CPU sets with an 8 MiB cache and 64 KiB working sets,
+//!   100 s, the model off (`off`), on with every task in its own colours
+//!   (`private`: bookkeeping only, the schedule of `off`) and on with every
+//!   task in the same 16 colours (1 MiB: evictions between jobs) and one
+//!   data group writing 2 % (`shared`: every CPU's rate changes at every
+//!   switch, about 20 % slower, no overload); `bench-cpu` gives CPU ns per
+//!   run, `bench-counts` the events, so ns per event compare across the three.
+//!
 //! Before each benchmark one line `bench-counts {json}` goes to stdout with
 //! the jobs released and the simulator's events (`SimSummary::events`, queue
 //! entries processed) and trace events of one run; the throughput criterion
@@ -209,5 +218,52 @@ fn optimal(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, sim, scaling, policies, optimal);
+/// `spec` with an 8 MiB cache and 64 KiB working sets: `shared` puts every
+/// task in colours 0–15 and one data group (2 % writes), otherwise task `i`
+/// gets colours 4i–4i+3 (nothing shared).
+fn cached(spec: &Spec, shared: bool) -> Spec {
+    let mut s = spec.clone();
+    s.platform.cache = Some(schedlab_model::Cache {
+        size: schedlab_model::Size(8 << 20),
+        ways: 16,
+        line: schedlab_model::Size(64),
+        page: None,
+        colors: None,
+        shared_by: None,
+        private: None,
+    });
+    for (i, t) in s.tasks.iter_mut().enumerate() {
+        let (lo, hi) = if shared { (0, 15) } else { (4 * i as u32, 4 * i as u32 + 3) };
+        t.wss = Some(schedlab_model::Size(64 << 10));
+        t.colors = Some(format!("{lo}-{hi}").parse().expect("a colour range"));
+        if shared {
+            t.data_group = Some("g".into());
+            t.write_ratio = Some("0.02".parse().expect("a ratio"));
+        }
+    }
+    s
+}
+
+fn platform(c: &mut Criterion) {
+    let mut g = c.benchmark_group("platform");
+    configure(&mut g);
+    for m in [4, 8] {
+        let base = set(m);
+        let horizon = 100 * S;
+        for (id, spec, model) in [
+            (format!("gedf_m{m}_off"), cached(&base, false), false),
+            (format!("gedf_m{m}_private"), cached(&base, false), true),
+            (format!("gedf_m{m}_shared"), cached(&base, true), true),
+        ] {
+            let config = SimConfig { horizon: Some(horizon), platform_model: model, ..SimConfig::default() };
+            let jobs = counts("platform", &id, &spec, &config);
+            g.throughput(Throughput::Elements(jobs));
+            g.bench_function(id.as_str(), |b| b.iter(|| black_box(run_counting(&spec, &config))));
+            cpu_time(&format!("platform/{id}"), &spec, &config);
+        }
+    }
+    g.finish();
+}
+
+criterion_group!(benches, sim, scaling, policies, optimal, platform);
 criterion_main!(benches);

@@ -4,6 +4,7 @@
 use crate::platform::CounterSource;
 use schedlab_jobs::{Arrivals, Execution, JobModel, MissPolicy};
 use schedlab_model::overheads::Overheads;
+use schedlab_platform::Calibration;
 use schedlab_policy::{Rate, Time};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -62,6 +63,14 @@ pub struct SimConfig {
     /// The source of `Kernel::counters` (`crate::platform`); `None`: the
     /// simulator answers that it has no counter source.
     pub counters: Option<Arc<dyn CounterSource>>,
+    /// Run the platform model (`schedlab-platform`) when the spec has a
+    /// `platform.cache`: progress rates from what runs where, CPMD from
+    /// what was evicted, and its synthetic counters as the counter source
+    /// (unless `counters` gives one). Default true; false: the spec's cache
+    /// changes nothing (the schedule of a spec without one).
+    pub platform_model: bool,
+    /// The platform model's calibration.
+    pub calibration: Calibration,
 }
 
 impl Default for SimConfig {
@@ -82,6 +91,8 @@ impl Default for SimConfig {
             policy_events: true,
             rates: Vec::new(),
             counters: None,
+            platform_model: true,
+            calibration: Calibration::default(),
         }
     }
 }

@@ -29,6 +29,7 @@ use crate::summary::SimSummary;
 use schedlab_jobs::MissPolicy;
 use schedlab_model::overheads::{Costs, Overheads};
 use schedlab_model::{SegmentKind, Spec};
+use schedlab_platform::PlatformModel;
 use schedlab_policy::{Driver, Job, JobId, Policy, Time};
 use schedlab_trace::{Event, OverheadKind, SwitchReason};
 
@@ -77,6 +78,14 @@ pub fn simulate(
     }
     summary.tasks = st.tasks.iter().map(|t| t.sum.clone()).collect();
     summary.cpus = st.cpus.iter().map(|c| c.sum.clone()).collect();
+    if let Some(m) = st.model.as_deref() {
+        for (i, t) in summary.tasks.iter_mut().enumerate() {
+            t.cache_misses = m.task_reading(i as u32).misses;
+        }
+        for (c, s) in summary.cpus.iter_mut().enumerate() {
+            s.cache_misses = m.cpu_reading(c as u32).misses;
+        }
+    }
     Ok(summary)
 }
 
@@ -141,6 +150,10 @@ fn prepare<'a>(
         c.rate = r;
     }
     st.counters = config.counters.clone();
+    st.base_rates.iter_mut().zip(&config.rates).for_each(|(b, &r)| *b = r);
+    if config.platform_model {
+        st.model = PlatformModel::new(spec, config.calibration).map(Box::new);
+    }
     let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, events: 0, drv };
     Ok((st, engine))
 }
@@ -424,6 +437,7 @@ impl Engine {
         }
         st.cpus[cpu as usize].job = None;
         st.cpus[cpu as usize].predicted = None;
+        st.left_cpu(cpu, task);
         let a = st.tasks[task as usize].active.expect("active job");
         let job = a.seq;
         st.emit(&Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
@@ -570,6 +584,9 @@ impl Engine {
     /// Charges the pass's overheads (in CPU order; on a CPU: IPI, releases,
     /// schedule, context switch, then CPMD) and updates completion predictions.
     fn charge_pass(&mut self, st: &mut State) {
+        if st.model.is_some() {
+            st.update_model_rates();
+        }
         if st.overheads.is_some() {
             // Which CPU handled each release.
             st.release_cpu.clear();
@@ -617,7 +634,10 @@ impl Engine {
                 if switched {
                     st.charge(c, OverheadKind::Schedule, costs.schedule);
                     st.charge(c, OverheadKind::ContextSwitch, costs.context_switch);
-                    if let Some(kind) = resume {
+                    if st.model.is_some() {
+                        // The platform model's CPMD replaces the overhead file's.
+                        st.charge_reload(c);
+                    } else if let Some(kind) = resume {
                         let task = st.cpus[c as usize].job.expect("switched to a job");
                         let ts = &mut st.tasks[task as usize];
                         let d = st.overheads.as_ref().map_or(0, |o| o.cpmd(ts.wss, kind));
@@ -628,6 +648,13 @@ impl Engine {
             }
             st.releases.clear();
             st.release_marks.clear();
+        } else if st.model.is_some() {
+            for i in 0..st.touched.len() {
+                let c = st.touched[i];
+                if st.cpus[c as usize].switched_to {
+                    st.charge_reload(c);
+                }
+            }
         }
         for i in 0..st.touched.len() {
             let c = st.touched[i];
@@ -642,6 +669,7 @@ impl Engine {
             cs.changed = false;
             cs.switched_to = false;
             cs.resume = None;
+            cs.reload = 0;
             cs.releases = 0;
         }
         st.touched.clear();

@@ -9,6 +9,7 @@ use crate::queue::{ord, Kind, Queue, CLASS_COMPLETION, CLASS_DEADLINE, CLASS_SUS
 use crate::state::{Active, CpuState, TaskState};
 use schedlab_model::overheads::{Costs, Overheads, Resume};
 use schedlab_model::SegmentKind;
+use schedlab_platform::{PlatformModel, MICROS};
 use schedlab_policy::{
     Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, ProtocolError, Rate, Run, Time,
 };
@@ -35,6 +36,10 @@ type Deferred = Reverse<(Time, u64, u32, u8, Time)>;
 pub(crate) struct State<'a> {
     /// The run's counter source (`crate::platform`).
     pub counters: Option<std::sync::Arc<dyn crate::platform::CounterSource>>,
+    /// The platform model (`schedlab-platform`), when the spec has a cache.
+    pub model: Option<Box<PlatformModel>>,
+    /// Each CPU's rate from the configuration, which the model's rate scales.
+    pub base_rates: Vec<Rate>,
     pub now: Time,
     pub tasks: Vec<TaskState>,
     pub cpus: Vec<CpuState>,
@@ -116,6 +121,8 @@ impl<'a> State<'a> {
         let n = tasks.len();
         State {
             counters: None,
+            model: None,
+            base_rates: vec![Rate::ONE; cpus],
             now: 0,
             tasks,
             cpus: vec![CpuState::default(); cpus],
@@ -192,14 +199,56 @@ impl<'a> State<'a> {
                         slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }
                 }
+                if let Some(m) = self.model.as_deref_mut() {
+                    m.account(cpu, d);
+                }
             }
         }
+    }
+
+    /// The job of `task` left `cpu` now: the platform model is told.
+    #[inline]
+    pub fn left_cpu(&mut self, cpu: u32, task: u32) {
+        if let Some(m) = self.model.as_deref_mut() {
+            m.leave(task, cpu, self.now);
+        }
+    }
+
+    /// After a pass changed what runs where: the platform model recomputes
+    /// the CPUs' slowdowns, the progress of those that change is accounted
+    /// at the old ones, the new ones apply, and CPUs whose rate changed are
+    /// marked for a new completion prediction. O(m) CPUs, each O(its
+    /// colour classes).
+    pub fn update_model_rates(&mut self) {
+        let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
+        model.recompute();
+        for i in 0..model.pending().len() {
+            let c = self.model.as_deref().expect("checked").pending()[i];
+            self.settle(c);
+        }
+        let model = self.model.as_deref_mut().expect("checked");
+        let (cpus, touched, base) = (&mut self.cpus, &mut self.touched, &self.base_rates);
+        model.commit(|c, micros| {
+            let cs = &mut cpus[c as usize];
+            let b = base[c as usize];
+            cs.rate = if micros == MICROS {
+                b
+            } else {
+                let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
+                Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
+            };
+            if cs.job.is_some() && !cs.touched {
+                cs.touched = true;
+                touched.push(c);
+            }
+        });
     }
 
     /// The job of `task` (number `job`) leaves `cpu` now for `reason`: its
     /// progress is settled, the switch-away written and the CPU emptied.
     pub fn vacate(&mut self, cpu: u32, task: u32, job: u64, reason: SwitchReason) {
         self.settle(cpu);
+        self.left_cpu(cpu, task);
         let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
         self.emit(&Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
         let c = &mut self.cpus[cpu as usize];
@@ -220,6 +269,17 @@ impl<'a> State<'a> {
         c.run_from = c.run_from.max(c.stall_until);
         c.sum.overhead += dur;
         self.emit_overhead(start, cpu, kind, dur);
+    }
+
+    /// Charges the platform model's CPMD of the job switched to on `cpu`.
+    pub fn charge_reload(&mut self, cpu: u32) {
+        let d = self.cpus[cpu as usize].reload;
+        if d > 0 {
+            if let Some(task) = self.cpus[cpu as usize].job {
+                self.tasks[task as usize].sum.cpmd += d;
+                self.charge(cpu, OverheadKind::Cpmd, d);
+            }
+        }
     }
 
     /// Updates the completion prediction of `cpu` after its state changed.
@@ -313,6 +373,7 @@ impl<'a> State<'a> {
         self.cpus[c as usize].changed = true;
         if let Some(old) = self.cpus[c as usize].job {
             self.settle(c);
+            self.left_cpu(c, old);
             let a = self.tasks[old as usize].active.as_mut().expect("running job is active");
             a.cpu = None;
             a.last_cpu = Some(c);
@@ -353,7 +414,11 @@ impl<'a> State<'a> {
             ts.sum.migrations += 1;
         }
         let job = a.seq;
-        self.cpus[c as usize].resume = resume;
+        let cs = &mut self.cpus[c as usize];
+        cs.resume = resume;
+        if let Some(m) = self.model.as_deref_mut() {
+            cs.reload = m.enter(task, c, now).ns;
+        }
         self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
     }
 }
@@ -466,13 +531,32 @@ impl Host<Time> for State<'_> {
         self.run_of(cpu)
     }
     fn counters(&mut self, cpu: Cpu) -> Result<Counters, CountersUnavailable> {
-        let Some(source) = self.counters.as_ref() else {
-            return Err(CountersUnavailable::NoSource { what: "the simulator" });
-        };
-        let c = &self.cpus[cpu as usize];
+        if cpu as usize >= self.cpus.len() {
+            return Err(CountersUnavailable::NoSource { what: "the simulator (no such CPU)" });
+        }
         let running = self.running(cpu);
-        let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
-        let read = source.read(&CpuView { cpu, now: self.now, running, busy });
+        let read = match (self.counters.as_ref(), self.model.is_some()) {
+            (Some(source), _) => {
+                let c = &self.cpus[cpu as usize];
+                let busy = c.sum.busy + if c.job.is_some() { self.now.saturating_sub(c.run_from) } else { 0 };
+                source.read(&CpuView { cpu, now: self.now, running, busy })
+            }
+            (None, true) => {
+                // The platform model's counts, up to now.
+                self.settle(cpu);
+                let r = self.model.as_ref().expect("checked").cpu_reading(cpu);
+                Ok(Counters {
+                    instructions: Some(r.instructions),
+                    cycles: Some(r.cycles),
+                    cache_references: Some(r.references),
+                    cache_misses: Some(r.misses),
+                    coherence_misses: Some(r.hitm),
+                    cpu_clock: Some(self.cpus[cpu as usize].sum.busy),
+                    context_switches: Some(self.cpus[cpu as usize].sum.switches),
+                })
+            }
+            (None, false) => return Err(CountersUnavailable::NoSource { what: "the simulator" }),
+        };
         // Each reading goes into the trace, so replay answers the same.
         if let (Ok(c), true) = (&read, self.policy_events) {
             let event = c.sample(running);

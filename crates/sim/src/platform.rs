@@ -12,9 +12,15 @@
 //! CPU time, not demand retired.
 //!
 //! **Counters.** `Kernel::counters` asks the run's [`CounterSource`]
-//! ([`SimConfig::counters`](crate::SimConfig::counters)); without one —
-//! every run until the platform model exists — the answer is
-//! `CountersUnavailable::NoSource`. With policy events on, every reading a
+//! ([`SimConfig::counters`](crate::SimConfig::counters)); without one, the
+//! platform model (`schedlab-platform`, run when the spec has a cache)
+//! answers with its synthetic counts, and otherwise the answer is
+//! `CountersUnavailable::NoSource`.
+//!
+//! **The platform model** also sets the rates: after each pass that changed
+//! what runs where, `State::update_model_rates` (kernel.rs) has it
+//! recompute every CPU's slowdown, and a CPU's rate is its configured rate
+//! times the model's. Its CPMD is charged on each switch-to. With policy events on, every reading a
 //! policy gets is written to the trace as a `counter-sample` policy event
 //! on its CPU, which replay answers `Kernel::counters` from.
 

@@ -98,6 +98,8 @@ pub(crate) struct CpuState {
     pub changed: bool,
     pub switched_to: bool,
     pub resume: Option<Resume>,
+    /// The platform model's CPMD for the job switched to in this pass.
+    pub reload: Time,
     pub releases: u32,
     pub sum: CpuSummary,
 }

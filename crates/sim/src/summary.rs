@@ -30,6 +30,9 @@ pub struct TaskSummary {
     pub migrations: u64,
     /// Total cache-related delay charged to the task's jobs.
     pub cpmd: Time,
+    /// Shared-cache misses of the task's jobs (the platform model's
+    /// synthetic count; 0 without a model).
+    pub cache_misses: u64,
 }
 
 /// Per-CPU metrics.
@@ -42,6 +45,9 @@ pub struct CpuSummary {
     pub overhead: Time,
     /// Switches to a job.
     pub switches: u64,
+    /// Shared-cache misses on the CPU (the platform model's synthetic
+    /// count; 0 without a model).
+    pub cache_misses: u64,
 }
 
 /// The result of a simulation.

@@ -3,7 +3,10 @@
 //! coherence-miss counter up is kept off the CPU while the SRT task it
 //! shares a colour with has unfinished work (`hold`), is let back when that
 //! work is done, leaves for a quantum under the thesis' literal `yield`, and
-//! without counters the policy schedules as P-FP and says so.
+//! without counters the policy schedules as P-FP and says so. Then with the
+//! platform model's synthetic counters (docs/platform-model.md): tasks that
+//! write shared lines raise HITM, the policy throttles, and the SRT task's
+//! tardiness falls below P-FP's; with private data nothing is throttled.
 
 use schedlab_model::{load_str, PolicyEvent, Spec};
 use schedlab_policy::{build, Counters, CountersUnavailable};
@@ -40,6 +43,8 @@ fn run(spec: &Spec, counters: bool) -> Vec<Event> {
         horizon: Some(100 * MS),
         policy_events: true,
         counters: counters.then(|| Arc::new(Hitm) as Arc<dyn CounterSource>),
+        // The test source alone: no platform model (its rates, its counters).
+        platform_model: false,
         ..SimConfig::default()
     };
     simulate_collect(spec, policy.as_mut(), &config).unwrap().0
@@ -151,4 +156,52 @@ fn yield_is_the_theses_literal_rule_off_until_the_next_quantum() {
     let ev = run(&spec("{name: cap-gs-dynamic, throttle: yield}", false), true);
     let b: Vec<(u64, u64)> = stints(&ev).iter().filter(|x| x.0 == 1).map(|x| (x.2, x.3)).collect();
     assert_eq!(b[..3], [(0, 10 * MS), (20 * MS, 30 * MS), (40 * MS, 50 * MS)], "{b:?}");
+}
+
+/// The Table-16 situation in the platform model: s (SRT) on CPU 0 and b
+/// (BE) on CPU 1 read and write the same lines (`data_group`).
+fn shared(policy: &str, group: bool) -> Spec {
+    let g = if group { ", data_group: g" } else { "" };
+    let yaml = format!(
+        "platform: {{cpus: 2, cache: {{size: 1MiB, ways: 16, line: 64B}}}}\npolicy: {policy}\ntasks:\n  - {{name: s, wcet: 4ms, period: 10ms, colors: [1], class: srt, cpu: 0, wss: 128KiB, write_ratio: 0.33{g}}}\n  - {{name: b, wcet: 50ms, period: 100ms, colors: [1], class: be, cpu: 1, wss: 512KiB, write_ratio: 0.33{g}}}\n"
+    );
+    load_str(&yaml, None, "t.yaml").unwrap().spec
+}
+
+fn with_model(spec: &Spec) -> Vec<Event> {
+    let mut policy = build(spec, None).unwrap();
+    let config = SimConfig { horizon: Some(200 * MS), policy_events: true, ..SimConfig::default() };
+    simulate_collect(spec, policy.as_mut(), &config).unwrap().0
+}
+
+/// The largest completion time beyond the deadline of task 0 (s), and its misses.
+fn tardiness(ev: &[Event]) -> (u64, usize) {
+    let mut deadline = std::collections::HashMap::new();
+    let mut worst = 0;
+    for e in ev {
+        match *e {
+            Event::Release { task: 0, job, deadline: d, .. } => {
+                deadline.insert(job, d);
+            }
+            Event::Completion { t, task: 0, job, .. } => worst = worst.max(t.saturating_sub(deadline[&job])),
+            _ => {}
+        }
+    }
+    (worst, ev.iter().filter(|e| matches!(e, Event::DeadlineMiss { task: 0, .. })).count())
+}
+
+#[test]
+fn with_the_platform_models_counters_shared_writes_are_throttled_and_the_srt_task_gains() {
+    let dynamic = with_model(&shared("{name: cap-gs-dynamic}", true));
+    let pfp = with_model(&shared("{name: pfp, partitioning: cap-gs}", true));
+    let throttles = policy_events(&dynamic).iter().filter(|(_, e)| matches!(e, PolicyEvent::Throttle { .. })).count();
+    assert!(throttles >= 10, "{throttles} throttles");
+    let (dyn_tard, dyn_miss) = tardiness(&dynamic);
+    let (pfp_tard, pfp_miss) = tardiness(&pfp);
+    assert!(dyn_tard < pfp_tard, "tardiness: dynamic {dyn_tard} ns, P-FP {pfp_tard} ns");
+    assert!(dyn_miss <= pfp_miss, "misses: dynamic {dyn_miss}, P-FP {pfp_miss}");
+    // Private data: no coherence misses, nothing throttled, P-FP's schedule.
+    let private = with_model(&shared("{name: cap-gs-dynamic}", false));
+    assert!(!policy_events(&private).iter().any(|(_, e)| matches!(e, PolicyEvent::Throttle { .. })));
+    assert_eq!(stints(&private), stints(&with_model(&shared("{name: pfp, partitioning: cap-gs}", false))));
 }

@@ -288,7 +288,7 @@ mod tests {
     fn header() -> Header {
         let spec = Spec {
             meta: None,
-            platform: Platform { cpus: 2, clusters: None, cache: None },
+            platform: Platform { cpus: 2, clusters: None, cache: None, memory: None },
             policy: None,
             overheads: None,
             tasks: vec![Task::new("a", Duration::from_ms(1), Duration::from_ms(4))],

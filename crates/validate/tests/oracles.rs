@@ -365,7 +365,7 @@ fn dhall_effect_under_gedf_not_under_pedf() {
             (0..m).map(|i| Task::new(format!("light{i}"), Duration(2 * eps), Duration(p))).collect();
         tasks.push(Task::new("heavy", Duration(p), Duration(p + eps)));
         let heavy = m;
-        let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None };
+        let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None, memory: None };
         let mut spec =
             Spec { meta: None, platform, policy: Some(PolicySpec::named(PolicyName::Gedf)), overheads: None, tasks };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;

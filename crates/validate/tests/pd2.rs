@@ -105,7 +105,7 @@ fn spec(m: u32, quantum: u64, tasks: Vec<Task>, stagger: bool, early_release: bo
     policy.early_release = early_release.then_some(true);
     Spec {
         meta: None,
-        platform: Platform { cpus: m, clusters: None, cache: None },
+        platform: Platform { cpus: m, clusters: None, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
         tasks,

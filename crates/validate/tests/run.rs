@@ -82,7 +82,7 @@ impl Case {
 fn spec(m: u32, tasks: Vec<Task>) -> Spec {
     Spec {
         meta: None,
-        platform: Platform { cpus: m, clusters: None, cache: None },
+        platform: Platform { cpus: m, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Run)),
         overheads: None,
         tasks,

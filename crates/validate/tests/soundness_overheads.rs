@@ -91,7 +91,7 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, poli
     }
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters: None, cache: None },
+        platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
         tasks,
@@ -275,7 +275,7 @@ fn the_preempter_pays_the_cpmd_because_a_job_can_resume_many_times() {
     long.wss = Some(Size(256 << 10));
     let spec = Spec {
         meta: None,
-        platform: Platform { cpus: 1, clusters: None, cache: None },
+        platform: Platform { cpus: 1, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         tasks: vec![short, long],
@@ -323,7 +323,7 @@ fn an_interrupt_releases_every_job_due_so_the_burst_is_charged() {
     tasks.extend((0..4).map(|i| Task::new(format!("bg{i}"), Duration(100 * US), Duration(10 * MS))));
     let spec = Spec {
         meta: None,
-        platform: Platform { cpus: 1, clusters: None, cache: None },
+        platform: Platform { cpus: 1, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         tasks,

@@ -182,7 +182,7 @@ fn invalid_problems_are_reported() {
 fn spec(cpus: u32, clusters: Option<Vec<Vec<u32>>>, tasks: &[(u64, u64)]) -> Spec {
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters, cache: None },
+        platform: Platform { cpus, clusters, cache: None, memory: None },
         policy: None,
         overheads: None,
         tasks: tasks

@@ -52,6 +52,9 @@ pub struct Args {
     /// Ignore the spec's overhead model.
     #[arg(long)]
     no_overheads: bool,
+    /// Ignore the spec's cache: no platform model (no slowdowns, no model CPMD, no counters).
+    #[arg(long)]
+    no_platform_model: bool,
     /// Tick period for tick overhead (0 disables ticks).
     #[arg(long, default_value = "1ms")]
     tick: Duration,
@@ -89,6 +92,7 @@ fn config(a: &Args) -> Result<SimConfig, CliError> {
         spec_overheads: !a.no_overheads,
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         tick: a.tick.0,
+        platform_model: !a.no_platform_model,
         // Policy events (RUN's server choices, ...) only feed the trace and
         // the exports; the statistics do not read them.
         policy_events: a.trace.is_some() || a.svg.is_some() || a.perfetto.is_some(),
@@ -116,6 +120,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         SessionError::Sim(e) => CliError::bad_input(e.to_string()).in_file(&a.spec),
         SessionError::Trace(e) => CliError::new(exit::NEGATIVE, e.to_string()),
     };
+    let modelled = cfg.platform_model && loaded.spec.platform.cache.is_some();
     let session = Session::new(loaded.spec, cfg).map_err(session_error)?;
     for n in session.notices() {
         eprintln!("note: {n}");
@@ -201,10 +206,16 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             None => serde_json::Value::Null,
         };
         v["hrt_misses"] = serde_json::json!(outcome.hrt_misses);
+        v["platform_model"] =
+            if modelled { platform_json(&header.spec, &outcome.summary) } else { serde_json::Value::Null };
         v["failed"] = serde_json::json!(why);
         print_json(&v);
     } else {
         print!("{}", render_stats(&report));
+        if modelled {
+            println!();
+            print!("{}", render_platform(&header.spec, &outcome.summary));
+        }
         if let Some(r) = &verdict {
             println!();
             print!("{}", r.render());
@@ -215,4 +226,32 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         return Ok(exit::NEGATIVE);
     }
     Ok(exit::OK)
+}
+
+/// The platform model's per-task and per-CPU figures (`platform_model` of `--json`).
+fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> serde_json::Value {
+    let tasks: Vec<_> = spec
+        .tasks
+        .iter()
+        .zip(&s.tasks)
+        .map(|(t, m)| serde_json::json!({"task": t.name, "cache_misses": m.cache_misses, "cpmd_ns": m.cpmd}))
+        .collect();
+    let cpus: Vec<_> =
+        s.cpus.iter().enumerate().map(|(c, m)| serde_json::json!({"cpu": c, "cache_misses": m.cache_misses})).collect();
+    serde_json::json!({"tasks": tasks, "cpus": cpus})
+}
+
+/// The platform model's table: each task's synthetic cache misses and CPMD.
+fn render_platform(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> String {
+    let width = spec.tasks.iter().map(|t| t.name.chars().count()).max().unwrap_or(4).max(4);
+    let mut out = format!("{:<width$}  {:>12}  {:>10}   (platform model)\n", "task", "cache misses", "cpmd");
+    for (t, m) in spec.tasks.iter().zip(&s.tasks) {
+        out.push_str(&format!(
+            "{:<width$}  {:>12}  {:>10}\n",
+            t.name,
+            m.cache_misses,
+            schedlab_model::Duration(m.cpmd).to_string()
+        ));
+    }
+    out
 }

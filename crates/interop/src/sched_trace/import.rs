@@ -194,7 +194,7 @@ pub fn scan(files: &[PathBuf], opts: &Options) -> Result<Scan, InteropError> {
             description: Some(format!("imported from LITMUS^RT sched_trace ({} files)", names.len())),
             ..Default::default()
         }),
-        platform: schedlab_model::Platform { cpus, clusters, cache: None },
+        platform: schedlab_model::Platform { cpus, clusters, cache: None, memory: None },
         policy,
         overheads: None,
         tasks: spec_tasks,

@@ -12,7 +12,7 @@ mod task;
 pub use capacity::Capacity;
 pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
 pub use placement::Placement;
-pub use platform::{Cache, Platform, DEFAULT_PAGE};
+pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
 pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};

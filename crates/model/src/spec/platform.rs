@@ -1,6 +1,7 @@
-//! The platform: CPUs, optional clusters, optional shared cache geometry.
+//! The platform: CPUs, optional clusters, optional shared cache geometry
+//! (which CPUs share it, an optional private level), optional memory bandwidth.
 
-use crate::units::Size;
+use crate::units::{Bandwidth, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -17,6 +18,19 @@ pub struct Platform {
     /// Optional shared last-level cache, for cache-aware models and colours.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cache: Option<Cache>,
+    /// Optional main memory, for the platform model's bandwidth contention.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<Memory>,
+}
+
+/// Main memory as the platform model sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Memory {
+    /// Sustained bandwidth shared by every CPU, e.g. `16GiB/s`; cache
+    /// misses beyond it slow every missing job down. Default: unlimited.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub bandwidth: Option<Bandwidth>,
 }
 
 /// Geometry of a shared, set-associative cache.
@@ -36,6 +50,15 @@ pub struct Cache {
     /// (colours are then taken modulo this number, as EPOS's super colours).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<u32>,
+    /// Which CPUs share one instance of this cache: disjoint lists that hold
+    /// every CPU once, e.g. `[[0, 1], [2, 3]]` for two caches of this
+    /// geometry each shared by two CPUs. Default: one cache shared by all CPUs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shared_by: Option<Vec<Vec<u32>>>,
+    /// Size of each CPU's private cache level below this one (its L2), e.g.
+    /// `256KiB`: a job that migrates reloads it. Default: none modelled.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub private: Option<Size>,
 }
 
 /// Default page size for colouring.
@@ -56,6 +79,11 @@ impl Cache {
     /// The number of colours in force.
     pub fn colors(&self) -> u64 {
         self.colors.map(u64::from).unwrap_or_else(|| self.geometric_colors())
+    }
+    /// The CPU groups that each share one instance of the cache (`shared_by`,
+    /// or one group of all `cpus`).
+    pub fn instances(&self, cpus: u32) -> Vec<Vec<u32>> {
+        self.shared_by.clone().unwrap_or_else(|| vec![(0..cpus).collect()])
     }
 }
 

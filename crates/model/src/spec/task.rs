@@ -1,7 +1,7 @@
 //! A sporadic real-time task.
 
 use super::segment::Segment;
-use crate::units::{ColorSet, Duration, Size};
+use crate::units::{ColorSet, Duration, Ratio, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use std::borrow::Cow;
@@ -98,6 +98,16 @@ pub struct Task {
     /// Cache colours the task's memory comes from, e.g. `[0-15, 32]`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub colors: Option<ColorSet>,
+    /// Fraction of the task's memory accesses that are writes, e.g. `0.2` or
+    /// `20%`; other CPUs reading lines of its `data_group` then miss on
+    /// them (coherence). Default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub write_ratio: Option<Ratio>,
+    /// Shared-data group: tasks naming the same group read and write the
+    /// same lines (their working sets are the group's data), e.g. `g0`.
+    /// Default: the task shares no data.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_group: Option<String>,
     /// `hrt` (default), `srt` or `be`.
     #[serde(default, skip_serializing_if = "is_hrt")]
     pub class: Class,
@@ -130,6 +140,8 @@ impl Task {
             jitter: Duration::ZERO,
             wss: None,
             colors: None,
+            write_ratio: None,
+            data_group: None,
             class: Class::Hrt,
             segments: None,
             subjobs: None,
@@ -166,6 +178,10 @@ impl Task {
     /// The relative deadline in force (the period when none is given).
     pub fn deadline(&self) -> Duration {
         self.deadline.unwrap_or(self.period)
+    }
+    /// The write ratio in force (0 when none is given).
+    pub fn write_ratio(&self) -> Ratio {
+        self.write_ratio.unwrap_or(Ratio::ZERO)
     }
     /// wcet / period, for reporting (exact comparisons use integers).
     pub fn utilization(&self) -> f64 {

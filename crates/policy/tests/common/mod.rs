@@ -163,7 +163,7 @@ struct Active {
 pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters: None, cache: None },
+        platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
         tasks: tasks

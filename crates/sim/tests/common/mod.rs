@@ -11,7 +11,13 @@ pub fn task(name: &str, wcet: u64, period: u64) -> Task {
 }
 
 pub fn spec(cpus: u32, tasks: Vec<Task>) -> Spec {
-    Spec { meta: None, platform: Platform { cpus, clusters: None, cache: None }, policy: None, overheads: None, tasks }
+    Spec {
+        meta: None,
+        platform: Platform { cpus, clusters: None, cache: None, memory: None },
+        policy: None,
+        overheads: None,
+        tasks,
+    }
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -13,7 +13,7 @@ pub fn header() -> Header {
     c.deadline = Some(Duration::from_ms(7));
     let spec = Spec {
         meta: None,
-        platform: Platform { cpus: 2, clusters: None, cache: None },
+        platform: Platform { cpus: 2, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         tasks: vec![

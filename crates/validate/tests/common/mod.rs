@@ -26,7 +26,7 @@ pub fn task(name: &str, wcet: Time, period: Time) -> Task {
 pub fn spec(cpus: u32, tasks: Vec<Task>, policy: Option<PolicyName>) -> Spec {
     Spec {
         meta: None,
-        platform: Platform { cpus, clusters: None, cache: None },
+        platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: policy.map(PolicySpec::named),
         overheads: None,
         tasks,

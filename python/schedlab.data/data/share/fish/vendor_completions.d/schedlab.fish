@@ -116,6 +116,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l svg -d 'W
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l csv -d 'Write the per-job table as CSV' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-jitter -d 'Ignore the tasks\' release jitter'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-overheads -d 'Ignore the spec\'s overhead model'
+complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l no-platform-model -d 'Ignore the spec\'s cache: no platform model (no slowdowns, no model CPMD, no counters)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l validate -d 'Check the schedule with the validator while simulating (exit 1 on a violation)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l fail-on-miss -d 'Exit 1 when a task of class `hrt` misses a deadline'
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l json -d 'Print machine-readable JSON instead of text'

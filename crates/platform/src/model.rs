@@ -1,0 +1,494 @@
+//! The platform model's state and its per-event steps.
+//!
+//! The simulator tells the model what runs where ([`PlatformModel::enter`],
+//! [`PlatformModel::leave`]), asks it for the progress rate of every CPU
+//! after a change ([`PlatformModel::update_rates`]) and lets it count what
+//! a CPU did in a stretch of CPU time ([`PlatformModel::account`]). The
+//! equations and their sources are in `docs/platform-model.md`:
+//!
+//! * **occupancy and CPMD** — each colour class is an LRU stack: a task
+//!   that comes back finds evicted what the tasks that touched the class on
+//!   its cache since it left pushed out,
+//!   `evicted_c = clamp(D_c + r_c − S_c, 0, r_c)` with `D_c` their bytes in
+//!   the class, `r_c = min(w_c, S_c)` its resident bytes, `S_c` the class
+//!   capacity; reloading costs `evicted / line × miss`; a migration also
+//!   reloads the private level (`min(wss − evicted, private) / line × hit`);
+//!   the first time a task runs on a cache other than the one it ran on
+//!   everything is cold;
+//! * **capacity contention** — jobs running at once on one cache share a
+//!   class in proportion to their bytes there once they exceed it: the
+//!   misses beyond what the job would have alone,
+//!   `p_cap = Σ_c max(0, r_c − S_c·w_c/R_c) / wss`;
+//! * **coherence** — `p_coh = min(1, κ · Σ write_ratio_j)` over the jobs
+//!   of the same data group running on other CPUs;
+//! * **bandwidth** — the miss traffic of the running jobs over the memory
+//!   bandwidth, `f = max(1, Σ refs·(p_cap + p_alone)·line / B)`, stretches
+//!   every miss;
+//! * **rate** — `1 / (1 + refs · (p_cap·miss·f + p_alone·miss·(f − 1) + p_coh·hitm))`.
+//!
+//! A task's WCET is its time alone with a warm cache: the model adds only
+//! what other jobs cause (what a task's own working set misses when it
+//! exceeds its colours is in its WCET already and costs extra only through
+//! bandwidth contention). So tasks that share nothing run at exactly 1.0
+//! and pay no CPMD: the simulator's schedule is today's.
+
+use crate::calibration::Calibration;
+use crate::counters::{Counts, Reading};
+use crate::layout::{Layout, Part};
+use schedlab_model::Spec;
+use std::collections::HashMap;
+
+const NONE: u32 = u32::MAX;
+/// Millionths in 1.0 (the simulator's `Rate`).
+pub const MICROS: u32 = 1_000_000;
+
+/// What a task keeps of the model's state.
+#[derive(Debug, Clone)]
+struct TaskModel {
+    wss: f64,
+    /// Bytes it keeps in the cache alone: Σ min(w_c, S_c).
+    resident: f64,
+    /// Its own miss fraction alone (working set beyond its colours).
+    alone_miss: f64,
+    /// Tasks with which it shares a colour class.
+    neighbours: Vec<u32>,
+    /// Its shared-data group.
+    group: Option<u32>,
+    write: f64,
+}
+
+/// What a job's arrival on a CPU costs: the CPMD.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Reload {
+    /// Stall (ns) before the job makes progress.
+    pub ns: u64,
+    /// Lines reloaded from memory (evicted while away).
+    pub misses: f64,
+}
+
+/// The platform model of one run.
+#[derive(Debug, Clone)]
+pub struct PlatformModel {
+    cal: Calibration,
+    line: f64,
+    private: Option<f64>,
+    /// Bytes per ns, if limited.
+    bandwidth: Option<f64>,
+    layout: Layout,
+    /// Cache instance of each CPU.
+    instance: Vec<u32>,
+    instances: usize,
+    tasks: Vec<TaskModel>,
+    /// Per (task, instance): when the task last left a CPU of the instance.
+    left: Vec<u64>,
+    /// Per (task, instance): whether it has run there.
+    ran: Vec<bool>,
+    ran_anywhere: Vec<bool>,
+    last_cpu: Vec<u32>,
+    /// Task running on each CPU.
+    running: Vec<u32>,
+    /// CPU each task runs on.
+    running_on: Vec<u32>,
+    p_cap: Vec<f64>,
+    p_coh: Vec<f64>,
+    bw: Vec<f64>,
+    rate: Vec<f64>,
+    micros: Vec<u32>,
+    /// Per (instance, class): bytes of the running jobs' working sets there,
+    /// and how many jobs they are (at 0 the sum is reset: no drift).
+    occ: Vec<f64>,
+    occ_jobs: Vec<u32>,
+    /// Per data group: the running jobs' write ratios added, and their number.
+    group_write: Vec<f64>,
+    group_jobs: Vec<u32>,
+    /// The next values of `recompute`, and the CPUs whose values change.
+    next: Vec<(f64, f64, f64, f64, u32)>,
+    pending: Vec<u32>,
+    dirty: bool,
+    cpu_counts: Vec<Counts>,
+    task_counts: Vec<Counts>,
+    scratch: Vec<f64>,
+}
+
+impl PlatformModel {
+    /// The model of `spec`'s platform, `None` when the spec has no cache.
+    pub fn new(spec: &Spec, cal: Calibration) -> Option<PlatformModel> {
+        let cache = spec.platform.cache.as_ref()?;
+        let layout = Layout::of(spec)?;
+        let m = spec.platform.cpus as usize;
+        let n = spec.tasks.len();
+        let mut instance = vec![0u32; m];
+        let groups = cache.instances(spec.platform.cpus);
+        for (k, g) in groups.iter().enumerate() {
+            for &c in g {
+                if (c as usize) < m {
+                    instance[c as usize] = k as u32;
+                }
+            }
+        }
+        let mut names: HashMap<&str, u32> = HashMap::new();
+        let mut tasks = Vec::with_capacity(n);
+        // Tasks by class, to find neighbours without comparing every pair.
+        let mut by_class: Vec<Vec<u32>> = vec![Vec::new(); layout.capacity.len()];
+        for (i, parts) in layout.parts.iter().enumerate() {
+            for p in parts {
+                by_class[p.class as usize].push(i as u32);
+            }
+        }
+        let mut seen = vec![NONE; n];
+        for (i, t) in spec.tasks.iter().enumerate() {
+            let wss = t.wss.map_or(0, |w| w.0) as f64;
+            let parts = &layout.parts[i];
+            let resident: f64 = parts.iter().map(|p| p.bytes.min(layout.capacity[p.class as usize])).sum();
+            let alone_miss = if wss > 0.0 { (wss - resident).max(0.0) / wss } else { 0.0 };
+            let mut neighbours = Vec::new();
+            for p in parts {
+                for &j in &by_class[p.class as usize] {
+                    if j as usize != i && seen[j as usize] != i as u32 {
+                        seen[j as usize] = i as u32;
+                        neighbours.push(j);
+                    }
+                }
+            }
+            let next = names.len() as u32;
+            let group = t.data_group.as_deref().map(|g| *names.entry(g).or_insert(next));
+            tasks.push(TaskModel { wss, resident, alone_miss, neighbours, group, write: t.write_ratio().as_f64() });
+        }
+        let instances = groups.len().max(1);
+        let classes = layout.capacity.len();
+        let groups = names.len();
+        let max_parts = layout.parts.iter().map(Vec::len).max().unwrap_or(0);
+        Some(PlatformModel {
+            cal,
+            line: cache.line.0.max(1) as f64,
+            private: cache.private.map(|p| p.0 as f64),
+            bandwidth: spec.platform.memory.as_ref().and_then(|m| m.bandwidth).map(|b| b.0 as f64 / 1e9),
+            layout,
+            instance,
+            instances,
+            tasks,
+            left: vec![0; n * instances],
+            ran: vec![false; n * instances],
+            ran_anywhere: vec![false; n],
+            last_cpu: vec![NONE; n],
+            running: vec![NONE; m],
+            running_on: vec![NONE; n],
+            p_cap: vec![0.0; m],
+            p_coh: vec![0.0; m],
+            bw: vec![1.0; m],
+            rate: vec![1.0; m],
+            micros: vec![MICROS; m],
+            occ: vec![0.0; instances * classes],
+            occ_jobs: vec![0; instances * classes],
+            group_write: vec![0.0; groups],
+            group_jobs: vec![0; groups],
+            next: vec![(0.0, 0.0, 1.0, 1.0, MICROS); m],
+            pending: Vec::with_capacity(m),
+            dirty: false,
+            cpu_counts: vec![Counts::default(); m],
+            task_counts: vec![Counts::default(); n],
+            scratch: vec![0.0; max_parts],
+        })
+    }
+
+    pub fn calibration(&self) -> &Calibration {
+        &self.cal
+    }
+
+    /// Whether what runs changed since the last [`PlatformModel::update_rates`].
+    #[inline]
+    pub fn dirty(&self) -> bool {
+        self.dirty
+    }
+
+    /// The task's job starts running on `cpu` at `now`: returns what it
+    /// reloads (the CPMD), counted as misses of the CPU and the task.
+    pub fn enter(&mut self, task: u32, cpu: u32, now: u64) -> Reload {
+        let (i, c) = (task as usize, cpu as usize);
+        let k = self.instance[c] as usize;
+        let at = i * self.instances + k;
+        self.dirty = true;
+        let (wss, resident) = (self.tasks[i].wss, self.tasks[i].resident);
+        let evicted = if self.ran_anywhere[i] && !self.ran[at] {
+            // First time on this cache: everything is cold.
+            resident
+        } else {
+            self.evicted(i, k, now)
+        };
+        let mut bytes_hit = 0.0;
+        if let Some(p) = self.private {
+            if self.ran_anywhere[i] && self.last_cpu[i] != cpu {
+                bytes_hit = (wss - evicted).max(0.0).min(p);
+            }
+        }
+        let (misses, hits) = (evicted / self.line, bytes_hit / self.line);
+        let ns = misses * self.cal.miss_ns() + hits * self.cal.hit_ns();
+        for counts in [&mut self.cpu_counts[c], &mut self.task_counts[i]] {
+            counts.misses += misses;
+            counts.references += misses + hits;
+        }
+        self.running[c] = task;
+        self.running_on[i] = cpu;
+        self.occupy(i, k, true);
+        self.ran_anywhere[i] = true;
+        self.last_cpu[i] = cpu;
+        Reload { ns: ns.round() as u64, misses }
+    }
+
+    /// Bytes of task `i` evicted from instance `k` since it left it.
+    fn evicted(&mut self, i: usize, k: usize, now: u64) -> f64 {
+        let parts = &self.layout.parts[i];
+        if parts.is_empty() || self.tasks[i].neighbours.is_empty() {
+            return 0.0;
+        }
+        let since = self.left[i * self.instances + k];
+        let scratch = &mut self.scratch[..parts.len()];
+        scratch.fill(0.0);
+        // Once the others fill every class the task uses, all of it is
+        // evicted: the rest of the neighbours need not be looked at.
+        let full: f64 = parts.iter().map(|p| self.layout.capacity[p.class as usize]).sum();
+        let mut seen = 0.0;
+        for &j in &self.tasks[i].neighbours {
+            if seen >= full
+                && parts.iter().zip(scratch.iter()).all(|(p, &d)| d >= self.layout.capacity[p.class as usize])
+            {
+                break;
+            }
+            let j = j as usize;
+            let on = self.running_on[j];
+            let touched = if on != NONE && self.instance[on as usize] as usize == k {
+                now
+            } else if self.ran[j * self.instances + k] {
+                self.left[j * self.instances + k]
+            } else {
+                continue;
+            };
+            if touched <= since {
+                continue;
+            }
+            seen += add_overlap(parts, &self.layout.parts[j], scratch);
+        }
+        let mut evicted = 0.0;
+        for (p, &d) in parts.iter().zip(scratch.iter()) {
+            let cap = self.layout.capacity[p.class as usize];
+            let resident = p.bytes.min(cap);
+            evicted += (d + resident - cap).clamp(0.0, resident);
+        }
+        evicted
+    }
+
+    /// The task's job leaves `cpu` at `now` (preempted, blocked, completed).
+    pub fn leave(&mut self, task: u32, cpu: u32, now: u64) {
+        let (i, c) = (task as usize, cpu as usize);
+        let at = i * self.instances + self.instance[c] as usize;
+        self.left[at] = now;
+        self.ran[at] = true;
+        self.running[c] = NONE;
+        self.running_on[i] = NONE;
+        self.occupy(i, self.instance[c] as usize, false);
+        self.dirty = true;
+    }
+
+    /// Adds (or removes) task `i`'s bytes in instance `k` and its writes to
+    /// its group's, the aggregates the rates are computed from.
+    fn occupy(&mut self, i: usize, k: usize, add: bool) {
+        let classes = self.layout.capacity.len();
+        for p in &self.layout.parts[i] {
+            let at = k * classes + p.class as usize;
+            if add {
+                self.occ[at] += p.bytes;
+                self.occ_jobs[at] += 1;
+            } else {
+                self.occ_jobs[at] -= 1;
+                self.occ[at] = if self.occ_jobs[at] == 0 { 0.0 } else { self.occ[at] - p.bytes };
+            }
+        }
+        if let Some(g) = self.tasks[i].group {
+            let g = g as usize;
+            if add {
+                self.group_write[g] += self.tasks[i].write;
+                self.group_jobs[g] += 1;
+            } else {
+                self.group_jobs[g] -= 1;
+                self.group_write[g] =
+                    if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.tasks[i].write };
+            }
+        }
+    }
+
+    /// Computes every running CPU's slowdown after changes (from the
+    /// aggregates: O(its colour classes) per CPU) and lists the CPUs whose
+    /// values change ([`PlatformModel::pending`]); nothing is applied until
+    /// [`PlatformModel::commit`], so the counts of those CPUs up to now can
+    /// be [accounted](PlatformModel::account) at their old values first.
+    pub fn recompute(&mut self) {
+        self.dirty = false;
+        self.pending.clear();
+        let m = self.running.len();
+        let mut traffic = 0.0;
+        for c in 0..m {
+            let t = self.running[c];
+            let (cap, coh) =
+                if t == NONE { (0.0, 0.0) } else { (self.capacity_misses(c, t as usize), self.coherence(t as usize)) };
+            self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
+            if t != NONE && self.bandwidth.is_some() {
+                traffic += self.cal.refs_per_ns * (cap + self.tasks[t as usize].alone_miss) * self.line;
+            }
+        }
+        let f = match self.bandwidth {
+            Some(b) if traffic > b => traffic / b,
+            _ => 1.0,
+        };
+        let (miss, hitm, refs) = (self.cal.miss_ns(), self.cal.hitm_ns(), self.cal.refs_per_ns);
+        for c in 0..m {
+            let (cap, coh, ..) = self.next[c];
+            let t = self.running[c];
+            let stall = if t == NONE {
+                0.0
+            } else {
+                let alone = self.tasks[t as usize].alone_miss;
+                refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm)
+            };
+            let (rate, micros) = if stall > 0.0 {
+                let r = 1.0 / (1.0 + stall);
+                (r, ((r * MICROS as f64).round() as u32).clamp(1, MICROS))
+            } else {
+                (1.0, MICROS)
+            };
+            self.next[c] = (cap, coh, f, rate, micros);
+            if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
+                self.pending.push(c as u32);
+            }
+        }
+    }
+
+    /// The CPUs whose values [`PlatformModel::recompute`] changed.
+    pub fn pending(&self) -> &[u32] {
+        &self.pending
+    }
+
+    /// Applies what [`PlatformModel::recompute`] computed; calls
+    /// `changed(cpu, micros)` for each CPU whose rate (in millionths) changed.
+    pub fn commit(&mut self, mut changed: impl FnMut(u32, u32)) {
+        for &c in &self.pending {
+            let c = c as usize;
+            let (cap, coh, f, rate, micros) = self.next[c];
+            (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
+            if micros != self.micros[c] {
+                self.micros[c] = micros;
+                changed(c as u32, micros);
+            }
+        }
+        self.pending.clear();
+    }
+
+    /// [`PlatformModel::recompute`] then [`PlatformModel::commit`] (when
+    /// the counts need no accounting in between, as in tests).
+    pub fn update_rates(&mut self, changed: impl FnMut(u32, u32)) {
+        self.recompute();
+        self.commit(changed);
+    }
+
+    /// Task `t` on CPU `c`: its miss fraction beyond what it has alone,
+    /// from the jobs running at once on the same cache (the aggregates).
+    fn capacity_misses(&self, c: usize, t: usize) -> f64 {
+        let parts = &self.layout.parts[t];
+        let wss = self.tasks[t].wss;
+        if parts.is_empty() || wss == 0.0 {
+            return 0.0;
+        }
+        let base = self.instance[c] as usize * self.layout.capacity.len();
+        let mut extra = 0.0;
+        for p in parts {
+            let at = base + p.class as usize;
+            if self.occ_jobs[at] < 2 {
+                continue;
+            }
+            let (cap, total) = (self.layout.capacity[p.class as usize], self.occ[at]);
+            // A relative margin for the sums' rounding: exactly full is not over.
+            if total > cap * (1.0 + 1e-9) {
+                extra += (p.bytes.min(cap) - cap * p.bytes / total).max(0.0);
+            }
+        }
+        extra / wss
+    }
+
+    /// Task `t`: the fraction of its references that are HITM, from the
+    /// writers of its data group running on other CPUs.
+    fn coherence(&self, t: usize) -> f64 {
+        let Some(g) = self.tasks[t].group else { return 0.0 };
+        let g = g as usize;
+        if self.group_jobs[g] < 2 {
+            return 0.0;
+        }
+        let others = (self.group_write[g] - self.tasks[t].write).max(0.0);
+        (self.cal.coherence * others).min(1.0)
+    }
+
+    /// The progress rate of `cpu` in millionths (1_000_000 = full speed).
+    pub fn micros(&self, cpu: u32) -> u32 {
+        self.micros[cpu as usize]
+    }
+
+    /// `cpu` ran its job for `d` ns of CPU time at its current rate: counts.
+    #[inline]
+    pub fn account(&mut self, cpu: u32, d: u64) {
+        let c = cpu as usize;
+        let t = self.running[c];
+        if t == NONE || d == 0 {
+            return;
+        }
+        let demand = d as f64 * self.rate[c];
+        let refs = demand * self.cal.refs_per_ns;
+        let add = Counts {
+            instructions: demand * self.cal.instructions_per_ns,
+            cycles: d as f64 * self.cal.clock_ghz,
+            references: refs,
+            misses: refs * (self.p_cap[c] + self.tasks[t as usize].alone_miss),
+            hitm: refs * self.p_coh[c],
+        };
+        for counts in [&mut self.cpu_counts[c], &mut self.task_counts[t as usize]] {
+            counts.instructions += add.instructions;
+            counts.cycles += add.cycles;
+            counts.references += add.references;
+            counts.misses += add.misses;
+            counts.hitm += add.hitm;
+        }
+    }
+
+    /// The counts of `cpu` so far.
+    pub fn cpu_reading(&self, cpu: u32) -> Reading {
+        self.cpu_counts[cpu as usize].reading()
+    }
+
+    /// The counts of `task`'s jobs so far.
+    pub fn task_reading(&self, task: u32) -> Reading {
+        self.task_counts[task as usize].reading()
+    }
+
+    /// The current slowdown causes on `cpu`: (capacity miss fraction,
+    /// HITM fraction, bandwidth stretch).
+    pub fn causes(&self, cpu: u32) -> (f64, f64, f64) {
+        let c = cpu as usize;
+        (self.p_cap[c], self.p_coh[c], self.bw[c])
+    }
+}
+
+/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by
+/// class); returns the bytes added.
+fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) -> f64 {
+    let (mut a, mut b, mut added) = (0, 0, 0.0);
+    while a < parts.len() && b < other.len() {
+        match parts[a].class.cmp(&other[b].class) {
+            std::cmp::Ordering::Less => a += 1,
+            std::cmp::Ordering::Greater => b += 1,
+            std::cmp::Ordering::Equal => {
+                acc[a] += other[b].bytes;
+                added += other[b].bytes;
+                a += 1;
+                b += 1;
+            }
+        }
+    }
+    added
+}
