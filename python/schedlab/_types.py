@@ -166,6 +166,13 @@ class Policy:
             HRT tasks (default False).
         memory_total: CAP / CAP-GS: M_total in bytes, the memory page
             colouring divides among the colours, or None (not checked).
+        threshold: ``cap-gs-dynamic``: the counter rise per quantum above
+            which a best-effort job is throttled (default 4).
+        counter: ``cap-gs-dynamic``: ``"coherence-misses"`` (default) or
+            ``"cache-misses"``.
+        throttle: ``cap-gs-dynamic``: ``"hold"`` (default) or ``"yield"``.
+        throttle_range: ``cap-gs-dynamic``: ``(low, high)`` task priorities
+            that may be throttled, or None for the tasks of class ``be``.
     """
 
     name: str
@@ -179,6 +186,10 @@ class Policy:
     group_packing: str | None = None
     srt_on_hrt_cores: bool | None = None
     memory_total: int | None = None
+    threshold: int | None = None
+    counter: str | None = None
+    throttle: str | None = None
+    throttle_range: tuple[int, int] | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -188,11 +199,13 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores"):
+        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:
             d["memory_total"] = _bytes(self.memory_total)
+        if self.throttle_range is not None:
+            d["throttle_range"] = list(self.throttle_range)
         return d
 
 
