@@ -246,6 +246,10 @@ impl Policy for Throttle {
         for c in self.current.iter_mut().filter(|c| **c == Some(job)) {
             *c = None;
         }
+        // A held job that ends (aborted at its deadline) is no longer held.
+        for h in self.held.iter_mut().filter(|h| **h == Some(job)) {
+            *h = None;
+        }
         self.inner.complete(job, k);
         self.event_on(job.task, k);
         if self.mode == ThrottleMode::Hold {
