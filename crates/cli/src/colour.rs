@@ -29,27 +29,15 @@ fn names(spec: &Spec, ts: &[usize]) -> Vec<String> {
 
 /// The partition as JSON (docs/schemas/partition.schema.json, `colour`).
 pub fn json(spec: &Spec, p: &ColourPartition) -> Value {
-    let weight = |ts: &[usize]| {
-        ts.iter()
-            .map(|&t| {
-                let task = &spec.tasks[t];
-                if task.class == schedlab_model::Class::Be {
-                    0.0
-                } else {
-                    task.wcet.0 as f64 / task.period.0.max(1) as f64
-                }
-            })
-            .sum::<f64>()
-    };
     json!({
         "scheme": p.scheme.name(),
         "groups": p.groups.iter().enumerate().map(|(k, g)| json!({
-            "group": k, "tasks": names(spec, g), "utilization": weight(g),
+            "group": k, "tasks": names(spec, g), "utilization": ColourPartition::approx(&p.group_loads[k]),
         })).collect::<Vec<_>>(),
         "split": names(spec, &p.split),
         "cpus": p.placed.iter().enumerate().map(|(c, ts)| json!({
             "cpu": c, "tasks": names(spec, ts), "colors": p.cpu_colours[c],
-            "load": shown(&p.loads[c]).parse::<f64>().unwrap_or(0.0),
+            "load": ColourPartition::approx(&p.loads[c]),
         })).collect::<Vec<_>>(),
     })
 }

@@ -11,6 +11,8 @@ pub struct ColourPartition {
     /// The colour groups as Algorithm 2 forms them (task indices in task
     /// order), numbered by their first task.
     pub groups: Vec<Vec<usize>>,
+    /// Each group's utilisation (Σ u, BE tasks weigh 0).
+    pub group_loads: Vec<BigRational>,
     /// The groups in the order they were placed (indices into `groups`),
     /// by decreasing utilisation.
     pub order: Vec<usize>,
@@ -41,6 +43,7 @@ impl ColourPartition {
             }
         }
         let loads = placed.iter().map(|ts| super::fit::load(p, ts.iter().copied())).collect();
+        let group_loads = groups.iter().map(|g| super::fit::load(p, g.iter().copied())).collect();
         let cpu_colours = placed
             .iter()
             .map(|ts| {
@@ -50,7 +53,12 @@ impl ColourPartition {
                 cs
             })
             .collect();
-        ColourPartition { scheme: p.scheme, groups, order, split, bins, loads, cpu_colours, placed }
+        ColourPartition { scheme: p.scheme, groups, group_loads, order, split, bins, loads, cpu_colours, placed }
+    }
+
+    /// A load for reports, as the nearest double.
+    pub fn approx(r: &BigRational) -> f64 {
+        num_traits::ToPrimitive::to_f64(r).unwrap_or(f64::NAN)
     }
 
     /// The tasks of each CPU, in task order.
