@@ -51,7 +51,7 @@ from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Meta, Platform, Policy, S, Segment, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Memory, Meta, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -85,6 +85,7 @@ __all__ = [
     "Platform",
     "Cache",
     "Policy",
+    "Memory",
     "Meta",
     "Diagnostic",
     "SpecError",

@@ -6,8 +6,10 @@ Units, everywhere in the Python API:
 * durations (``wcet``, ``bcet``, ``executions``, ``period``, ``deadline``,
   ``offset``, ``jitter``, ``quantum``) are integer **nanoseconds**; ``MS`` and ``US`` help to write
   them (``2 * MS``);
-* sizes (``wss``, cache ``size``, ``line``, ``page``) are integer **bytes**;
-  ``KIB`` and ``MIB`` help to write them.
+* sizes (``wss``, cache ``size``, ``line``, ``page``, ``private``) are integer
+  **bytes**; ``KIB`` and ``MIB`` help to write them; a memory ``bandwidth``
+  is integer bytes per second;
+* a ``write_ratio`` is a float from 0 to 1.
 
 Defaults the model applies are filled in: ``Task.deadline`` is the deadline in
 force (the period when the spec gives none), ``Task.bcet`` the WCET when the
@@ -88,6 +90,9 @@ class Cache:
         page: Page size used for page colouring, in bytes (default 4 KiB).
         colors: Number of page colours in force; when not given it is
             size / (ways × page), at least 1.
+        shared_by: The CPU groups that each share one instance of the cache,
+            e.g. ``((0, 1), (2, 3))``, or None (one cache shared by all CPUs).
+        private: Size in bytes of each CPU's private level below it, or None.
     """
 
     size: int
@@ -95,10 +100,14 @@ class Cache:
     line: int
     page: int = DEFAULT_PAGE
     colors: int | None = None
+    shared_by: tuple[tuple[int, ...], ...] | None = None
+    private: int | None = None
 
     def __post_init__(self) -> None:
         if self.colors is None:
             object.__setattr__(self, "colors", self.geometric_colors)
+        if self.shared_by is not None:
+            object.__setattr__(self, "shared_by", tuple(tuple(int(c) for c in k) for k in self.shared_by))
 
     @property
     def geometric_colors(self) -> int:
@@ -112,7 +121,25 @@ class Cache:
             d["page"] = _bytes(self.page)
         if self.colors is not None and self.colors != self.geometric_colors:
             d["colors"] = self.colors
+        if self.shared_by is not None:
+            d["shared_by"] = [list(k) for k in self.shared_by]
+        if self.private is not None:
+            d["private"] = _bytes(self.private)
         return d
+
+
+@dataclass(frozen=True)
+class Memory:
+    """Main memory as the platform model sees it (``platform.memory``).
+
+    Attributes:
+        bandwidth: Sustained bandwidth in bytes per second, or None (unlimited).
+    """
+
+    bandwidth: int | None = None
+
+    def _raw(self) -> dict[str, Any]:
+        return {} if self.bandwidth is None else {"bandwidth": f"{self.bandwidth}B/s"}
 
 
 @dataclass(frozen=True)
@@ -124,11 +151,13 @@ class Platform:
         clusters: CPU clusters for clustered policies, e.g. ``((0, 1), (2, 3))``,
             or None.
         cache: The shared cache, or None.
+        memory: Main memory (its bandwidth), or None.
     """
 
     cpus: int
     clusters: tuple[tuple[int, ...], ...] | None = None
     cache: Cache | None = None
+    memory: Memory | None = None
 
     def __post_init__(self) -> None:
         if self.clusters is not None:
@@ -140,6 +169,8 @@ class Platform:
             d["clusters"] = [list(k) for k in self.clusters]
         if self.cache is not None:
             d["cache"] = self.cache._raw()
+        if self.memory is not None:
+            d["memory"] = self.memory._raw()
         return d
 
 
@@ -280,6 +311,9 @@ class Task:
             None (one execution segment of the WCET).
         subjobs: Subjob lengths in nanoseconds (``subjobs`` in the spec, the
             short form of execution segments), or None.
+        write_ratio: Fraction of the task's memory accesses that are writes
+            (0 to 1), or None (0).
+        data_group: Its shared-data group (tasks that write the same lines), or None.
     """
 
     name: str
@@ -298,6 +332,8 @@ class Task:
     class_: str = "hrt"
     segments: tuple[Segment, ...] | None = None
     subjobs: tuple[int, ...] | None = None
+    write_ratio: float | None = None
+    data_group: str | None = None
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -348,6 +384,10 @@ class Task:
             d["segments"] = [g._raw() for g in self.segments]
         if self.subjobs is not None:
             d["subjobs"] = [_ns(j) for j in self.subjobs]
+        if self.write_ratio is not None:
+            d["write_ratio"] = self.write_ratio
+        if self.data_group is not None:
+            d["data_group"] = self.data_group
         return d
 
 
@@ -395,7 +435,8 @@ class TaskSet:
         v = doc["values"]
         p = v["platform"]
         cache = Cache(**p["cache"]) if p["cache"] is not None else None
-        platform = Platform(cpus=p["cpus"], clusters=p["clusters"], cache=cache)
+        memory = Memory(**p["memory"]) if p["memory"] is not None else None
+        platform = Platform(cpus=p["cpus"], clusters=p["clusters"], cache=cache, memory=memory)
         policy = Policy(**v["policy"]) if v["policy"] is not None else None
         meta = Meta(**v["meta"]) if v["meta"] is not None else None
         tasks = tuple(Task(**{("class_" if k == "class" else k): x for k, x in t.items()}) for t in v["tasks"])

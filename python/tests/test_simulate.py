@@ -180,8 +180,11 @@ def test_matches_the_command(schedlab_exe: Path, demo_path: Path) -> None:
     )  # fmt: skip
     r = schedlab.simulate(demo_path, seed=3, exec="uniform", sporadic="exponential:2ms", horizon="500ms")
     doc = json.loads(cli.stdout)
-    # The command adds what decides its exit code (docs/schemas/simulate.schema.json).
+    # The command adds what decides its exit code and the platform model's
+    # figures (docs/schemas/simulate.schema.json).
     assert (doc.pop("validation"), doc.pop("failed"), doc.pop("hrt_misses")) == (None, None, r.hrt_misses)
+    model = doc.pop("platform_model")
+    assert [t["task"] for t in model["tasks"]] == [t["name"] for t in r.stats["tasks"]]
     assert r.stats == doc
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 import schedlab
-from schedlab import KIB, MIB, MS, US, Cache, Meta, Platform, Policy, Segment, Task, TaskSet
+from schedlab import KIB, MIB, MS, US, Cache, Memory, Meta, Platform, Policy, Segment, Task, TaskSet
 
 
 def test_values_are_nanoseconds_and_bytes(small_yaml: str) -> None:
@@ -165,6 +165,7 @@ _PY_FIELDS = {
     "Task": (Task, {"class_": "class"}),
     "Platform": (Platform, {}),
     "Cache": (Cache, {}),
+    "Memory": (Memory, {}),
     "PolicySpec": (Policy, {}),
     "Meta": (Meta, {}),
 }
@@ -206,3 +207,22 @@ def test_segments_and_subjobs_survive_a_copy(repo: Path) -> None:
     again = schedlab.loads(copy.to_yaml())
     assert again["camera"].segments == cam.segments
     assert again["control"].subjobs == ts["control"].subjobs
+
+
+def test_platform_model_fields_survive_a_copy() -> None:
+    ts = schedlab.loads(
+        "platform: {cpus: 4, cache: {size: 8MiB, ways: 16, line: 64B, shared_by: [[0, 1], [2, 3]], private: 128KiB},"
+        " memory: {bandwidth: 16GiB/s}}\ntasks:\n"
+        "  - {name: a, wcet: 1ms, period: 10ms, wss: 64KiB, colors: [0-3], write_ratio: 0.2, data_group: g0}\n"
+        "  - {name: b, wcet: 1ms, period: 10ms, write_ratio: 33%}\n"
+    )
+    cache = ts.platform.cache
+    assert cache.shared_by == ((0, 1), (2, 3)) and cache.private == 128 * KIB
+    assert ts.platform.memory == Memory(bandwidth=16 * 1024 * MIB)
+    assert (ts["a"].write_ratio, ts["a"].data_group) == (0.2, "g0")
+    assert (ts["b"].write_ratio, ts["b"].data_group) == (0.33, None)
+    # Rebuilt in Python (no source text), the fields reach the core.
+    rebuilt = dataclasses.replace(ts, tasks=tuple(dataclasses.replace(t) for t in ts.tasks))
+    assert rebuilt.to_yaml() == ts.to_yaml()
+    again = schedlab.loads(rebuilt.to_yaml())
+    assert again.platform == ts.platform and again.tasks == ts.tasks

@@ -187,3 +187,32 @@ fn help_version_and_schema() {
     let s = schedlab(&["schema"]);
     assert_eq!(s.stdout, std::fs::read(repo("docs/spec.schema.json")).unwrap());
 }
+
+#[test]
+fn simulate_reports_the_platform_model_and_can_turn_it_off() {
+    let json = |args: &[&str]| -> serde_json::Value {
+        let o = schedlab(args);
+        assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+        serde_json::from_str(&stdout(&o)).unwrap()
+    };
+    let shared = repo("examples/cache-shared.yaml");
+    let private = repo("examples/cache-private.yaml");
+    let on = json(&["--json", "simulate", shared.to_str().unwrap(), "--horizon", "50ms"]);
+    let model = &on["platform_model"];
+    assert_eq!(model["tasks"].as_array().unwrap().len(), 4);
+    assert!(model["tasks"].as_array().unwrap().iter().all(|t| t["cache_misses"].as_u64().unwrap() > 0));
+    assert!(on["totals"]["misses"].as_u64().unwrap() > 0);
+    let off = json(&["--json", "simulate", shared.to_str().unwrap(), "--horizon", "50ms", "--no-platform-model"]);
+    assert!(off["platform_model"].is_null());
+    assert_eq!(off["totals"]["misses"].as_u64(), Some(0));
+    // Private colours: the model runs and charges nothing; the schedule is the one without it.
+    let p = json(&["--json", "simulate", private.to_str().unwrap(), "--horizon", "50ms"]);
+    assert!(p["platform_model"]["tasks"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|t| t["cache_misses"] == 0 && t["cpmd_ns"] == 0));
+    assert_eq!(p["tasks"], off["tasks"]);
+    let text = stdout(&schedlab(&["simulate", shared.to_str().unwrap(), "--horizon", "50ms"]));
+    assert!(text.contains("cache misses") && text.contains("(platform model)"), "{text}");
+}

@@ -56,8 +56,11 @@ fn values(spec: &Spec) -> Value {
             "line": c.line.bytes(),
             "page": c.page().bytes(),
             "colors": c.colors(),
+            "shared_by": c.shared_by,
+            "private": c.private.map(|s| s.bytes()),
         })
     });
+    let memory = p.memory.as_ref().map(|m| json!({"bandwidth": m.bandwidth.map(|b| b.0)}));
     let policy = spec.policy.as_ref().map(|pol| {
         json!({
             "name": pol.name.name(),
@@ -100,12 +103,14 @@ fn values(spec: &Spec) -> Value {
                     "kind": g.kind.name(), "length": g.length.ns(), "preemptible": g.preemptible,
                 })).collect::<Vec<_>>()),
                 "subjobs": t.subjobs.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
+                "write_ratio": t.write_ratio.map(|r| r.as_f64()),
+                "data_group": t.data_group,
             })
         })
         .collect();
     json!({
         "meta": spec.meta,
-        "platform": {"cpus": p.cpus, "clusters": p.clusters, "cache": cache},
+        "platform": {"cpus": p.cpus, "clusters": p.clusters, "cache": cache, "memory": memory},
         "policy": policy,
         "overheads": spec.overheads,
         "tasks": tasks,

@@ -547,3 +547,26 @@ fn context_lists_the_preceding_events() {
     assert_eq!(v.events.last().unwrap(), "150ms cpu 0 switch-to A#14");
     assert!(v.render().contains("preceding events:\n    120ms release A#12"), "{}", v.render());
 }
+
+/// A simulated trace whose spec has a cache: the platform model slows jobs,
+/// so execution beyond the WCET is an overrun (information); a recorded
+/// trace of the same spec is still checked.
+#[test]
+fn a_simulated_slowed_job_overruns_but_a_recorded_one_violates() {
+    let (mut h, t) = two_tasks();
+    h.spec.platform.cache = Some(schedlab_model::Cache {
+        size: schedlab_model::Size(8 << 20),
+        ways: 16,
+        line: schedlab_model::Size(64),
+        page: None,
+        colors: None,
+        shared_by: None,
+        private: None,
+    });
+    let t = t.rel(0, 0, 0).to(0, 0, 0, 0).done(3 * MS, 0, 0, 0);
+    let r = check(&h, &t, None);
+    assert_pass(&r);
+    assert_eq!((r.overruns.count, r.overruns.first[0].job.as_str()), (1, "A#0"));
+    h.source = schedlab_trace::Source::Runtime;
+    assert_fails(&check(&h, &t, None), &[Check::Wcet]);
+}
