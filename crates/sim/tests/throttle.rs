@@ -205,3 +205,15 @@ fn with_the_platform_models_counters_shared_writes_are_throttled_and_the_srt_tas
     assert!(!policy_events(&private).iter().any(|(_, e)| matches!(e, PolicyEvent::Throttle { .. })));
     assert_eq!(stints(&private), stints(&with_model(&shared("{name: pfp, partitioning: cap-gs}", false))));
 }
+
+#[test]
+fn a_yield_ends_at_the_cpus_next_scheduling_event() {
+    // With h on CPU 1, b yields at each sample (10, 20, ... ms: h's releases
+    // too), h runs its 1 ms, and h's completion is the event that lets b back.
+    let ev = run(&spec("{name: cap-gs-dynamic, throttle: yield}", true), true);
+    let b: Vec<(u64, u64)> = stints(&ev).iter().filter(|x| x.0 == 1).map(|x| (x.2, x.3)).collect();
+    assert_eq!(b[..3], [(MS, 10 * MS), (11 * MS, 20 * MS), (21 * MS, 30 * MS)], "{b:?}");
+    let pe = policy_events(&ev);
+    let back: Vec<u64> = pe.iter().filter(|(_, e)| matches!(e, PolicyEvent::Unthrottle { .. })).map(|x| x.0).collect();
+    assert_eq!(back[..3], [11 * MS, 21 * MS, 31 * MS], "{pe:?}");
+}
