@@ -47,11 +47,21 @@ import os
 from typing import Any
 
 from . import _native
-from ._analysis import VERDICTS, Analysis, Outcome, analyze, analyze_batch
+from ._analysis import (
+    VERDICTS,
+    Analysis,
+    BudgetSelection,
+    Outcome,
+    analyze,
+    analyze_batch,
+    linear_supply_bound,
+    select_budgets,
+    supply_bound,
+)
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Memory, Meta, Platform, Policy, S, Segment, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Memory, Meta, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -69,6 +79,10 @@ __all__ = [
     "TimingViolation",
     "analyze",
     "analyze_batch",
+    "supply_bound",
+    "linear_supply_bound",
+    "select_budgets",
+    "BudgetSelection",
     "sweep",
     "generate_many",
     "VERDICTS",
@@ -87,6 +101,7 @@ __all__ = [
     "Policy",
     "Memory",
     "Meta",
+    "Group",
     "Diagnostic",
     "SpecError",
     "NS",

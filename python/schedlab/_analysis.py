@@ -50,6 +50,11 @@ class Outcome:
             tardiness, not deadlines).
         decides: True when the test is about the spec's policy (only those
             decide :attr:`Analysis.proven`).
+        groups: For ``hcbs.msf``, one dict per reservation group (its
+            ``group`` name, ``path``, ``budgets_ns``, ``period_ns``, ``leaf``,
+            ``tasks``, the ``supplies`` of its tasks per CPU, ``notes`` and
+            its own ``outcome``, as in the JSON of ``schedlab analyze``);
+            None for other tests.
     """
 
     test: str
@@ -65,6 +70,7 @@ class Outcome:
     details: tuple[str, ...]
     soft: bool = False
     decides: bool = True
+    groups: tuple[dict[str, Any], ...] | None = None
 
     @property
     def schedulable(self) -> bool:
@@ -210,6 +216,7 @@ def analyze(
             details=tuple(o["details"]),
             soft=o["soft"],
             decides=o["decides"],
+            groups=None if o.get("groups") is None else tuple(o["groups"]),
         )
         for o in doc["outcomes"]
     )
@@ -338,3 +345,82 @@ def _flatten(tasksets: Any) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint
     offsets = np.zeros(len(sizes) + 1, dtype="<u8")
     np.cumsum(sizes, out=offsets[1:])
     return np.ascontiguousarray(flat), offsets
+
+
+def _ns(name: str, v: object) -> int:
+    if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+        raise ValueError(f"{name}: expected an int of nanoseconds (e.g. 2 * schedlab.MS), got {v!r}")
+    return v
+
+
+def supply_bound(budget: int, period: int, times: Any) -> list[int]:
+    """The H-CBS supply bound function (OSPERT 2009, Eq. 4): the least
+    service, in ns, a server with ``budget`` ns every ``period`` ns gives in
+    any window of each length of ``times`` (ns).
+
+    Raises:
+        ValueError: if the budget exceeds the period, the period is 0, or a
+            value is not an int of nanoseconds.
+    """
+    ts = [_ns("times", t) for t in times]
+    return list(_native.supply_bound(_ns("budget", budget), _ns("period", period), ts))
+
+
+def linear_supply_bound(budget: int, period: int, times: Any) -> list[Fraction]:
+    """The linear lower bound of :func:`supply_bound`, max(0, α(t − Δ)) with
+    α = Q/P and Δ = 2P − 2Q (Eqs. 7–8), exactly, at each of ``times`` (ns)."""
+    ts = [_ns("times", t) for t in times]
+    pairs = _native.linear_supply_bound(_ns("budget", budget), _ns("period", period), ts)
+    return [Fraction(int(n), int(d)) for n, d in pairs]
+
+
+@dataclass(frozen=True)
+class BudgetSelection:
+    """The least budget per reservation group (:func:`select_budgets`).
+
+    Attributes:
+        found: Every group has a budget and the top-level ones fit every CPU.
+        groups: One row per group (pre-order): ``group``, ``path``,
+            ``period_ns``, ``budget_ns`` (None: no budget up to the period
+            works), ``bandwidth``, ``cpus``, ``leaf`` and ``why``.
+        fits_cpus: The chosen top-level budgets fit every CPU (Eq. 17).
+        misfit: Where they do not: ``{"cpu", "why"}``, else None.
+        text: The report ``schedlab analyze --select-budgets`` prints.
+    """
+
+    found: bool
+    groups: tuple[dict[str, Any], ...]
+    fits_cpus: bool
+    misfit: dict[str, Any] | None
+    text: str
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def select_budgets(spec: str | os.PathLike[str] | TaskSet, *, period: int | None = None) -> BudgetSelection:
+    """For each reservation group of ``spec``, the least budget with which
+    the H-CBS group test (``hcbs.msf``) accepts its tasks, at the group's
+    period, or at ``period`` ns for every group — as ``schedlab analyze
+    --select-budgets [--period]``.
+
+    Raises:
+        SpecError: if the spec cannot be used.
+        ValueError: if the spec has no ``reservations`` or ``period`` is not
+            a positive int of nanoseconds.
+    """
+    p = None if period is None else _ns("period", period)
+    if isinstance(spec, TaskSet):
+        out = _native.select_budgets(None, spec._json_for_core(), p)
+    elif isinstance(spec, (str, os.PathLike)):
+        out = _native.select_budgets(os.fspath(spec), None, p)
+    else:
+        raise TypeError(f"select_budgets() takes a spec file or a TaskSet, not {type(spec).__name__}")
+    doc = json.loads(out)
+    return BudgetSelection(
+        found=doc["found"],
+        groups=tuple(doc["groups"]),
+        fits_cpus=doc["fits_cpus"],
+        misfit=doc["misfit"],
+        text=doc["text"],
+    )

@@ -141,6 +141,8 @@ def run(
     wait: bool = False,
     policy: str | None = None,
     set: list[str] | None = None,
+    timing: str = "cooperative",
+    counters: str = "auto",
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable
@@ -174,6 +176,19 @@ def trace_stats(path: str | os.PathLike[str]) -> str:
 
 def read_trace(path: str | os.PathLike[str]) -> tuple[str, str]:
     """A trace file as JSON: the header and the array of events."""
+
+def supply_bound(budget: int, period: int, times: list[int]) -> list[int]:
+    """The H-CBS supply bound function (Eq. 4) at each window length."""
+
+def linear_supply_bound(budget: int, period: int, times: list[int]) -> list[tuple[str, str]]:
+    """The linear lower bound (Eqs. 7-8) as exact (numerator, denominator) pairs."""
+
+def select_budgets(
+    path: str | os.PathLike[str] | None = None,
+    spec_json: str | None = None,
+    period: int | None = None,
+) -> str:
+    """`schedlab analyze --select-budgets` as JSON, plus "text"."""
 
 def analyze_batch(
     tasks: bytes,

@@ -419,6 +419,7 @@ def run(
     policy: str | None = None,
     set: dict[str, Any] | None = None,
     timing: str = "cooperative",
+    counters: str = "auto",
 ) -> RunResult:
     """Run a spec on real threads of this Linux kernel, as ``schedlab run`` does.
 
@@ -466,6 +467,11 @@ def run(
             (checks read the clocks), ``"async"`` (a timer signal sets a flag
             the checks read) or ``"benchmark"`` (scopes never raise; each
             records its duration: :attr:`RunResult.scope_times`).
+        counters: Where the dispatch backend's counters (``Kernel::counters``)
+            come from (``--counters``): ``"auto"`` (perf's hardware events
+            where the machine has them, else the counts the workloads
+            publish), ``"perf"`` or ``"workload"``; the source is in
+            :attr:`RunResult.notes`.
 
     Returns:
         The :class:`RunResult`.
@@ -503,6 +509,7 @@ def run(
         "keep_events": _flag("keep_events", keep_events),
         "wait": _flag("wait", wait),
         "timing": _choice("timing", timing),
+        "counters": _choice("counters", counters),
         **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):

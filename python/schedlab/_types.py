@@ -37,7 +37,7 @@ from typing import Any
 from . import _native
 from ._errors import Diagnostic
 
-__all__ = ["Cache", "Platform", "Policy", "Meta", "Task", "TaskSet", "NS", "US", "MS", "S", "KIB", "MIB", "GIB"]
+__all__ = ["Cache", "Platform", "Policy", "Meta", "Group", "Task", "TaskSet", "NS", "US", "MS", "S", "KIB", "MIB", "GIB"]
 
 #: One nanosecond, the unit of every duration.
 NS = 1
@@ -261,6 +261,70 @@ class Meta:
 
 
 @dataclass(frozen=True)
+class Group:
+    """A group of tasks with a CPU reservation (``reservations`` in the
+    spec; see ``docs/spec.md``): ``budget`` every ``period`` on each CPU,
+    scheduled by the ``hcbs`` policy.
+
+    Attributes:
+        name: Unique among all groups.
+        period: The reservation period, in nanoseconds.
+        budget: The budget on each CPU, in nanoseconds (or None with ``budgets``).
+        budgets: Per-CPU budgets instead of ``budget`` (0: no server on that CPU).
+        tasks: Names of the tasks in the group.
+        groups: Nested groups.
+        leaf_budget: Budget of the leaf queue serving the group's own tasks
+            when it also has groups.
+        leaf_period: Period of the leaf queue (None: the group's period).
+    """
+
+    name: str
+    period: int
+    budget: int | None = None
+    budgets: tuple[int, ...] | None = None
+    tasks: tuple[str, ...] = ()
+    groups: tuple[Group, ...] = ()
+    leaf_budget: int | None = None
+    leaf_period: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+        object.__setattr__(self, "groups", tuple(self.groups))
+        if self.budgets is not None:
+            object.__setattr__(self, "budgets", tuple(self.budgets))
+
+    @classmethod
+    def _from_values(cls, v: dict[str, Any]) -> Group:
+        return cls(
+            name=v["name"],
+            period=v["period"],
+            budget=v["budget"],
+            budgets=None if v["budgets"] is None else tuple(v["budgets"]),
+            tasks=tuple(v["tasks"]),
+            groups=tuple(cls._from_values(g) for g in v["groups"]),
+            leaf_budget=v["leaf_budget"],
+            leaf_period=v["leaf_period"],
+        )
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name}
+        if self.budget is not None:
+            d["budget"] = _ns(self.budget)
+        if self.budgets is not None:
+            d["budgets"] = [_ns(b) for b in self.budgets]
+        d["period"] = _ns(self.period)
+        if self.tasks:
+            d["tasks"] = list(self.tasks)
+        if self.groups:
+            d["groups"] = [g._raw() for g in self.groups]
+        if self.leaf_budget is not None:
+            d["leaf_budget"] = _ns(self.leaf_budget)
+        if self.leaf_period is not None:
+            d["leaf_period"] = _ns(self.leaf_period)
+        return d
+
+
+@dataclass(frozen=True)
 class Segment:
     """One segment of a task's jobs (``segments`` in the spec; see
     ``docs/spec.md``).
@@ -406,6 +470,8 @@ class TaskSet:
         policy: The :class:`Policy`, or None.
         meta: The :class:`Meta` (provenance), or None.
         overheads: Path of the overhead CSV (relative to the spec file), or None.
+        reservations: The top-level :class:`Group` objects (CPU reservations
+            for ``hcbs``), or None.
         warnings: Warnings found when the spec was loaded (:class:`~schedlab.Diagnostic`).
         file: The file the spec came from (``"<string>"``, ``"<generated>"``),
             or None when built in Python.
@@ -416,6 +482,7 @@ class TaskSet:
     policy: Policy | None = None
     meta: Meta | None = None
     overheads: str | None = None
+    reservations: tuple[Group, ...] | None = None
     warnings: tuple[Diagnostic, ...] = ()
     file: str | None = field(default=None, compare=False)
     # The spec JSON as the Rust core wrote it, so that a loaded spec is written
@@ -426,6 +493,8 @@ class TaskSet:
     def __post_init__(self) -> None:
         object.__setattr__(self, "tasks", tuple(self.tasks))
         object.__setattr__(self, "warnings", tuple(self.warnings))
+        if self.reservations is not None:
+            object.__setattr__(self, "reservations", tuple(self.reservations))
 
     # -- construction from the Rust core -------------------------------------------------
 
@@ -446,6 +515,9 @@ class TaskSet:
             policy=policy,
             meta=meta,
             overheads=v["overheads"],
+            reservations=None
+            if v["reservations"] is None
+            else tuple(Group._from_values(g) for g in v["reservations"]),
             warnings=tuple(Diagnostic._coerce(w) for w in doc["warnings"]),
             file=doc["file"],
         )
@@ -464,6 +536,8 @@ class TaskSet:
         if self.overheads is not None:
             d["overheads"] = self.overheads
         d["tasks"] = [t._raw() for t in self.tasks]
+        if self.reservations is not None:
+            d["reservations"] = [g._raw() for g in self.reservations]
         return json.dumps(d)
 
     # -- container protocol ----------------------------------------------------------------

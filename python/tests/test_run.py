@@ -164,6 +164,8 @@ def test_bad_options_raise_before_anything_runs(light: Path) -> None:
         schedlab.run(light, workloads={"zz": "spin"})
     with pytest.raises(ValueError, match="^duration"):
         schedlab.run(light, duration="soon")
+    with pytest.raises(ValueError, match="^counters"):
+        schedlab.run(light, counters="pmu")
     with pytest.raises(schedlab.SpecError):
         schedlab.run(Path(light).with_name("missing.yaml"))
 
@@ -191,6 +193,24 @@ def test_missing_privileges_raise_permission_error() -> None:
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "insufficient privileges" in out.stdout
+
+
+@needs_root
+def test_the_counter_source_and_page_colouring_are_reported(tmp_path: Path) -> None:
+    # A memwalk task with colours on the dispatch backend, the workloads'
+    # counters asked for: the notes and the trace say what was used.
+    spec = tmp_path / "colours.yaml"
+    spec.write_text(
+        "platform: {cpus: 1, cache: {size: 8MiB, ways: 16, line: 64B}}\n"
+        "policy: {name: pfp}\n"
+        "tasks:\n  - {name: w, wcet: 2ms, period: 20ms, wss: 64KiB, colors: [0-7]}\n"
+    )
+    r = schedlab.run(spec, duration="200ms", backend="dispatch", workload="memwalk", counters="workload", wait=True)
+    assert any(n.startswith("counters: published by the workloads") for n in r.notes), r.notes
+    assert any(n.startswith("page colouring by 8MiB") for n in r.notes), r.notes
+    notes = {e["name"]: e["data"] for e in r.events or [] if e.get("ev") == "note" and e.get("t") == 0}
+    assert notes["counter-source"]["source"] == "workload"
+    assert notes["page-colouring"]["tasks"][0]["wrong_pages"] == 0
 
 
 @needs_root

@@ -226,3 +226,26 @@ def test_platform_model_fields_survive_a_copy() -> None:
     assert rebuilt.to_yaml() == ts.to_yaml()
     again = schedlab.loads(rebuilt.to_yaml())
     assert again.platform == ts.platform and again.tasks == ts.tasks
+
+
+def test_reservations_load_and_survive_a_copy(repo: Path) -> None:
+    ts = schedlab.load(repo / "examples" / "reservations.yaml")
+    assert ts.reservations is not None
+    media, control = ts.reservations
+    assert (media.name, media.budget, media.period, media.tasks) == ("media", 4 * MS, 10 * MS, ("video",))
+    assert media.leaf_budget == 2 * MS and media.leaf_period is None
+    (sound,) = media.groups
+    assert (sound.name, sound.budget, sound.period, sound.tasks) == ("sound", 1 * MS, 5 * MS, ("audio", "mixer"))
+    assert control.tasks == ("loop",)
+    # A copy is written from its fields: the groups are among them.
+    copy = dataclasses.replace(ts, meta=None)
+    assert copy.summary()["groups"] == ts.summary()["groups"]
+    again = schedlab.loads(copy.to_yaml())
+    assert again.reservations == ts.reservations
+    # Built in Python, per-CPU budgets included; a bad tree is refused with its path.
+    g = schedlab.Group("g", period=10 * MS, budgets=(2 * MS, 0), tasks=["video"])
+    built = dataclasses.replace(ts, reservations=(g,))
+    assert built.summary()["groups"][0]["budget"] == "2ms, 0ns"
+    bad = dataclasses.replace(ts, reservations=(schedlab.Group("g", period=10 * MS, budget=11 * MS, tasks=["video"]),))
+    with pytest.raises(schedlab.SpecError, match=r"reservations\[0\]\.budget"):
+        bad.summary()

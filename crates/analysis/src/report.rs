@@ -294,7 +294,32 @@ pub fn outcome_json(o: &Outcome, input: &Input) -> Value {
         "bound": ratio_json(&o.bound),
         "slack": ratio_json(&o.slack()),
         "details": o.details.iter().map(|d| readable(d)).collect::<Vec<_>>(),
+        "groups": groups_json(o, input),
     })
+}
+
+/// The per-group outcomes of `hcbs.msf`, or null.
+fn groups_json(o: &Outcome, input: &Input) -> Value {
+    let Some(crate::schedulability::Data::Groups(groups)) = &o.data else { return Value::Null };
+    Value::Array(
+        groups
+            .iter()
+            .map(|g| {
+                let p = &input.groups[g.group];
+                json!({
+                    "group": p.name,
+                    "path": p.path,
+                    "budgets_ns": p.budgets,
+                    "period_ns": p.period,
+                    "leaf": p.leaf.filter(|_| p.has_leaf()).map(|(q, per)| json!({"budget_ns": q, "period_ns": per})),
+                    "tasks": p.tasks.iter().map(|&t| input.names.get(t).cloned().unwrap_or_else(|| format!("tasks[{t}]"))).collect::<Vec<_>>(),
+                    "supplies": g.supplies.iter().map(|s| s.describe()).collect::<Vec<_>>(),
+                    "notes": g.notes.iter().map(|n| readable(n)).collect::<Vec<_>>(),
+                    "outcome": outcome_json(&g.outcome, input),
+                })
+            })
+            .collect(),
+    )
 }
 
 /// How the text report is written.

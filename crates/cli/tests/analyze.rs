@@ -123,3 +123,45 @@ fn partition_failures_and_bad_input() {
     assert_eq!(o.status.code(), Some(2));
     assert!(text(&o.stderr).contains("ffd"));
 }
+
+/// Two groups on two CPUs: `fast` (its tasks need a short-period server)
+/// and `slow`.
+const GROUPS: &str = "platform: {cpus: 2}\ntasks:\n- {name: a, wcet: 1ms, period: 20ms}\n- {name: b, wcet: 2ms, period: 40ms}\n- {name: c, wcet: 1ms, period: 50ms}\nreservations:\n- {name: fast, budget: 2ms, period: 4ms, tasks: [a, b]}\n- {name: slow, budget: 1ms, period: 10ms, tasks: [c]}\n";
+
+#[test]
+fn reservations_are_tested_per_group_and_budgets_chosen() {
+    let spec = write("groups.yaml", GROUPS);
+    let s = spec.to_str().unwrap();
+    // The spec's budgets: each group explained, with its supply.
+    let o = schedlab(&["analyze", s, "--test", "hcbs.msf", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let groups = v["outcomes"][0]["groups"].as_array().expect("groups");
+    assert_eq!(groups.len(), 2, "{v}");
+    assert_eq!(groups[0]["group"], "fast");
+    assert_eq!(groups[0]["supplies"][1], "H-CBS 2ms/4ms");
+    assert_eq!(groups[0]["outcome"]["verdict"], "schedulable", "{v}");
+    let text_out = text(&schedlab(&["analyze", s, "--test", "hcbs.msf", "--explain"]).stdout);
+    assert!(text_out.contains("group slow (reservations[1]): "), "{text_out}");
+    // The least budgets: `slow` at 10ms needs Z(50ms) ≥ 1ms on one of two
+    // servers with no higher-priority work: 50 − 6(10 − Q) ≥ 1 or 4Q ≥ 1.
+    let o = schedlab(&["analyze", s, "--select-budgets", "--json"]);
+    assert_eq!(o.status.code(), Some(0), "{}", text(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(v["found"], true);
+    assert_eq!(v["groups"][1]["group"], "slow");
+    assert_eq!(v["groups"][1]["budget_ns"], 250_000, "{v}");
+    assert!(v["groups"][0]["budget_ns"].as_u64().unwrap() < 4_000_000);
+    // One period for all: the text names it, and the exit code says whether
+    // the chosen budgets fit the CPUs.
+    let o = schedlab(&["analyze", s, "--select-budgets", "--period", "40ms"]);
+    let out = text(&o.stdout);
+    assert!(out.contains("period 40ms"), "{out}");
+    assert_eq!(o.status.code(), Some(if out.contains("fit every CPU") { 0 } else { 1 }), "{out}");
+    // Bad input: no reservations, a zero period, --period alone.
+    let plain = write("plain.yaml", FULL);
+    let o = schedlab(&["analyze", plain.to_str().unwrap(), "--select-budgets"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("no `reservations`"), "{}", text(&o.stderr));
+    assert_eq!(schedlab(&["analyze", s, "--select-budgets", "--period", "0ms"]).status.code(), Some(2));
+    assert_eq!(schedlab(&["analyze", s, "--period", "5ms"]).status.code(), Some(2));
+}

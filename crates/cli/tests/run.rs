@@ -37,9 +37,10 @@ fn spec_file(name: &str, text: &str) -> std::path::PathBuf {
     p
 }
 
-/// No schedlab cpuset or tracefs instance on the machine.
+/// No schedlab cpuset, RT group or tracefs instance on the machine.
 fn clean() {
     assert!(schedlab_rt::cpuset::leftovers().is_empty(), "{:?}", schedlab_rt::cpuset::leftovers());
+    assert!(schedlab_rt::rtgroup::leftovers().is_empty(), "{:?}", schedlab_rt::rtgroup::leftovers());
     let s = schedlab_rt::state::MachineState::capture();
     assert!(s.trace_instances.is_empty(), "{:?}", s.trace_instances);
     assert_eq!(s.root_load_balance.as_deref(), Some("1"));
@@ -57,6 +58,7 @@ fn bad_input_exits_2_before_anything_is_touched() {
         &["--workload", "cmd:/bin/true"],
         &["--duration", "0s"],
         &["--timing", "fast"],
+        &["--counters", "pmu"],
     ] {
         let out = bin().args(["run", ok.to_str().unwrap()]).args(extra).output().unwrap();
         assert_eq!(out.status.code(), Some(2), "{extra:?}: {}", String::from_utf8_lossy(&out.stderr));
@@ -243,5 +245,91 @@ int decode(const struct schedlab_job *job) {
     );
     assert_eq!((s["count"].as_u64(), s["over_limit"].as_u64()), (Some(25), Some(25)), "{s}");
     assert!(s["mean_ns"].as_f64().unwrap() >= 1e6 && s["max_ns"].as_u64() >= s["p99_ns"].as_u64(), "{s}");
+    clean();
+}
+
+/// Two groups on one CPU, each task wanting 80 % of it.
+const RESERVATIONS: &str = "platform: {cpus: 1}
+policy: {name: hcbs}
+tasks:
+  - {name: hi, wcet: 40ms, period: 50ms}
+  - {name: lo, wcet: 40ms, period: 50ms}
+reservations:
+  - {name: ga, budget: 20ms, period: 100ms, tasks: [hi]}
+  - {name: gb, budget: 30ms, period: 100ms, tasks: [lo]}
+";
+
+#[test]
+fn reservations_linux_cannot_express_exit_2_naming_the_field() {
+    let _s = serial();
+    for (name, text, field) in [
+        (
+            "res-budgets.yaml",
+            RESERVATIONS.replace("cpus: 1", "cpus: 2").replace("budget: 20ms", "budgets: [20ms, 10ms]"),
+            "reservations[0].budgets:",
+        ),
+        ("res-us.yaml", RESERVATIONS.replace("budget: 20ms", "budget: 20000500ns"), "reservations[0].budget:"),
+    ] {
+        let f = spec_file(name, &text);
+        let out = bin().args(["run", f.to_str().unwrap(), "--duration", "1s"]).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{name}: {err}");
+        assert!(err.contains(field), "{name}: {err}");
+    }
+    clean();
+}
+
+#[test]
+fn sigint_mid_run_removes_the_reservation_cgroups() {
+    let _s = serial();
+    let f = spec_file("res-int.yaml", RESERVATIONS);
+    let child = bin()
+        .args(["run", f.to_str().unwrap(), "--duration", "20s", "--json", "--wait"])
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Mid-run: the groups exist, with their budgets.
+    let t = std::time::Instant::now();
+    let mine = loop {
+        let l = schedlab_rt::rtgroup::leftovers();
+        if let Some(p) = l.iter().find(|p| p.ends_with(format!("schedlab-{}", child.id()))) {
+            break p.clone();
+        }
+        assert!(t.elapsed() < std::time::Duration::from_secs(10), "the run created no RT group: {l:?}");
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    std::thread::sleep(std::time::Duration::from_millis(500));
+    let runtime = std::fs::read_to_string(mine.join("ga/cpu.rt_runtime_us")).unwrap();
+    assert_eq!(runtime.trim(), "20000");
+    unsafe { libc::kill(child.id() as i32, libc::SIGINT) };
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(130));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("the summary is printed");
+    assert!(v["run"]["mapping"][0].as_str().unwrap().contains("RT group ga"), "{}", v["run"]["mapping"]);
+    assert!(!mine.exists(), "{} is left", mine.display());
+    clean();
+}
+
+#[test]
+fn page_colouring_as_nobody_exits_3_naming_pagemap() {
+    let _s = serial();
+    assert_eq!(unsafe { libc::geteuid() }, 0, "this test drops root in a child: run it as root");
+    let f = spec_file(
+        "colours.yaml",
+        "platform: {cpus: 1, cache: {size: 8MiB, ways: 16, line: 64B}}\npolicy: {name: pfp}\ntasks:\n  - {name: w, wcet: 1ms, period: 10ms, wss: 64KiB, colors: [0-3]}\n",
+    );
+    let exe = dir().join("schedlab-colours");
+    std::fs::copy(env!("CARGO_BIN_EXE_schedlab"), &exe).unwrap();
+    std::fs::set_permissions(&exe, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let out = Command::new(&exe)
+        .args(["run", f.to_str().unwrap(), "--duration", "1s", "--workload", "memwalk"])
+        .env("SCHEDLAB_CACHE_DIR", dir().join("nobody-cache-colours"))
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("tasks[0].colors") && err.contains("pagemap") && err.contains("CAP_SYS_ADMIN"), "{err}");
     clean();
 }

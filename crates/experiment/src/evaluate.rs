@@ -450,6 +450,7 @@ pub fn spec_of(set: &Drawn, cpus: u32, policy: PolicySpec, cluster_size: Option<
         platform: Platform { cpus, clusters, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }

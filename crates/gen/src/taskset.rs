@@ -216,6 +216,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         platform: Platform { cpus: p.cpus, clusters, cache, memory: None },
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
+        reservations: None,
         tasks,
     };
     if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {

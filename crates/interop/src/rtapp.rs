@@ -382,6 +382,7 @@ pub fn import_bytes(text: &[u8], file: &str, opts: &ImportOptions) -> Result<(Sp
         platform: schedlab_model::Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
+        reservations: None,
         tasks: spec_tasks,
     };
     check(&spec, file)?;

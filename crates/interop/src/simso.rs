@@ -136,6 +136,7 @@ pub fn import_str(text: &str, file: &str) -> Result<(Spec, Vec<String>), Interop
         platform: schedlab_model::Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
+        reservations: None,
         tasks,
     };
     let text = schedlab_model::emit::to_json(&spec);

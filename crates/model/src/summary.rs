@@ -51,6 +51,24 @@ fn segments_in_short(t: &crate::spec::Task) -> Option<String> {
     Some(out)
 }
 
+/// One reservation group (`reservations`), in tree order.
+#[derive(Debug, Clone, Serialize)]
+pub struct GroupRow {
+    pub name: String,
+    /// Depth in the tree (0: a top-level group).
+    pub depth: usize,
+    /// `4ms`, or the per-CPU budgets `2ms, 0ns`.
+    pub budget: String,
+    pub period: Duration,
+    /// The largest budget/period over the CPUs, for display.
+    pub bandwidth: f64,
+    /// The tasks listed in the group.
+    pub tasks: Vec<String>,
+    /// The leaf queue of a group with subgroups and tasks: `2ms / 10ms`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub leaf: Option<String>,
+}
+
 /// Facts about a task set.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -68,6 +86,9 @@ pub struct Summary {
     pub hyperperiod: Option<Duration>,
     pub deadlines: &'static str,
     pub rows: Vec<TaskRow>,
+    /// The reservation groups, when the spec has `reservations`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub groups: Vec<GroupRow>,
 }
 
 impl Summary {
@@ -106,6 +127,28 @@ impl Summary {
                     priority: t.priority,
                     class: t.class.name(),
                     segments: segments_in_short(t),
+                })
+                .collect(),
+            groups: spec
+                .reservation_nodes()
+                .into_iter()
+                .map(|g| {
+                    let same = g.budgets.windows(2).all(|w| w[0] == w[1]);
+                    let budget = if same {
+                        g.budgets.first().map(|b| b.to_string()).unwrap_or_default()
+                    } else {
+                        g.budgets.iter().map(|b| b.to_string()).collect::<Vec<_>>().join(", ")
+                    };
+                    let most = g.budgets.iter().map(|b| b.0).max().unwrap_or(0);
+                    GroupRow {
+                        name: g.name.clone(),
+                        depth: g.depth,
+                        budget,
+                        period: g.period,
+                        bandwidth: most as f64 / g.period.0.max(1) as f64,
+                        tasks: g.tasks.iter().map(|&t| spec.tasks[t].name.clone()).collect(),
+                        leaf: g.leaf.map(|l| format!("{} / {}", l.budget, l.period)),
+                    }
                 })
                 .collect(),
         }

@@ -2,7 +2,8 @@
 //! a spec unusable; warnings describe legal but notable input (an infeasible
 //! task set is legal: such sets are studied).
 
-use crate::spec::{Domains, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
+use crate::exact::Ratio;
+use crate::spec::{Domains, Group, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
 use crate::units::Duration;
 use std::collections::HashMap;
 
@@ -472,13 +473,16 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         for (i, t) in spec.tasks.iter().enumerate() {
             let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
             let suspends = list.iter().any(|s| s.kind == SegmentKind::Suspend);
-            let regions = !pol.name.preempts_at_points_only() && list.iter().any(|s| !s.preemptible);
+            // `hcbs` runs them as non-preemptive sections (boosted, Fig. 2 of its paper).
+            let regions = !pol.name.preempts_at_points_only()
+                && pol.name != PolicyName::Hcbs
+                && list.iter().any(|s| !s.preemptible);
             let ignored: Vec<&str> = [
                 suspends.then_some(
                     "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",
                 ),
                 regions.then_some(
-                    "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments)",
+                    "non-preemptive segments nowhere (it may preempt a job inside one; fpds, g-fpds and fpns preempt only between segments, hcbs never inside one)",
                 ),
             ]
             .into_iter()
@@ -494,6 +498,17 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 );
             }
         }
+        match (pol.name, &spec.reservations) {
+            (PolicyName::Hcbs, None) => f.warn(
+                "policy.name",
+                "`hcbs` without `reservations`: every task runs in the background, by fixed priority as under `gfp`; add groups (docs/spec.md)",
+            ),
+            (PolicyName::Hcbs, _) | (_, None) => {}
+            (_, Some(_)) => f.warn(
+                "reservations",
+                format!("`{name}` does not use reservations: they are ignored (the `hcbs` policy schedules them)"),
+            ),
+        }
         if pol.priorities == Some(Priorities::Explicit) {
             for (i, t) in spec.tasks.iter().enumerate() {
                 if t.priority.is_none() {
@@ -505,6 +520,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             }
         }
     }
+    reservations(&mut f, spec);
     if let Some(o) = &spec.overheads {
         if o.trim().is_empty() {
             f.error("overheads", "is empty; give the path of an overhead CSV or leave the key out");
@@ -546,6 +562,219 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
     }
     f.0.sort_by_key(|x| x.severity == Severity::Warning);
     f.0
+}
+
+/// The bandwidth `budget / period` of each CPU's server, exactly.
+fn bandwidths(budget: impl Fn(usize) -> Duration, period: Duration, cpus: usize) -> Vec<Ratio> {
+    (0..cpus).map(|c| Ratio::new(budget(c).0 as u128, period.0.max(1) as u128)).collect()
+}
+
+/// The CPUs (with the summed bandwidth) where `sum` exceeds `cap`.
+fn over(sum: &[Ratio], cap: &[Ratio]) -> Vec<String> {
+    sum.iter()
+        .zip(cap)
+        .enumerate()
+        .filter(|(_, (s, c))| s > c)
+        .map(|(cpu, (s, _))| format!("CPU {cpu}: {:.4}", s.to_f64()))
+        .collect()
+}
+
+/// The `reservations` tree: names, budgets against periods, task
+/// membership, and the bandwidth of each level on each CPU (at most 1 at
+/// the top, at most the parent's inside a group).
+fn reservations(f: &mut Findings, spec: &Spec) {
+    let Some(top) = &spec.reservations else { return };
+    if top.is_empty() {
+        f.error("reservations", "is empty; give at least one group, e.g. `[{name: g, budget: 2ms, period: 10ms, tasks: [t1]}]`, or leave the key out");
+        return;
+    }
+    let cpus = spec.platform.cpus.min(MAX_CPUS) as usize;
+    let task_names: HashMap<&str, usize> = spec.tasks.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+    let mut group_names: HashMap<&str, String> = HashMap::new();
+    let mut member_of: HashMap<&str, String> = HashMap::new();
+    let mut ok = true;
+    struct Walk<'a, 'f> {
+        f: &'f mut Findings,
+        cpus: usize,
+        task_names: &'f HashMap<&'a str, usize>,
+        group_names: &'f mut HashMap<&'a str, String>,
+        member_of: &'f mut HashMap<&'a str, String>,
+        ok: &'f mut bool,
+    }
+    impl<'a> Walk<'a, '_> {
+        fn error(&mut self, path: impl Into<String>, message: impl Into<String>) {
+            *self.ok = false;
+            self.f.error(path, message);
+        }
+        fn group(&mut self, g: &'a Group, path: &str) {
+            let at = |field: &str| format!("{path}.{field}");
+            if g.name.trim().is_empty() {
+                self.error(at("name"), "must not be empty");
+            } else if g.name.chars().count() > MAX_NAME || g.name.chars().any(char::is_control) {
+                self.error(at("name"), format!("must be at most {MAX_NAME} printable characters"));
+            } else if let Some(prev) = self.group_names.insert(g.name.as_str(), path.to_string()) {
+                self.error(
+                    at("name"),
+                    format!("`{}` is already the name of {prev}; group names must be unique", g.name),
+                );
+            }
+            if g.period.0 == 0 {
+                self.error(at("period"), "must be more than 0, e.g. `10ms`");
+            }
+            match (g.budget, &g.budgets) {
+                (Some(_), Some(_)) => self.error(
+                    at("budgets"),
+                    "cannot be given with `budget`; keep `budget` for the same budget on every CPU, or `budgets` for one per CPU",
+                ),
+                (None, None) => self.error(at("budget"), "is required, e.g. `budget: 2ms` (or `budgets:` one per CPU)"),
+                (Some(b), None) => {
+                    if b.0 == 0 {
+                        self.error(at("budget"), "must be more than 0, e.g. `2ms`");
+                    } else if b > g.period && g.period.0 > 0 {
+                        self.error(at("budget"), format!("{b} exceeds the period {}; a budget is at most its period", g.period));
+                    }
+                }
+                (None, Some(list)) => {
+                    if list.len() != self.cpus {
+                        self.error(
+                            at("budgets"),
+                            format!("has {} entries for {} CPUs; give one budget per CPU, in CPU order (`0ms` for none)", list.len(), self.cpus),
+                        );
+                    }
+                    for (c, b) in list.iter().enumerate() {
+                        if *b > g.period && g.period.0 > 0 {
+                            self.error(format!("{path}.budgets[{c}]"), format!("{b} exceeds the period {}; a budget is at most its period", g.period));
+                        }
+                    }
+                    if list.iter().all(|b| b.0 == 0) {
+                        self.error(at("budgets"), "are all 0: the group has no server on any CPU; give at least one budget above 0");
+                    }
+                }
+            }
+            match (g.groups.is_empty(), g.tasks.is_empty(), g.leaf_budget) {
+                (false, false, None) => self.error(
+                    at("leaf_budget"),
+                    "is required: the group has tasks and subgroups, and its own tasks run in a leaf queue with its own budget, e.g. `leaf_budget: 1ms`",
+                ),
+                (true, _, Some(_)) => self.error(
+                    at("leaf_budget"),
+                    "applies only to a group with subgroups and tasks of its own; a group without subgroups serves its tasks with `budget`; remove the key",
+                ),
+                (false, true, Some(_)) => self.error(
+                    at("leaf_budget"),
+                    "applies only to a group with tasks of its own; list them in `tasks` or remove the key",
+                ),
+                _ => {}
+            }
+            if g.leaf_period.is_some() && g.leaf_budget.is_none() {
+                self.error(at("leaf_period"), "needs `leaf_budget`; give both or neither");
+            }
+            if let Some(b) = g.leaf_budget {
+                let p = g.leaf_period.unwrap_or(g.period);
+                if p.0 == 0 {
+                    self.error(at("leaf_period"), "must be more than 0, e.g. `10ms`");
+                } else if b.0 == 0 {
+                    self.error(at("leaf_budget"), "must be more than 0, e.g. `1ms`");
+                } else if b > p {
+                    self.error(
+                        at("leaf_budget"),
+                        format!("{b} exceeds the leaf period {p}; a budget is at most its period"),
+                    );
+                }
+            }
+            for (j, t) in g.tasks.iter().enumerate() {
+                let tp = format!("{path}.tasks[{j}]");
+                if !self.task_names.contains_key(t.as_str()) {
+                    let mut known: Vec<&str> = self.task_names.keys().copied().collect();
+                    known.sort_by_key(|n| self.task_names[n]);
+                    known.truncate(8);
+                    self.error(tp, format!("no task is named `{t}`; the tasks are {}", known.join(", ")));
+                } else if let Some(prev) = self.member_of.insert(t.as_str(), tp.clone()) {
+                    self.error(
+                        tp,
+                        format!("task `{t}` is already in a group ({prev}); a task belongs to at most one group"),
+                    );
+                }
+            }
+            if g.tasks.is_empty() && g.groups.is_empty() {
+                self.f.warn(
+                    path.to_string(),
+                    format!("group `{}` has no tasks and no subgroups: its servers serve nothing", g.name),
+                );
+            }
+            for (k, child) in g.groups.iter().enumerate() {
+                self.group(child, &format!("{path}.groups[{k}]"));
+            }
+        }
+    }
+    let mut w = Walk {
+        f,
+        cpus,
+        task_names: &task_names,
+        group_names: &mut group_names,
+        member_of: &mut member_of,
+        ok: &mut ok,
+    };
+    for (k, g) in top.iter().enumerate() {
+        w.group(g, &format!("reservations[{k}]"));
+    }
+    if !ok || cpus == 0 {
+        return;
+    }
+    // Bandwidth on each CPU: the top level within 1, each group's children
+    // (and its leaf queue) within the group's own.
+    let one = vec![Ratio::new(1, 1); cpus];
+    fn level(g: &[Group], leaf: Option<(Duration, Duration, &[Ratio])>, cpus: usize) -> Vec<Ratio> {
+        let mut sum = vec![Ratio::zero(); cpus];
+        for child in g {
+            for (c, r) in bandwidths(|c| child.budget_on(c), child.period, cpus).into_iter().enumerate() {
+                sum[c].0 += r.0;
+            }
+        }
+        if let Some((b, p, parent)) = leaf {
+            for c in 0..cpus {
+                if parent[c] > Ratio::zero() {
+                    sum[c].0 += Ratio::new(b.0 as u128, p.0 as u128).0;
+                }
+            }
+        }
+        sum
+    }
+    fn check(f: &mut Findings, groups: &[Group], path: &str, cpus: usize) {
+        for (k, g) in groups.iter().enumerate() {
+            if g.groups.is_empty() {
+                continue;
+            }
+            let here = format!("{path}[{k}]");
+            let own = bandwidths(|c| g.budget_on(c), g.period, cpus);
+            let leaf = g.leaf_budget.map(|b| (b, g.leaf_period.unwrap_or(g.period), own.as_slice()));
+            let bad = over(&level(&g.groups, leaf, cpus), &own);
+            if !bad.is_empty() {
+                f.error(
+                    format!("{here}.groups"),
+                    format!(
+                        "the subgroups{} of `{}` need more bandwidth than the group has ({}) on {}; lower their budgets or raise the group's",
+                        if leaf.is_some() { " and the leaf queue" } else { "" },
+                        g.name,
+                        own.iter().map(|r| format!("{:.4}", r.to_f64())).collect::<Vec<_>>().join(", "),
+                        bad.join(", ")
+                    ),
+                );
+            }
+            check(f, &g.groups, &format!("{here}.groups"), cpus);
+        }
+    }
+    let bad = over(&level(top, None, cpus), &one);
+    if !bad.is_empty() {
+        f.error(
+            "reservations",
+            format!(
+                "the top-level groups need more than one CPU's bandwidth (budget/period summed) on {}; lower their budgets",
+                bad.join(", ")
+            ),
+        );
+    }
+    check(f, top, "reservations", cpus);
 }
 
 /// Why `policy.KEY` is refused under policy `p`: the policies that take it

@@ -109,6 +109,7 @@ pub fn build_with(
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
         }
         PolicyName::Run => crate::run::build(spec, placement)?,
+        PolicyName::Hcbs => crate::hcbs::build(spec, placement)?,
         PolicyName::CapGsDynamic => {
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.banded_by_class(spec);
             let inner = Engine::new(name.name(), fp, lay()?, m);

@@ -73,6 +73,10 @@ impl Fp {
     pub fn preempting(self, preemption: Preemption) -> Fp {
         Fp { preemption, ..self }
     }
+    /// The task's priority (smaller is more urgent; ties to the lower index).
+    pub fn priority_of(&self, task: u32) -> Priority {
+        self.key(task)
+    }
     fn key(&self, task: u32) -> Priority {
         Priority::new(self.ranks.get(task as usize).copied().unwrap_or(i128::MAX), 0, task)
     }

@@ -15,6 +15,7 @@ mod edf;
 mod edzl;
 mod engine;
 mod fp;
+mod hcbs;
 mod heap;
 pub mod interface;
 mod llf;
@@ -24,6 +25,7 @@ mod placement;
 mod rate;
 mod ready;
 mod run;
+mod server;
 mod throttle;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};

@@ -108,12 +108,25 @@ fn values(spec: &Spec) -> Value {
             })
         })
         .collect();
+    fn group(g: &schedlab_model::Group) -> Value {
+        json!({
+            "name": g.name,
+            "period": g.period.ns(),
+            "budget": g.budget.map(|b| b.ns()),
+            "budgets": g.budgets.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
+            "tasks": g.tasks,
+            "groups": g.groups.iter().map(group).collect::<Vec<_>>(),
+            "leaf_budget": g.leaf_budget.map(|b| b.ns()),
+            "leaf_period": g.leaf_period.map(|b| b.ns()),
+        })
+    }
     json!({
         "meta": spec.meta,
         "platform": {"cpus": p.cpus, "clusters": p.clusters, "cache": cache, "memory": memory},
         "policy": policy,
         "overheads": spec.overheads,
         "tasks": tasks,
+        "reservations": spec.reservations.as_ref().map(|v| v.iter().map(group).collect::<Vec<_>>()),
     })
 }
 
@@ -361,7 +374,8 @@ mod _native {
     #[pyo3(signature = (path=None, spec_json=None, file="<taskset>", spec_dir=None, *, duration="2s", backend="kernel",
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
-                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative"))]
+                        recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative",
+                        counters="auto"))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -391,6 +405,7 @@ mod _native {
         policy: Option<String>,
         set: Option<Vec<String>>,
         timing: &str,
+        counters: &str,
     ) -> PyResult<(sim::SimRun, String)> {
         let (mut spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -426,6 +441,7 @@ mod _native {
             recalibrate,
             wait,
             timing,
+            counters,
         };
         let default = match workload {
             Some(w) => w,
@@ -538,6 +554,66 @@ mod _native {
             let mut v = report.to_json();
             v["notices"] = serde_json::json!(notices);
             v["text"] = serde_json::json!(report.render());
+            Ok(v.to_string())
+        })
+    }
+
+    /// supply_bound(budget, period, times) -> list[int]
+    ///
+    /// The H-CBS supply bound function (OSPERT 2009, Eq. 4) of a server with
+    /// `budget` ns every `period` ns, at each window length of `times` (ns).
+    /// ValueError when the budget exceeds the period or the period is 0.
+    #[pyfunction]
+    fn supply_bound(budget: u64, period: u64, times: Vec<u64>) -> PyResult<Vec<u64>> {
+        let s = schedlab_analysis::supply::Server::new(budget, period).map_err(PyValueError::new_err)?;
+        Ok(times.iter().map(|&t| s.sbf(t)).collect())
+    }
+
+    /// linear_supply_bound(budget, period, times) -> list[tuple[int, int]]
+    ///
+    /// The linear lower bound max(0, α(t − Δ)), α = Q/P, Δ = 2P − 2Q (Eqs.
+    /// 7–8), at each of `times`, as exact (numerator, denominator) pairs.
+    #[pyfunction]
+    fn linear_supply_bound(budget: u64, period: u64, times: Vec<u64>) -> PyResult<Vec<(String, String)>> {
+        let s = schedlab_analysis::supply::Server::new(budget, period).map_err(PyValueError::new_err)?;
+        let ad = s.alpha_delta();
+        Ok(times
+            .iter()
+            .map(|&t| {
+                let r = ad.at(t);
+                (r.numer().to_string(), r.denom().to_string())
+            })
+            .collect())
+    }
+
+    /// select_budgets(path=None, spec_json=None, period=None) -> str
+    ///
+    /// `schedlab analyze --select-budgets` as JSON (plus "text"): the least
+    /// budget per reservation group the H-CBS group test accepts, at each
+    /// group's period or at `period` ns for all. ValueError without
+    /// `reservations` or with a period of 0.
+    #[pyfunction]
+    #[pyo3(signature = (path=None, spec_json=None, period=None))]
+    fn select_budgets(
+        py: Python<'_>,
+        path: Option<PathBuf>,
+        spec_json: Option<&str>,
+        period: Option<u64>,
+    ) -> PyResult<String> {
+        let spec = match (&path, spec_json) {
+            (Some(p), None) => py.detach(|| schedlab_model::load_path(p)).map_err(spec_error)?.spec,
+            (None, Some(j)) => spec_from_json(j)?,
+            _ => return Err(PyValueError::new_err("select_budgets() takes either a spec path or spec JSON")),
+        };
+        if period == Some(0) {
+            return Err(PyValueError::new_err("period: must be positive"));
+        }
+        py.detach(move || {
+            let input = schedlab_analysis::schedulability::Input::from_spec(&spec);
+            let chosen =
+                schedlab_analysis::interfaces::select_budgets(&input, period).map_err(PyValueError::new_err)?;
+            let mut v = chosen.to_json();
+            v["text"] = serde_json::json!(chosen.render());
             Ok(v.to_string())
         })
     }

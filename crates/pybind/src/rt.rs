@@ -51,6 +51,7 @@ pub(crate) struct RunOptions<'a> {
     pub recalibrate: bool,
     pub wait: bool,
     pub timing: &'a str,
+    pub counters: &'a str,
 }
 
 fn dur(name: &str, text: &str) -> PyResult<u64> {
@@ -117,6 +118,7 @@ pub(crate) fn config(
     let sporadic: Sporadic = o.sporadic.parse().map_err(|e| v("sporadic", e))?;
     let overrun: MissPolicy = o.miss.parse().map_err(|e| v("miss", e))?;
     let timing: schedlab_rt::timing::Mode = o.timing.parse().map_err(|e| v("timing", e))?;
+    let counters: schedlab_rt::counters::CounterChoice = o.counters.parse().map_err(|e| v("counters", e))?;
     let mut cfg = RunConfig {
         duration: dur("duration", o.duration)?,
         backend,
@@ -126,6 +128,7 @@ pub(crate) fn config(
         execution,
         overrun,
         timing,
+        counters,
         allow_command: o.allow_command,
         kernel_trace: o.kernel_trace,
         job_timeout: o.job_timeout.map(|t| dur("job_timeout", t)).transpose()?,

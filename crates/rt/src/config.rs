@@ -107,6 +107,10 @@ pub struct RunConfig {
     /// How the job bodies' timing scopes behave (`--timing`): cooperative
     /// checks, asynchronous notification, or benchmark (record durations).
     pub timing: crate::timing::Mode,
+    /// Where the dispatch backend's `Kernel::counters` come from (default:
+    /// perf's hardware events where the machine has them, else what the
+    /// workloads publish; see [`crate::counters`]).
+    pub counters: crate::counters::CounterChoice,
     /// The dispatch backend drives this policy instead of the spec's (a
     /// test of a kernel service with a policy of its own). It must place
     /// the tasks as the spec's policy does: the run plans CPUs, priorities
@@ -140,6 +144,7 @@ impl Default for RunConfig {
             exit_on_signal_timeout: false,
             wait: false,
             timing: crate::timing::Mode::Cooperative,
+            counters: crate::counters::CounterChoice::Auto,
             policy: None,
         }
     }

@@ -9,8 +9,8 @@
 //!   (machine snapshot).
 //! - Jobs: [`arrivals`], [`execution`], [`worker`] (the job loop), [`job`]
 //!   (what a job body sees), [`point`] (preemption points, self-suspension), [`timing`] (timing exceptions), [`workload`],
-//!   [`calibrate`].
-//! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`ftrace`].
+//!   [`calibrate`], [`colour`] (page colouring of working sets).
+//! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`rtgroup`] (reservations as RT cgroups), [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
 //! - [`probe`]: the timer wake-up latency probe.
@@ -22,6 +22,7 @@ pub mod assemble;
 pub mod backend;
 pub mod calibrate;
 pub mod clock;
+pub mod colour;
 pub mod config;
 pub mod counters;
 pub mod cpuset;
@@ -38,6 +39,7 @@ pub mod point;
 pub mod privilege;
 pub mod probe;
 pub mod record;
+pub mod rtgroup;
 pub mod runtime;
 pub mod sched;
 pub mod signals;

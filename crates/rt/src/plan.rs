@@ -4,6 +4,7 @@
 //! so bad input stops here with exit code 2.
 
 use crate::calibrate::Calibration;
+use crate::colour::{ColouredBuffer, ColouredTask, Colouring, Geometry};
 use crate::config::RunConfig;
 use crate::error::RunError;
 use crate::workload::{self, JobBody, WorkloadSpec};
@@ -38,6 +39,8 @@ pub struct Plan {
     pub calibration: Calibration,
     /// The job bodies, built (libraries loaded, buffers prefaulted); taken by the workers.
     pub bodies: Vec<Option<Box<dyn JobBody>>>,
+    /// What page colouring found and did, when a task has `colors`.
+    pub colouring: Option<Colouring>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -103,6 +106,27 @@ impl Plan {
             rank[*i] = r;
         }
         let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0.max(8));
+        let mut colouring = match &spec.platform.cache {
+            Some(c) if spec.tasks.iter().any(|t| t.colors.is_some()) => Some(Colouring::detect(Geometry::of_spec(c))),
+            _ => None,
+        };
+        // Shared-data groups: one set of lines per group, as large as the
+        // group's largest working set (memwalk tasks write it at their write ratio).
+        let mut groups: std::collections::HashMap<&str, std::sync::Arc<workload::memwalk::SharedLines>> =
+            Default::default();
+        for t in &spec.tasks {
+            if let Some(g) = &t.data_group {
+                let size = spec
+                    .tasks
+                    .iter()
+                    .filter(|u| u.data_group.as_ref() == Some(g))
+                    .filter_map(|u| u.wss.map(|w| w.0))
+                    .max()
+                    .unwrap_or(4096)
+                    .min(4 << 30);
+                groups.entry(g.as_str()).or_insert_with(|| workload::memwalk::SharedLines::new(size, line));
+            }
+        }
         let mut tasks = Vec::new();
         let mut bodies: Vec<Option<Box<dyn JobBody>>> = Vec::new();
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -120,7 +144,30 @@ impl Plan {
                     if wss.0 > 4 << 30 {
                         return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
                     }
-                    Box::new(workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64))
+                    let walk: workload::memwalk::MemWalk = match (&t.colors, &mut colouring) {
+                        (Some(colors), Some(col)) => {
+                            let buf = coloured_buffer(i, &t.name, wss.0, colors, &col.geometry)?;
+                            let verification = buf.verify(colors, &col.geometry).map_err(|e| {
+                                RunError::System(format!("tasks[{i}] ({}): verifying its colours: {e}", t.name))
+                            })?;
+                            col.tasks.push(ColouredTask {
+                                task: i,
+                                name: t.name.clone(),
+                                wanted: colors.to_string(),
+                                verification,
+                                scanned: buf.scanned,
+                            });
+                            workload::memwalk::MemWalk::coloured(buf, wss.0, line, *p, config.seed ^ i as u64)
+                        }
+                        _ => workload::memwalk::MemWalk::new(wss.0, line, *p, config.seed ^ i as u64),
+                    };
+                    let r = t.write_ratio().as_f64();
+                    match t.data_group.as_deref().and_then(|g| groups.get(g)) {
+                        Some(shared) if r > 0.0 => {
+                            Box::new(walk.with_shared(shared.clone(), workload::memwalk::every_for_ratio(r)))
+                        }
+                        _ => Box::new(walk),
+                    }
                 }
                 WorkloadSpec::CFunction { library, symbol, arg } => {
                     let lib = if library.contains('/') && !library.starts_with('/') {
@@ -145,6 +192,9 @@ impl Plan {
                 }
                 WorkloadSpec::Rust { make, .. } => make(i as u32),
             };
+            if let (Some(col), Some(_), false) = (&mut colouring, &t.colors, matches!(w, WorkloadSpec::MemWalk(_))) {
+                col.uncoloured.push(t.name.clone());
+            }
             bodies.push(Some(body));
             let period = t.period.0;
             let deadline = t.deadline().0;
@@ -169,6 +219,7 @@ impl Plan {
             online,
             calibration,
             bodies,
+            colouring,
         })
     }
 
@@ -186,4 +237,29 @@ impl Plan {
         let t = &self.tasks[task];
         self.config.duration / t.period.max(1) + 2
     }
+}
+
+/// The working set of task `i` in frames of `colors`: needs CAP_SYS_ADMIN
+/// (physical frames), checked before anything is allocated.
+fn coloured_buffer(
+    i: usize,
+    name: &str,
+    wss: u64,
+    colors: &schedlab_model::ColorSet,
+    g: &Geometry,
+) -> Result<ColouredBuffer, RunError> {
+    if !crate::privilege::has_cap(crate::privilege::CAP_SYS_ADMIN) {
+        return Err(RunError::Privilege(format!(
+            "tasks[{i}].colors ({name}): page colouring reads physical frames from /proc/self/pagemap, which needs CAP_SYS_ADMIN; run as root, or remove the task's `colors`. Nothing was changed."
+        )));
+    }
+    ColouredBuffer::allocate(wss, colors, g).map_err(|e| match e {
+        crate::colour::ColourError::TooLarge { .. }
+        | crate::colour::ColourError::NoColour
+        | crate::colour::ColourError::Memory { .. } => bad(format!("tasks[{i}].colors ({name}): {e}")),
+        crate::colour::ColourError::Pagemap(crate::colour::pagemap::PagemapError::Hidden) => {
+            RunError::Privilege(format!("tasks[{i}].colors ({name}): {e}; run as root. Nothing was changed."))
+        }
+        e => RunError::System(format!("tasks[{i}].colors ({name}): allocating its working set in its colours: {e}")),
+    })
 }

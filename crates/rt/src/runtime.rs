@@ -129,6 +129,14 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     if let Some(k) = &ex.kernel {
         a.integrity.kernel_lost = Some(k.lost);
     }
+    if ex.throttled {
+        // Throttled jobs wait while other threads run: the reservation, not a stall.
+        let foreign = |kind: &str| kind.starts_with("foreign-thread");
+        a.stalls.retain(|s| !foreign(&s.kind));
+        a.events.retain(|e| {
+            !matches!(e, Event::Note { name, data, .. } if name == PLATFORM_STALL && data["kind"].as_str().is_some_and(foreign))
+        });
+    }
     // CPU-time gaps: a job's running time in the trace (the kernel's
     // intervals, or the dispatcher's stints) beyond the thread CPU time it
     // used. On the dispatch backend a stint on the dispatcher's CPU also holds the
@@ -172,6 +180,11 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
             data: serde_json::json!({"kind": g.kind, "task": g.job.map(|j| j.0), "job": g.job.map(|j| j.1), "ns": g.ns}),
         });
         a.stalls.push(g);
+    }
+    // What page colouring found and did, in the report and the trace.
+    if let Some(c) = &plan.colouring {
+        notes.extend(c.lines());
+        a.events.push(Event::Note { t: 0, cpu: None, name: "page-colouring".into(), data: c.to_json() });
     }
     a.events.sort_by_key(|e| e.t());
     if let Some(e) = crate::stall::evidence(&a.stalls) {

@@ -1,6 +1,6 @@
 //! A snapshot of the machine state a run may touch, to check that a run
 //! left the machine as it found it: real-time threads of this process,
-//! schedlab cpusets, tracefs mount and schedlab instances, the root
+//! schedlab cpusets and RT groups, tracefs mount and schedlab instances, the root
 //! cpuset's load balancing, and the RT throttling settings; and for the
 //! crash tests every cpuset with its CPUs and flags and the crash journals left in `/run/schedlab`.
 
@@ -11,6 +11,8 @@ pub struct MachineState {
     /// (tid, policy, priority, affinity) of this process's threads at a real-time policy.
     pub realtime_threads: Vec<(i32, u32, u32, Vec<u32>)>,
     pub cpusets: Vec<String>,
+    /// schedlab RT groups (cgroups of the `cpu` hierarchy) left on the machine.
+    pub rt_groups: Vec<String>,
     pub tracefs_mounted: bool,
     pub trace_instances: Vec<String>,
     pub root_load_balance: Option<String>,
@@ -92,6 +94,7 @@ impl MachineState {
         MachineState {
             realtime_threads: rt,
             cpusets: crate::cpuset::leftovers().iter().map(|p| p.display().to_string()).collect(),
+            rt_groups: crate::rtgroup::leftovers().iter().map(|p| p.display().to_string()).collect(),
             tracefs_mounted: tracefs.is_some(),
             trace_instances: instances,
             root_load_balance: lb,

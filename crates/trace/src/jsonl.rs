@@ -291,6 +291,7 @@ mod tests {
             platform: Platform { cpus: 2, clusters: None, cache: None, memory: None },
             policy: None,
             overheads: None,
+            reservations: None,
             tasks: vec![Task::new("a", Duration::from_ms(1), Duration::from_ms(4))],
         };
         Header::new(spec, crate::Source::Simulator, 7, 1_000_000)

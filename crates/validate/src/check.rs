@@ -53,6 +53,13 @@ pub enum Check {
     PointDecision,
     /// Replay: the trace's per-CPU assignment is the policy's.
     Replay,
+    /// Reservations (`hcbs`): a server runs at most its budget in each of
+    /// its periods, and is replenished only as the CBS rules allow.
+    Budget,
+    /// Reservations: a throttled server's tasks do not run on its CPU.
+    Throttle,
+    /// Reservations: inside a group, the running tasks are its highest-priority ready ones.
+    GroupPriority,
 }
 
 impl Check {
@@ -75,6 +82,9 @@ impl Check {
         Check::PointPreemption,
         Check::PointDecision,
         Check::Replay,
+        Check::Budget,
+        Check::Throttle,
+        Check::GroupPriority,
     ];
 
     /// The check's stable name.
@@ -97,6 +107,9 @@ impl Check {
             Check::PointPreemption => "point-preemption",
             Check::PointDecision => "point-decision",
             Check::Replay => "replay",
+            Check::Budget => "budget",
+            Check::Throttle => "throttle",
+            Check::GroupPriority => "group-priority",
         }
     }
 
@@ -126,6 +139,11 @@ impl Check {
                 "at a preemption point a job goes on only if no higher-priority job waits for its CPU"
             }
             Check::Replay => "each CPU runs the job the replayed policy chose",
+            Check::Budget => {
+                "a reservation server runs at most its budget in each period, replenished only by the CBS rules"
+            }
+            Check::Throttle => "a throttled reservation server's tasks do not run on its CPU until it is replenished",
+            Check::GroupPriority => "inside a group the running tasks are its highest-priority ready ones",
         }
     }
 
@@ -141,6 +159,9 @@ impl Check {
                 | Check::PointPreemption
                 | Check::PointDecision
                 | Check::Replay
+                | Check::Budget
+                | Check::Throttle
+                | Check::GroupPriority
         )
     }
 

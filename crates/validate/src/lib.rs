@@ -20,6 +20,7 @@
 //! [`inject`] produces faulty copies of valid traces, to check that the
 //! validator catches them.
 
+mod budget;
 pub mod check;
 mod conformance;
 pub mod error;

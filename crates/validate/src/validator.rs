@@ -10,6 +10,7 @@
 //! positive time, so a job preempted and replaced at the same instant, or a
 //! switch-to written before the switch-away it pairs with, is fine.
 
+use crate::budget::Budgets;
 use crate::check::Check;
 use crate::conformance::{Conf, Wrong};
 use crate::error::ValidateError;
@@ -181,6 +182,8 @@ pub struct Validator<'p> {
     pub(crate) lat: Latencies,
     pub(crate) open: Vec<VecDeque<(Time, LatencyKind)>>,
     pub(crate) replay: Option<ReplayCore>,
+    /// The reservation checks (`hcbs` with `reservations`).
+    budgets: Option<Budgets>,
     pub(crate) inst: InstantBuf,
     now: Option<Time>,
     index: u64,
@@ -301,7 +304,9 @@ impl<'p> Validator<'p> {
             let declared = policy.as_deref().map(|p| p.info().placement.clone()).filter(|p| p.len() == n);
             ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()), header.source == Source::Simulator)
         });
+        let budgets = if checks == PolicyChecks::None { None } else { Budgets::new(spec, options.tolerance) };
         Ok(Validator {
+            budgets,
             params,
             placement,
             cpus,
@@ -366,6 +371,9 @@ impl<'p> Validator<'p> {
         let ev = Ev::of(&e);
         if let Event::Policy { cpu, event, .. } = &e {
             self.replay_trace_note(*cpu, event);
+        }
+        if let Some(b) = self.budgets.as_mut() {
+            b.push(&e, &mut self.rec);
         }
         self.rec.push(e);
         if t > self.horizon {
@@ -700,6 +708,9 @@ impl<'p> Validator<'p> {
         if self.checks == PolicyChecks::Replay {
             self.replay_instant(t);
         }
+        if let Some(b) = self.budgets.as_mut() {
+            b.settle(t);
+        }
         let cpus = std::mem::take(&mut self.inst.dirty_cpus);
         for &c in &cpus {
             let busy = self.state.cpus[c as usize].jobs.len() >= 2;
@@ -752,6 +763,9 @@ impl<'p> Validator<'p> {
     fn advance(&mut self, t: Time, next: Time) {
         if self.checks == PolicyChecks::Replay {
             self.replay_timers(t, next);
+        }
+        if let Some(b) = self.budgets.as_mut() {
+            b.elapsed(next, &mut self.rec);
         }
         let tol = self.tol;
         if !self.conds.is_empty() {
@@ -859,6 +873,9 @@ impl<'p> Validator<'p> {
         }
         *error = self.replay.as_mut().and_then(|r| r.error.take());
         let end = self.now.unwrap_or(0).max(self.horizon);
+        if let Some(b) = self.budgets.as_mut() {
+            b.finish(end, &mut self.rec);
+        }
         let running: Vec<(JobRef, Option<u32>)> = self
             .state
             .jobs
@@ -931,6 +948,7 @@ impl<'p> Validator<'p> {
                 self.conf.is_some_and(|c| c.preemption == Preemption::AtPoints)
             }
             Check::Replay => self.checks == PolicyChecks::Replay,
+            Check::Budget | Check::Throttle | Check::GroupPriority => self.budgets.is_some(),
             _ => true,
         }
     }

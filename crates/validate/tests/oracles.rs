@@ -75,7 +75,7 @@ fn every_schedule_passes(policy: PolicyName) {
         t.jobs += report.jobs.released;
         t.with_misses += usize::from(report.misses.count + report.misses.unfinished > 0);
         t.with_overheads += usize::from(case.config.overheads.is_some());
-        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run);
+        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs);
         let checks = if replayed {
             schedlab_validate::PolicyChecks::Replay
         } else {
@@ -159,6 +159,7 @@ every_schedule_passes! {
     every_schedule_passes_fpds: Fpds,
     every_schedule_passes_g_fpds: GFpds,
     every_schedule_passes_fpns: Fpns,
+    every_schedule_passes_hcbs: Hcbs,
 }
 
 // ---------------------------------------------------------------------------
@@ -366,8 +367,14 @@ fn dhall_effect_under_gedf_not_under_pedf() {
         tasks.push(Task::new("heavy", Duration(p), Duration(p + eps)));
         let heavy = m;
         let platform = schedlab_model::Platform { cpus: m, clusters: None, cache: None, memory: None };
-        let mut spec =
-            Spec { meta: None, platform, policy: Some(PolicySpec::named(PolicyName::Gedf)), overheads: None, tasks };
+        let mut spec = Spec {
+            meta: None,
+            platform,
+            policy: Some(PolicySpec::named(PolicyName::Gedf)),
+            overheads: None,
+            tasks,
+            reservations: None,
+        };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;
 
         let config = SimConfig { horizon: Some(3 * (p + eps)), spec_overheads: false, ..SimConfig::default() };

@@ -108,6 +108,7 @@ fn spec(m: u32, quantum: u64, tasks: Vec<Task>, stagger: bool, early_release: bo
         platform: Platform { cpus: m, clusters: None, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }

@@ -85,6 +85,7 @@ fn spec(m: u32, tasks: Vec<Task>) -> Spec {
         platform: Platform { cpus: m, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Run)),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }

@@ -94,6 +94,7 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, poli
         platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(policy),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }
@@ -278,6 +279,7 @@ fn the_preempter_pays_the_cpmd_because_a_job_can_resume_many_times() {
         platform: Platform { cpus: 1, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
+        reservations: None,
         tasks: vec![short, long],
     };
     let costs = Costs { release: US, schedule: US, context_switch: US, ipi: US, tick: US, release_latency: 0 };
@@ -326,6 +328,7 @@ fn an_interrupt_releases_every_job_due_so_the_burst_is_charged() {
         platform: Platform { cpus: 1, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
+        reservations: None,
         tasks,
     };
     let o = Overheads::constant(Costs {

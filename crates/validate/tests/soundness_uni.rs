@@ -61,6 +61,7 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, jitt
         platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }

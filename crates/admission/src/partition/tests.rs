@@ -185,6 +185,7 @@ fn spec(cpus: u32, clusters: Option<Vec<Vec<u32>>>, tasks: &[(u64, u64)]) -> Spe
         platform: Platform { cpus, clusters, cache: None, memory: None },
         policy: None,
         overheads: None,
+        reservations: None,
         tasks: tasks
             .iter()
             .enumerate()

@@ -1,8 +1,9 @@
 //! Structured results an outcome can carry beyond one compared value: the
 //! response time of every task, a partition with the verdict of each bin,
-//! per-task tardiness bounds.
+//! per-task tardiness bounds, each reservation group's outcome.
 
 use super::outcome::Outcome;
+use super::reservations::GroupOutcome;
 use schedlab_model::exact::Ratio;
 
 /// What a test found, per task or per bin.
@@ -15,6 +16,8 @@ pub enum Data {
     Partition(Partition),
     /// Per-task tardiness bounds in ns, exactly, by task index.
     Tardiness(Vec<Ratio>),
+    /// Each reservation group's supply and its own outcome (`hcbs.msf`).
+    Groups(Vec<GroupOutcome>),
 }
 
 /// A partition: where each task goes and each bin's own outcome.

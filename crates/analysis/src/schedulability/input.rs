@@ -52,6 +52,13 @@ pub struct Input {
     /// CPU clusters, when the platform defines them.
     pub clusters: Option<Vec<Vec<u32>>>,
     pub policy: Option<PolicySpec>,
+    /// Each task's class (empty: every task `hrt`); tests that treat
+    /// classes differently read it (`hcbs.msf`: a best-effort task may run
+    /// in the background).
+    pub classes: Vec<schedlab_model::Class>,
+    /// The reservation groups (`reservations`), flattened parent first;
+    /// empty without them.
+    pub groups: Vec<super::reservations::GroupParams>,
     /// Test parameters the spec has no field for (blocking, FPDS regions,
     /// packing heuristics, admission and cluster tests).
     pub options: Options,
@@ -95,6 +102,21 @@ impl Input {
             index: Vec::new(),
             clusters: spec.platform.clusters.clone(),
             policy: spec.policy.clone(),
+            classes: spec.tasks.iter().map(|t| t.class).collect(),
+            groups: spec
+                .reservation_nodes()
+                .into_iter()
+                .map(|n| super::reservations::GroupParams {
+                    name: n.name,
+                    path: n.path,
+                    parent: n.parent,
+                    children: n.children,
+                    budgets: n.budgets.iter().map(|b| b.0).collect(),
+                    period: n.period.0,
+                    tasks: n.tasks,
+                    leaf: n.leaf.map(|l| (l.budget.0, l.period.0)),
+                })
+                .collect(),
             options: Options {
                 subjobs: if spec.tasks.iter().any(|t| t.segmented()) {
                     spec.tasks.iter().map(super::options::Subjobs::of).collect()

@@ -16,6 +16,7 @@ mod outcome;
 pub mod partitioned;
 mod pfair;
 mod registry;
+pub mod reservations;
 mod run;
 pub mod tardiness;
 pub mod uni;

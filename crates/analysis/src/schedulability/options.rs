@@ -73,6 +73,9 @@ pub struct Subjobs {
     /// The task also suspends itself (a `suspend` segment): the FPDS
     /// analysis does not model it.
     pub suspends: bool,
+    /// Some segment is not preemptible (`preemptible: false`): a
+    /// non-preemptive section, which `hcbs` runs past a budget's exhaustion.
+    pub nonpreemptive: bool,
 }
 
 impl Subjobs {
@@ -87,6 +90,7 @@ impl Subjobs {
             longest: cpu.iter().copied().max().unwrap_or(0),
             last: cpu.last().copied().unwrap_or(0),
             suspends: segments.iter().any(|s| !s.kind.on_cpu()),
+            nonpreemptive: segments.iter().any(|s| !s.preemptible),
         })
     }
 }

@@ -2,7 +2,7 @@
 
 use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
-use super::{clustered, gedf, gfp, partitioned, pfair, run, tardiness, uni};
+use super::{clustered, gedf, gfp, partitioned, pfair, reservations, run, tardiness, uni};
 use schedlab_model::PolicyName;
 
 /// What a test is and what it applies to.
@@ -103,6 +103,7 @@ static REGISTRY: &[Test] = &[
     Test { info: gedf::combined::INFO, run: gedf::combined::check_input, decide: Some(combined_decide) },
     Test { info: gfp::bertogna::INFO, run: gfp::bertogna::check_input, decide: None },
     Test { info: gfp::guan::INFO, run: gfp::guan::check_input, decide: None },
+    Test { info: reservations::INFO, run: reservations::check, decide: None },
 ];
 
 /// Every test, in a stable order.

@@ -3,6 +3,7 @@
 
 use crate::output::{exit, print_json, CliError};
 use crate::policy_args::PolicyArgs;
+use schedlab_analysis::interfaces::select_budgets;
 use schedlab_analysis::report::{analyze, overheads_for, AnalyzeError, Request, Selection, Style};
 use schedlab_analysis::schedulability::Input;
 use schedlab_model::Duration;
@@ -23,7 +24,8 @@ use std::path::PathBuf;
   schedlab analyze set.yaml --test gedf.gfb --test gedf.rta --json
   schedlab analyze set.yaml --overheads measured.csv --accounting per-task-release --tick 1ms
   schedlab analyze set.yaml --all --explain
-  schedlab analyze set.yaml --policy pedf              another policy, the spec unchanged")]
+  schedlab analyze set.yaml --policy pedf              another policy, the spec unchanged
+  schedlab analyze examples/reservations.yaml --select-budgets   the least budget per reservation group")]
 pub struct Args {
     /// The spec file.
     spec: PathBuf,
@@ -53,6 +55,16 @@ pub struct Args {
     /// Tick period Q for the accounting (0: no periodic tick).
     #[arg(long, default_value = "1ms")]
     tick: Duration,
+    /// Instead of testing the spec's reservations, choose them: for each
+    /// group, the least budget with which the H-CBS group test (`hcbs.msf`)
+    /// accepts its tasks, at its period (exit 0 when every group has one and
+    /// they fit the CPUs, 1 otherwise).
+    #[arg(long)]
+    select_budgets: bool,
+    /// With `--select-budgets`: this period for every group (and leaf queue)
+    /// instead of the spec's.
+    #[arg(long, value_name = "DURATION", requires = "select_budgets")]
+    period: Option<Duration>,
     /// Look-up of overheads by task count: `step` (the row above), `linear` or `floor` (the row below, the EPOS rule).
     #[arg(long, default_value = "step")]
     lookup: String,
@@ -86,6 +98,25 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
                 o.file
             );
         }
+    }
+    if a.select_budgets {
+        if a.period.is_some_and(|p| p.0 == 0) {
+            return Err(CliError::bad_input("the period must be positive").at("--period"));
+        }
+        let chosen = select_budgets(&Input::from_spec(&spec), a.period.map(|p| p.0)).map_err(|e| {
+            CliError::bad_input(e)
+                .at("--select-budgets")
+                .hint("docs/analysis.md#reservations-h-cbs-groups explains the groups' test")
+        })?;
+        if as_json {
+            let mut v = chosen.to_json();
+            v["file"] = serde_json::json!(loaded.file);
+            print_json(&v);
+        } else {
+            println!("{}: {} reservation group(s) on {} CPUs\n", loaded.file, chosen.choices.len(), spec.platform.cpus);
+            print!("{}", chosen.render());
+        }
+        return Ok(if chosen.found() { exit::OK } else { exit::NEGATIVE });
     }
     let selection = if a.all {
         Selection::All

@@ -113,6 +113,32 @@ fn render(file: &str, s: &Summary, priorities: Option<&str>, warnings: &[Diagnos
             out += &format!("  {name}: {segments}\n");
         }
     }
+    if !s.groups.is_empty() {
+        out += "\nreservations (budget / period on each CPU):\n";
+        let rows: Vec<(String, String, String)> = s
+            .groups
+            .iter()
+            .map(|g| {
+                let mut tasks = g.tasks.join(", ");
+                if let Some(l) = &g.leaf {
+                    tasks = format!("{tasks} (leaf queue {l})");
+                }
+                (format!("{}{}", "  ".repeat(g.depth), g.name), format!("{} / {}", g.budget, g.period), tasks)
+            })
+            .collect();
+        let w0 = rows.iter().map(|r| r.0.chars().count()).max().unwrap_or(0);
+        let w1 = rows.iter().map(|r| r.1.chars().count()).max().unwrap_or(0);
+        for ((name, reservation, tasks), g) in rows.iter().zip(&s.groups) {
+            let line = format!("  {name:<w0$}  {reservation:<w1$}  {:.4}  {tasks}", g.bandwidth);
+            out += &format!("{}\n", line.trim_end());
+        }
+        let grouped: std::collections::HashSet<&String> = s.groups.iter().flat_map(|g| &g.tasks).collect();
+        let background: Vec<&str> =
+            s.rows.iter().filter(|r| !grouped.contains(&r.name)).map(|r| r.name.as_str()).collect();
+        if !background.is_empty() {
+            out += &format!("  in no group (background): {}\n", background.join(", "));
+        }
+    }
     if !warnings.is_empty() {
         out += "\nwarnings:\n";
         for w in warnings {

@@ -106,6 +106,9 @@ pub struct Args {
     /// Job bodies' timing scopes (try_within / try_wcet): `cooperative` checks, `async` notification, or `benchmark` (never raise; record each scope's duration: per-label count, max, mean, p99 in the output).
     #[arg(long, default_value = "cooperative")]
     timing: String,
+    /// Where the dispatch backend's counters (`Kernel::counters`) come from: `auto` (perf's hardware events where the machine has them, else what the workloads publish), `perf` or `workload`.
+    #[arg(long, default_value = "auto")]
+    counters: String,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -114,6 +117,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let sporadic: Sporadic = a.sporadic.parse().map_err(|e| format!("--sporadic {e}"))?;
     let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     let timing: schedlab_rt::timing::Mode = a.timing.parse().map_err(|e| format!("--timing {e}"))?;
+    let counters: schedlab_rt::counters::CounterChoice = a.counters.parse().map_err(|e| format!("--counters {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
@@ -137,6 +141,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         exit_on_signal_timeout: true,
         wait: a.wait,
         timing,
+        counters,
         ..RunConfig::default()
     };
     for w in &a.workload {

@@ -197,6 +197,7 @@ pub fn scan(files: &[PathBuf], opts: &Options) -> Result<Scan, InteropError> {
         platform: schedlab_model::Platform { cpus, clusters, cache: None, memory: None },
         policy,
         overheads: None,
+        reservations: None,
         tasks: spec_tasks,
     };
     let mut header = Header::new(spec, Source::Import, 0, max_time.saturating_sub(zero));

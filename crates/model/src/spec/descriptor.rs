@@ -31,6 +31,9 @@ pub enum Family {
     Pfair,
     /// Reduction to uniprocessor (server-based).
     Run,
+    /// Hierarchical reservations: servers by EDF, tasks by fixed priority
+    /// inside their group.
+    Hcbs,
 }
 
 impl Family {
@@ -42,6 +45,7 @@ impl Family {
             Family::Edzl => "edzl",
             Family::Pfair => "pfair",
             Family::Run => "run",
+            Family::Hcbs => "hcbs",
         }
     }
 }
@@ -261,7 +265,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 17] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -290,6 +294,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
         d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
         d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
         d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
+        d(
+            P::Hcbs,
+            "H-CBS",
+            "hierarchical reservations: a hard-CBS server per group and CPU, fixed priority inside a group",
+            Hcbs,
+            Global,
+            K::Full,
+            GLOBAL_FP,
+        ),
         d(
             P::CapGsDynamic,
             "dynamic CAP-GS",
@@ -372,7 +385,7 @@ mod tests {
     #[test]
     fn parameters_follow_the_family_and_the_domains() {
         for d in &DESCRIPTORS {
-            assert_eq!(d.param("priorities").is_some(), d.family == Family::Fp, "{}", d.title);
+            assert_eq!(d.param("priorities").is_some(), d.name.is_fixed_priority(), "{}", d.title);
             let partitions = d.domains != Domains::Global || d.family == Family::Run;
             assert_eq!(d.param("partitioning").is_some(), partitions, "{}", d.title);
             let sampled = d.name == PolicyName::CapGsDynamic;

@@ -6,6 +6,7 @@ pub mod descriptor;
 mod placement;
 mod platform;
 mod policy;
+mod reservation;
 mod segment;
 mod task;
 
@@ -14,6 +15,7 @@ pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTOR
 pub use placement::Placement;
 pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
+pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};
 
@@ -57,4 +59,16 @@ pub struct Spec {
     pub overheads: Option<String>,
     /// The tasks, in order; the order is the tie-break index.
     pub tasks: Vec<Task>,
+    /// CPU reservations: a tree of groups, each with a budget every period
+    /// on every CPU, holding tasks by name (the `hcbs` policy).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reservations: Option<Vec<Group>>,
+}
+
+impl Spec {
+    /// The reservation groups flattened in pre-order (empty without `reservations`).
+    pub fn reservation_nodes(&self) -> Vec<ReservationNode> {
+        let names: Vec<&str> = self.tasks.iter().map(|t| t.name.as_str()).collect();
+        reservation_nodes(self.reservations.as_deref().unwrap_or(&[]), self.platform.cpus, &names)
+    }
 }

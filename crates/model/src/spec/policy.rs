@@ -39,6 +39,9 @@ pub enum PolicyName {
     Pd2,
     /// RUN: reduction to uniprocessor (global, server-based).
     Run,
+    /// H-CBS hierarchical reservations: per CPU one hard-CBS server per
+    /// group of `reservations`, EDF among servers, fixed priority inside a group.
+    Hcbs,
     /// The EPOS thesis' two-phase colour-aware scheduler (Ch.8): CAP-GS
     /// offline, then P-FP with a counter-driven best-effort throttle.
     CapGsDynamic,
@@ -69,6 +72,7 @@ impl PolicyName {
         PolicyName::Fpns,
         PolicyName::Pd2,
         PolicyName::Run,
+        PolicyName::Hcbs,
         PolicyName::CapGsDynamic,
     ];
     pub fn name(self) -> &'static str {
@@ -88,6 +92,7 @@ impl PolicyName {
             PolicyName::Fpns => "fpns",
             PolicyName::Pd2 => "pd2",
             PolicyName::Run => "run",
+            PolicyName::Hcbs => "hcbs",
             PolicyName::CapGsDynamic => "cap-gs-dynamic",
         }
     }
@@ -104,9 +109,11 @@ impl PolicyName {
         let d = self.descriptor();
         d.preemption == PreemptionKind::AtPoints || (d.family == Family::Fp && d.preemption == PreemptionKind::None)
     }
-    /// Fixed-priority families, which use `priorities`.
+    /// Policies with task priorities, which use `priorities`: the
+    /// fixed-priority family, and H-CBS inside its groups.
     pub fn is_fixed_priority(self) -> bool {
-        self.descriptor().family == super::descriptor::Family::Fp
+        use super::descriptor::Family;
+        matches!(self.descriptor().family, Family::Fp | Family::Hcbs)
     }
 }
 

@@ -7,7 +7,8 @@
 //! children, so one forward pass over the nodes marked dirty applies the
 //! rules top-down. Every non-root server has an *item* in its parent (its
 //! dual, or itself where a chain was collapsed) with a rate p/q and a budget,
-//! kept exactly as the integer B = budget·q ([`num`]).
+//! kept exactly as the integer B = budget·q, in the server module's
+//! [`Account`] (shared with H-CBS), consumed while the item is selected.
 //!
 //! - **Budgets**: at every deadline d of a server's subtree (the union of
 //!   its tasks' period grids) its item gets p·(d' − d)/q more, d' the next
@@ -40,14 +41,12 @@
 //!   servers' EDF queues: a sporadic or jittered job runs within budgets
 //!   sized for the grid (see `docs/policies.md`).
 
-mod num;
-
 use crate::build::AdmissionError;
 use crate::interface::{
     Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
 };
 use crate::placement::layout;
-use num::Budget;
+use crate::server::{Account, Budget};
 use num_bigint::BigInt;
 use schedlab_admission::reduction::{reduce_spec, Children, Item, Tree};
 use schedlab_model::spec::Domains;
@@ -86,10 +85,6 @@ struct Node {
     deadline: Time,
     exec: bool,
     dirty: bool,
-    /// This node's item is selected by an executing parent: its budget is
-    /// being consumed since `run_from`.
-    consuming: bool,
-    run_from: Time,
     /// Servers above level 0: the selected child, or `NONE`.
     sel: u32,
     /// Servers above level 0: when the selected child's budget runs out.
@@ -196,8 +191,6 @@ impl Flat {
                 deadline: Time::MAX,
                 exec: false,
                 dirty: false,
-                consuming: false,
-                run_from: 0,
                 sel: NONE,
                 exhaust_at: Time::MAX,
                 cpu: NONE,
@@ -221,7 +214,9 @@ pub(crate) struct Run<N: Budget> {
     nodes: Vec<Node>,
     kids: Vec<u32>,
     leaf_tasks: Vec<u32>,
-    budget: Vec<N>,
+    /// Each item's budget, consumed while its parent selects it
+    /// ([`Account`]: the server module's bookkeeping).
+    budget: Vec<Account<N>>,
     p: Vec<N>,
     q: Vec<N>,
     tasks: Vec<TaskState>,
@@ -285,7 +280,7 @@ impl<N: Budget> Run<N> {
         let nodes = flat.nodes.len();
         Run {
             info,
-            budget: vec![N::zero(); nodes],
+            budget: vec![Account::new(N::zero()); nodes],
             p: flat.p.iter().map(N::from_big).collect(),
             q: flat.q.iter().map(N::from_big).collect(),
             nodes: flat.nodes,
@@ -325,8 +320,8 @@ impl<N: Budget> Run<N> {
             let node = &mut self.nodes[i];
             node.deadline = d;
             if node.parent != NONE {
-                self.budget[i] = N::zero();
-                self.budget[i].add_mul(&self.p[i], d);
+                self.budget[i].budget = N::zero();
+                self.budget[i].budget.add_mul(&self.p[i], d);
             }
         }
         for i in 0..self.nodes.len() {
@@ -387,17 +382,14 @@ impl<N: Budget> Run<N> {
                 let node = &mut self.nodes[i];
                 node.deadline = d;
                 if node.parent != NONE {
-                    if node.consuming {
-                        self.budget[i].sub_mul(&self.q[i], t - node.run_from);
-                        node.run_from = t;
-                    }
+                    self.budget[i].charge(t, &self.q[i]);
                     // What is left over (or overrun) at a deadline is under
                     // 1 ns: the invariant docs/policies.md's argument rests on.
                     debug_assert!(
-                        self.budget[i].below_one_ns(&self.q[i]),
+                        self.budget[i].budget.below_one_ns(&self.q[i]),
                         "RUN: node {i} ends its period at {t} with |budget| ≥ 1 ns"
                     );
-                    self.budget[i].add_mul(&self.p[i], d - t);
+                    self.budget[i].budget.add_mul(&self.p[i], d - t);
                     let parent = node.parent;
                     self.mark(parent);
                 }
@@ -455,20 +447,16 @@ impl<N: Budget> Run<N> {
         self.nodes[i].exec = exec;
         let old = node.sel;
         if old != NONE {
-            let o = &mut self.nodes[old as usize];
-            self.budget[old as usize].sub_mul(&self.q[old as usize], t - o.run_from);
-            o.run_from = t;
+            self.budget[old as usize].charge(t, &self.q[old as usize]);
         }
         let (new, until) = if exec { self.choose(i, old, t) } else { (NONE, Time::MAX) };
         if new != old {
             if old != NONE {
-                self.nodes[old as usize].consuming = false;
+                self.budget[old as usize].stop(t, &self.q[old as usize]);
                 self.mark(old);
             }
             if new != NONE {
-                let n = &mut self.nodes[new as usize];
-                n.consuming = true;
-                n.run_from = t;
+                self.budget[new as usize].start(t);
                 self.mark(new);
             }
             self.nodes[i].sel = new;
@@ -495,7 +483,7 @@ impl<N: Budget> Run<N> {
         for &c in kids {
             let k = key(c);
             any = any.min(k);
-            let b = &self.budget[c as usize];
+            let b = &self.budget[c as usize].budget;
             if !b.is_positive() {
                 continue;
             }
@@ -507,12 +495,12 @@ impl<N: Budget> Run<N> {
         }
         if whole != u128::MAX {
             let c = whole as u32;
-            return (c, t.saturating_add(self.budget[c as usize].floor_div(&self.q[c as usize])));
+            return (c, t.saturating_add(self.budget[c as usize].runs_out_after(&self.q[c as usize])));
         }
         if partial {
             let mut best: Option<(Time, Remainder, u128)> = None;
             for &c in kids {
-                let (b, q) = (&self.budget[c as usize], &self.q[c as usize]);
+                let (b, q) = (&self.budget[c as usize].budget, &self.q[c as usize]);
                 if b.is_positive() {
                     let k = key(c);
                     let pk = (self.nodes[c as usize].deadline, Remainder(b.fraction(q)), k);

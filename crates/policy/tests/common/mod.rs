@@ -166,6 +166,7 @@ pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
         platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
+        reservations: None,
         tasks: tasks
             .iter()
             .enumerate()

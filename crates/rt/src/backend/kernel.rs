@@ -7,6 +7,11 @@
 //! | C-FP | the same, affinity to the task's cluster |
 //! | G-EDF | SCHED_DEADLINE (runtime = WCET + slack, deadline, period) — one root domain |
 //! | P-EDF / C-EDF | SCHED_DEADLINE inside exclusive cpuset partitions, one root domain per CPU / cluster |
+//! | H-CBS | SCHED_FIFO by the priorities inside the groups, affinity to the platform's CPUs, each group a cgroup with RT group scheduling |
+//!
+//! Under `hcbs`, each group of the spec's `reservations:` becomes a cgroup
+//! with RT group scheduling and its tasks join it ([`crate::rtgroup`]);
+//! other policies ignore the reservations, as everywhere.
 //!
 //! A SCHED_DEADLINE set is checked against the kernel's admission test
 //! before anything is touched (per root domain: the sum of runtime/period
@@ -38,15 +43,61 @@ fn is_edf(p: PolicyName) -> bool {
 
 /// The policies Linux's classes implement: preemptive EDF (SCHED_DEADLINE)
 /// and preemptive fixed priority (SCHED_FIFO), from the policy descriptors;
-/// not `cap-gs-dynamic`, whose throttle takes jobs off their CPU by counters.
+/// and H-CBS as Linux's own version of it, RT group scheduling with
+/// SCHED_FIFO inside the groups; not `cap-gs-dynamic`, whose throttle takes
+/// jobs off their CPU by counters.
 fn maps_onto_linux(p: PolicyName) -> bool {
     let d = p.descriptor();
-    matches!(d.family, Family::Edf | Family::Fp) && d.preemption == PreemptionKind::Full && !counter_driven(p)
+    matches!(d.family, Family::Edf | Family::Fp | Family::Hcbs)
+        && d.preemption == PreemptionKind::Full
+        && !counter_driven(p)
 }
 
 /// Policies whose decisions depend on counters as well as priorities.
 fn counter_driven(p: PolicyName) -> bool {
     p == PolicyName::CapGsDynamic
+}
+
+/// Each task's rank in the fixed-priority order its SCHED_FIFO priority
+/// follows: the plan's, and for H-CBS the order inside its groups (the
+/// policy section's `priorities`, as G-FP would give them).
+fn fifo_ranks(plan: &Plan) -> Vec<usize> {
+    if plan.policy.descriptor().family != Family::Hcbs {
+        return plan.tasks.iter().map(|t| t.rank).collect();
+    }
+    let mut s = plan.spec.clone();
+    if let Some(p) = s.policy.as_mut() {
+        p.name = PolicyName::Gfp;
+    }
+    s.reservations = None;
+    let Ok(fp) = schedlab_policy::build(&s, None) else {
+        return plan.tasks.iter().map(|t| t.rank).collect();
+    };
+    let mut keys: Vec<(schedlab_policy::Priority, usize)> = plan
+        .tasks
+        .iter()
+        .map(|t| {
+            let v = schedlab_policy::JobView {
+                id: schedlab_policy::JobId { task: t.index as u32, seq: 0 },
+                release: 0,
+                deadline: t.deadline,
+                consumed: 0,
+                now: 0,
+            };
+            let p = fp.priority(&v).unwrap_or(schedlab_policy::Priority::new(
+                t.deadline as i128,
+                t.period as i128,
+                t.index as u32,
+            ));
+            (p, t.index)
+        })
+        .collect();
+    keys.sort();
+    let mut rank = vec![0; keys.len()];
+    for (r, (_, i)) in keys.into_iter().enumerate() {
+        rank[i] = r;
+    }
+    rank
 }
 
 /// The kernel's deadline bandwidth limit (runtime/period of
@@ -99,6 +150,7 @@ impl KernelBackend {
     }
 
     fn map(plan: &Plan) -> Vec<Mapping> {
+        let ranks = fifo_ranks(plan);
         plan.tasks
             .iter()
             .map(|t| {
@@ -116,7 +168,11 @@ impl KernelBackend {
                         partition,
                     }
                 } else {
-                    Mapping { class: Class::Fifo { priority: TOP_PRIORITY - t.rank as u32 }, cpus, partition: None }
+                    Mapping {
+                        class: Class::Fifo { priority: TOP_PRIORITY - ranks[t.index] as u32 },
+                        cpus,
+                        partition: None,
+                    }
                 }
             })
             .collect()
@@ -185,11 +241,17 @@ impl Backend for KernelBackend {
                     .join(", ")
             };
             return bad(format!(
-                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO) and {} (SCHED_DEADLINE); use --backend dispatch for the others",
+                "policy.name: `{}` cannot be mapped onto Linux's scheduling classes; the kernel backend runs {} (SCHED_FIFO), {} (SCHED_DEADLINE) and hcbs (RT groups); use --backend dispatch for the others",
                 plan.policy.name(),
                 names(Family::Fp),
                 names(Family::Edf)
             ));
+        }
+        if has_reservations(plan) {
+            let groups = crate::rtgroup::cgroups_of(&plan.spec).map_err(RunError::BadInput)?;
+            let fs = crate::rtgroup::detect().map_err(|e| RunError::BadInput(format!("reservations: {e}")))?;
+            crate::rtgroup::check_capacity(&fs, &groups)
+                .map_err(|e| RunError::BadInput(format!("reservations: {e}")))?;
         }
         if !is_edf(plan.policy) {
             if plan.tasks.len() > TOP_PRIORITY as usize {
@@ -267,6 +329,11 @@ impl Backend for KernelBackend {
         } else {
             n.fifo_priority = TOP_PRIORITY;
         }
+        if has_reservations(plan) {
+            if let Ok(fs) = crate::rtgroup::detect() {
+                n.write_dirs.push(fs.root);
+            }
+        }
         n
     }
 
@@ -304,7 +371,8 @@ impl Backend for KernelBackend {
         let mut ex = Executed { tids: tids.clone(), ..Executed::default() };
         // Setup, part 1 (threads still SCHED_OTHER, blocked at the gate):
         // record, trace, cpusets, affinities.
-        let setup = (|| -> Result<Option<crate::ftrace::KernelTrace>, RunError> {
+        #[allow(clippy::type_complexity)]
+        let setup = (|| -> Result<(Option<crate::ftrace::KernelTrace>, Option<crate::rtgroup::Groups>), RunError> {
             for &tid in &tids {
                 sv.guard
                     .record_thread(tid)
@@ -322,6 +390,18 @@ impl Backend for KernelBackend {
                 }
                 None => None,
             };
+            // Reservations: the groups' cgroups, each thread in its group.
+            let groups = if has_reservations(plan) {
+                let fs = crate::rtgroup::detect().map_err(|e| RunError::System(format!("reservations: {e}")))?;
+                let list = crate::rtgroup::cgroups_of(&plan.spec).map_err(RunError::BadInput)?;
+                let g = crate::rtgroup::create(&fs, &sv.guard, &list)?;
+                for (i, &tid) in tids.iter().enumerate() {
+                    g.attach(i, tid)?;
+                }
+                Some(g)
+            } else {
+                None
+            };
             for (i, m) in maps.iter().enumerate() {
                 let tid = tids[i];
                 if let (Some(p), Some(d)) = (&parts, m.partition) {
@@ -332,7 +412,7 @@ impl Backend for KernelBackend {
                     })?;
                 }
             }
-            Ok(ktrace)
+            Ok((ktrace, groups))
         })();
         let fail = |e: RunError, handles: Vec<std::thread::JoinHandle<_>>| {
             sv.stop.request(crate::stop::StopReason::Finished);
@@ -342,7 +422,7 @@ impl Backend for KernelBackend {
             }
             Err(e)
         };
-        let ktrace = match setup {
+        let (ktrace, groups) = match setup {
             Ok(k) => k,
             Err(e) => return fail(e, handles),
         };
@@ -397,6 +477,37 @@ impl Backend for KernelBackend {
                 None => format!("{} on CPUs {}", m.class.describe(), sched::format_cpu_list(&m.cpus)),
             })
             .collect();
+        if let Some(g) = &groups {
+            ex.throttled = true;
+            for (i, m) in ex.mapping.iter_mut().enumerate() {
+                if let Some(c) = g.of_task(i) {
+                    m.push_str(&format!(
+                        ", in RT group {} ({} µs every {} µs on each CPU)",
+                        c.name, c.runtime_us, c.period_us
+                    ));
+                }
+            }
+            let enforcement = crate::rtgroup::enforcement();
+            ex.notes.push(format!(
+                "reservations: {} RT group(s) under {} (cgroup v{}); {enforcement}",
+                g.groups.len(),
+                g.parent.display(),
+                g.fs.version
+            ));
+            ex.events.push(schedlab_trace::Event::Note {
+                t: 0,
+                cpu: None,
+                name: "rt-groups".into(),
+                data: serde_json::json!({
+                    "cgroup": g.parent.display().to_string(),
+                    "version": g.fs.version,
+                    "enforcement": enforcement,
+                    "groups": g.groups.iter().map(|c| serde_json::json!({
+                        "name": c.name, "runtime_us": c.runtime_us, "period_us": c.period_us, "tasks": c.tasks,
+                    })).collect::<Vec<_>>(),
+                }),
+            });
+        }
         let longest = plan.tasks.iter().map(|t| t.timeout).max().unwrap_or(0);
         sv.watchdog.end_by(t0 + plan.config.duration + longest + 2_000_000_000);
         ex.t0 = t0;
@@ -443,6 +554,13 @@ impl Backend for KernelBackend {
     }
 }
 
+/// The run maps reservation groups: the `hcbs` policy with at least one
+/// group (under other policies the spec's reservations are ignored, as in
+/// the simulator; `schedlab check` warns).
+fn has_reservations(plan: &Plan) -> bool {
+    plan.policy.descriptor().family == Family::Hcbs && plan.spec.reservations.as_ref().is_some_and(|r| !r.is_empty())
+}
+
 /// Is thread `tid` of this process asleep (state S)?
 fn thread_sleeping(tid: i32) -> bool {
     std::fs::read_to_string(format!("/proc/self/task/{tid}/stat"))
@@ -460,7 +578,7 @@ mod tests {
     #[test]
     fn linux_runs_the_preemptive_edf_and_fp_policies() {
         let mapped: Vec<&str> = PolicyName::ALL.iter().filter(|p| maps_onto_linux(**p)).map(|p| p.name()).collect();
-        assert_eq!(mapped, ["gedf", "pedf", "cedf", "gfp", "pfp", "cfp"]);
+        assert_eq!(mapped, ["gedf", "pedf", "cedf", "gfp", "pfp", "cfp", "hcbs"]);
         assert!(!is_edf(PolicyName::NpGedf) && !maps_onto_linux(PolicyName::NpGedf));
         assert!(is_edf(PolicyName::Cedf) && !is_edf(PolicyName::Cfp));
         assert!(!maps_onto_linux(PolicyName::Fpds) && !maps_onto_linux(PolicyName::Edzl));

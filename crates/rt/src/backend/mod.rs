@@ -89,6 +89,10 @@ pub struct Executed {
     /// The end of the backend's own events (ns from t0), when it records
     /// them: the trace's horizon covers them.
     pub horizon: u64,
+    /// The backend holds the run's threads off their CPUs on purpose (RT
+    /// group budgets): another thread running while a job waits is then no
+    /// platform stall.
+    pub throttled: bool,
 }
 
 /// A way of running a plan on this machine.

@@ -10,11 +10,67 @@
 //! - `random`: a seeded random cyclic permutation, chased through the
 //!   buffer itself (each line stores the index of the next), so every load
 //!   depends on the previous one and defeats the prefetcher.
+//!
+//! The working set is ordinary heap memory, or, for a task with `colors`,
+//! a [`ColouredBuffer`] whose every page has one of the task's colours
+//! ([`crate::colour`]).
+//!
+//! A walk may also write lines of a shared-data group ([`SharedLines`],
+//! the lines several tasks write): after every `every`-th line of its own,
+//! one atomic add to the group's next line — real coherence traffic when
+//! the group's tasks run on different CPUs. A task with a `data_group` and
+//! a `write_ratio` r > 0 writes its group's lines (as large as the group's
+//! largest `wss`) once per `every` = max(1, round((1 − r) / r)) lines of its
+//! own, so that r of its line touches are shared writes (r ≤ 1/2; above,
+//! one in two). Unlike the platform model, where the group's working sets
+//! are the shared data, the walk keeps its own working set beside them. The walk publishes what it
+//! did to its CPU's counters ([`crate::counters::published`]) after each
+//! chunk of 64 lines: lines touched and the writes to shared lines.
 
 use crate::clock;
+use crate::colour::ColouredBuffer;
 use crate::job::{JobCtx, JobError};
 use crate::workload::JobBody;
 use schedlab_model::rng::Rng;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+/// The lines a shared-data group's tasks all write.
+pub struct SharedLines {
+    words: Box<[AtomicU64]>,
+    /// Words per line.
+    stride: usize,
+    lines: usize,
+}
+
+impl SharedLines {
+    /// `bytes` of shared lines of `line` bytes.
+    pub fn new(bytes: u64, line: u64) -> Arc<SharedLines> {
+        let line = line.max(8);
+        let lines = bytes.div_ceil(line).max(1) as usize;
+        let stride = (line / 8) as usize;
+        Arc::new(SharedLines { words: (0..lines * stride).map(|_| AtomicU64::new(0)).collect(), stride, lines })
+    }
+
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// The sum of the lines' counters (every write adds one).
+    pub fn writes(&self) -> u64 {
+        (0..self.lines).map(|l| self.words[l * self.stride].load(Ordering::Relaxed)).sum()
+    }
+}
+
+/// A walk's share of a group's lines.
+struct Sharing {
+    lines: Arc<SharedLines>,
+    /// One shared write after this many own lines.
+    every: u64,
+    /// Own lines since the last shared write.
+    since: u64,
+    pos: usize,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pattern {
@@ -23,16 +79,25 @@ pub enum Pattern {
     Random,
 }
 
+/// Where the working set lives.
+enum Store {
+    Heap(Vec<u64>),
+    Coloured(ColouredBuffer),
+}
+
 pub struct MemWalk {
-    buf: Vec<u64>,
+    store: Store,
     /// Words per cache line.
     words: usize,
     lines: usize,
     order: Vec<u32>,
     pattern: Pattern,
     pos: usize,
-    /// Lines touched so far (all jobs).
+    /// Lines touched so far (all jobs), own lines only.
     pub touched: u64,
+    sharing: Option<Sharing>,
+    /// Writes to shared lines so far (all jobs).
+    pub shared_writes: u64,
 }
 
 impl MemWalk {
@@ -41,9 +106,29 @@ impl MemWalk {
     /// not page-fault.
     pub fn new(wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let line = line.max(8);
+        let lines = wss.div_ceil(line).max(1) as usize;
+        let buf = vec![0u64; lines * (line / 8) as usize];
+        MemWalk::over(Store::Heap(buf), wss, line, pattern, seed)
+    }
+
+    /// A walk over `wss` bytes of a coloured buffer (at least that large).
+    pub fn coloured(buf: ColouredBuffer, wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
+        assert!(buf.len() as u64 >= wss, "the coloured buffer is smaller than the working set");
+        MemWalk::over(Store::Coloured(buf), wss, line.max(8), pattern, seed)
+    }
+
+    /// The coloured buffer the walk runs over, if any.
+    pub fn coloured_buffer(&self) -> Option<&ColouredBuffer> {
+        match &self.store {
+            Store::Coloured(b) => Some(b),
+            Store::Heap(_) => None,
+        }
+    }
+
+    fn over(mut store: Store, wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let words = (line / 8) as usize;
         let lines = wss.div_ceil(line).max(1) as usize;
-        let mut buf = vec![0u64; lines * words];
+        let buf = store.words();
         let order: Vec<u32> = match pattern {
             Pattern::Sequential => (0..lines as u32).collect(),
             Pattern::Strided { stride } => {
@@ -70,20 +155,28 @@ impl MemWalk {
                 *w = i as u64;
             }
         }
-        MemWalk { buf, words, lines, order, pattern, pos: 0, touched: 0 }
+        MemWalk { store, words, lines, order, pattern, pos: 0, touched: 0, sharing: None, shared_writes: 0 }
+    }
+
+    /// Also writes a line of `shared` after every `every` lines of its own
+    /// (a write ratio of 1 / (`every` + 1) of its line touches).
+    pub fn with_shared(mut self, shared: Arc<SharedLines>, every: u64) -> MemWalk {
+        self.sharing = Some(Sharing { lines: shared, every: every.max(1), since: 0, pos: 0 });
+        self
     }
 
     /// Touches `n` lines from the current position.
     #[inline]
     fn step(&mut self, n: usize) {
+        let buf = self.store.words();
         match self.pattern {
             Pattern::Random => {
                 let mut cur = self.order[self.pos % self.lines] as usize;
                 for _ in 0..n {
                     let w = cur * self.words;
-                    let next = self.buf[w] as usize;
+                    let next = buf[w] as usize;
                     // Keep the chain intact: write the line without changing the link.
-                    self.buf[w + (self.words > 1) as usize] = self.buf[w + (self.words > 1) as usize].wrapping_add(1);
+                    buf[w + (self.words > 1) as usize] = buf[w + (self.words > 1) as usize].wrapping_add(1);
                     cur = next;
                 }
                 self.pos = (self.pos + n) % self.lines;
@@ -93,7 +186,7 @@ impl MemWalk {
             _ => {
                 for _ in 0..n {
                     let w = self.order[self.pos] as usize * self.words;
-                    self.buf[w] = self.buf[w].wrapping_add(1);
+                    buf[w] = buf[w].wrapping_add(1);
                     self.pos += 1;
                     if self.pos == self.lines {
                         self.pos = 0;
@@ -102,6 +195,19 @@ impl MemWalk {
             }
         }
         self.touched += n as u64;
+        if let Some(sh) = &mut self.sharing {
+            sh.since += n as u64;
+            let k = sh.since / sh.every;
+            sh.since %= sh.every;
+            for _ in 0..k {
+                sh.lines.words[sh.pos * sh.lines.stride].fetch_add(1, Ordering::Relaxed);
+                sh.pos += 1;
+                if sh.pos == sh.lines.lines {
+                    sh.pos = 0;
+                }
+            }
+            self.shared_writes += k;
+        }
     }
 
     /// One full pass over the working set (every line once).
@@ -115,13 +221,33 @@ impl MemWalk {
     }
 }
 
+/// Own lines per shared write for a write ratio `r` (see the module header).
+pub fn every_for_ratio(r: f64) -> u64 {
+    if r <= 0.0 || !r.is_finite() {
+        return u64::MAX;
+    }
+    ((1.0 - r) / r).round().max(1.0) as u64
+}
+
+impl Store {
+    fn words(&mut self) -> &mut [u64] {
+        match self {
+            Store::Heap(v) => v,
+            Store::Coloured(b) => b.words(),
+        }
+    }
+}
+
 impl JobBody for MemWalk {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError> {
         // Segment by segment when the task declares segments.
         ctx.run_segments(|ctx, ns, _| {
             let end = clock::thread_cpu() + ns;
             while clock::thread_cpu() < end {
+                let w = self.shared_writes;
                 self.step(64);
+                let w = self.shared_writes - w;
+                crate::counters::published::publish(64 + w, w);
                 ctx.check()?;
             }
             Ok(())
@@ -132,15 +258,32 @@ impl JobBody for MemWalk {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_shared_group_gets_one_write_per_every_own_lines() {
+        let g = SharedLines::new(4096, 64);
+        let mut a = MemWalk::new(64 * 1024, 64, Pattern::Sequential, 1).with_shared(g.clone(), 4);
+        let mut b = MemWalk::new(64 * 1024, 64, Pattern::Random, 2).with_shared(g.clone(), 3);
+        for _ in 0..10 {
+            a.step(64);
+            b.step(50);
+        }
+        assert_eq!((a.touched, a.shared_writes), (640, 160));
+        assert_eq!((b.touched, b.shared_writes), (500, 166));
+        assert_eq!(g.writes(), 326);
+        assert_eq!(g.lines(), 64);
+        assert_eq!((every_for_ratio(0.2), every_for_ratio(1.0 / 3.0), every_for_ratio(0.9)), (4, 2, 1));
+    }
     #[test]
     fn every_pattern_touches_every_line_in_a_pass() {
         for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
             let mut w = MemWalk::new(256 * 1024, 64, p, 7);
-            let before: Vec<u64> =
-                (0..w.lines()).map(|l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize]).collect();
+            let before: Vec<u64> = (0..w.lines())
+                .map(|l| w.store.words()[l * w.words + (p == Pattern::Random && w.words > 1) as usize])
+                .collect();
             w.pass();
             let changed = (0..w.lines())
-                .filter(|&l| w.buf[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l])
+                .filter(|&l| w.store.words()[l * w.words + (p == Pattern::Random && w.words > 1) as usize] != before[l])
                 .count();
             assert_eq!(changed, w.lines(), "{p:?}");
         }

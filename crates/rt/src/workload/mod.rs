@@ -5,7 +5,7 @@
 //! |---|---|
 //! | `spin` | the calibrated CPU loop, for the job's execution time |
 //! | `spin-cpu` | spin until the thread CPU clock advanced by the execution time |
-//! | `memwalk[:seq\|random\|strided[:BYTES]]` | walk the task's `wss`, every cache line per pass |
+//! | `memwalk[:seq\|random\|strided[:BYTES]]` | walk the task's `wss`, every cache line per pass (in the task's `colors`: [`crate::colour`]) |
 //! | `c:LIB:SYMBOL[:ARG]` | a C-ABI function from a shared library ([`dynlib`]) |
 //! | `cmd:PROGRAM ARGS...` | an external command (needs `--allow-command`) |
 //! | Rust | any [`JobBody`] through the library API ([`WorkloadSpec::Rust`]) |

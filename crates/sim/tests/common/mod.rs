@@ -17,6 +17,7 @@ pub fn spec(cpus: u32, tasks: Vec<Task>) -> Spec {
         policy: None,
         overheads: None,
         tasks,
+        reservations: None,
     }
 }
 

@@ -16,6 +16,7 @@ pub fn header() -> Header {
         platform: Platform { cpus: 2, clusters: None, cache: None, memory: None },
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
+        reservations: None,
         tasks: vec![
             Task::new("A", Duration::from_ms(2), Duration::from_ms(5)),
             Task::new("B", Duration::from_ms(4), Duration::from_ms(10)),

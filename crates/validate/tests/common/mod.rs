@@ -29,6 +29,7 @@ pub fn spec(cpus: u32, tasks: Vec<Task>, policy: Option<PolicyName>) -> Spec {
         platform: Platform { cpus, clusters: None, cache: None, memory: None },
         policy: policy.map(PolicySpec::named),
         overheads: None,
+        reservations: None,
         tasks,
     }
 }

@@ -34,7 +34,39 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Fpds,
     PolicyName::GFpds,
     PolicyName::Fpns,
+    PolicyName::Hcbs,
 ];
+
+/// H-CBS groups for a random set: 1 to 3 top-level groups sharing 90 % of
+/// each CPU (periods 2, 5 or 10 ms), each task in one of them or in the
+/// background, and sometimes a subgroup holding half of a group's tasks
+/// (half its budget; a leaf queue with the other half serves the rest).
+fn random_groups(r: &mut Rng, spec: &Spec) -> Option<Vec<schedlab_model::Group>> {
+    use schedlab_model::Group;
+    let k = r.range_u64(1, 3);
+    let mut groups: Vec<Group> = (0..k)
+        .map(|g| {
+            let period = pick(r, &[2 * MS, 5 * MS, 10 * MS]);
+            Group::new(format!("g{g}"), Duration((period * 9 / (10 * k)).max(1)), Duration(period))
+        })
+        .collect();
+    for t in &spec.tasks {
+        let g = r.range_u64(0, k) as usize;
+        if g < groups.len() {
+            groups[g].tasks.push(t.name.clone());
+        }
+    }
+    let g = &mut groups[r.range_u64(0, k - 1) as usize];
+    if g.tasks.len() >= 2 && chance(r, 0.5) {
+        let budget = g.budget.unwrap().0;
+        let half = g.tasks.split_off(g.tasks.len() / 2);
+        let mut sub = Group::new(format!("{}-sub", g.name), Duration((budget / 2).max(1)), g.period);
+        sub.tasks = half;
+        g.leaf_budget = Some(Duration((budget / 2).max(1)));
+        g.groups.push(sub);
+    }
+    Some(groups)
+}
 
 /// The base seed of every campaign; `SCHEDLAB_ORACLE_SEED` explores others.
 pub fn base_seed() -> u64 {
@@ -204,7 +236,7 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     // Deferred preemption: each WCET in 1 to 4 subjobs, a quarter of the
     // tasks with a self-suspension between two (from a stream of its own,
     // so the other draws stay as they were).
-    if matches!(policy, PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns) {
+    if matches!(policy, PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns | PolicyName::Hcbs) {
         let mut rs = Rng::new(seed ^ 0x5ab_0b5);
         for t in &mut spec.tasks {
             let k = rs.range_u64(1, 4).min(t.wcet.0);
@@ -226,6 +258,22 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
                 t.segments = Some(segments);
             } else {
                 t.subjobs = Some(subjobs);
+            }
+        }
+    }
+
+    if policy == PolicyName::Hcbs {
+        spec.reservations = random_groups(&mut Rng::new(seed ^ 0x4cb5), &spec);
+        // A third of the tasks have a non-preemptive section (boosted under H-CBS).
+        let mut rb = Rng::new(seed ^ 0xb005);
+        for t in &mut spec.tasks {
+            let mut segments: Vec<Segment> = t.segments().into_owned();
+            let cpu: Vec<usize> = (0..segments.len()).filter(|&i| segments[i].kind.on_cpu()).collect();
+            if rb.below(3) == 0 && !cpu.is_empty() {
+                let i = cpu[rb.below(cpu.len() as u64) as usize];
+                segments[i].preemptible = false;
+                t.subjobs = None;
+                t.segments = Some(segments);
             }
         }
     }

@@ -12,6 +12,7 @@
 
 pub mod bertogna;
 pub mod guan;
+pub mod msf;
 
 use super::gedf::exact::int;
 use super::gedf::explain::{ns, Explain};

@@ -166,6 +166,13 @@ impl Dispatcher {
             7,
             Event::Note { t: horizon, cpu: None, name: "dispatch-stats".into(), data: stats },
         ));
+        // The counter source the policy read (`Kernel::counters`).
+        ex.notes.push(self.host.counters.describe());
+        self.events.push((
+            0,
+            0,
+            Event::Note { t: 0, cpu: None, name: "counter-source".into(), data: self.host.counters.to_json() },
+        ));
         self.events.sort_by_key(|(t, r, _)| (*t, *r));
         ex.events = self.events.into_iter().map(|(_, _, e)| e).collect();
         ex.overheads = self.samples;

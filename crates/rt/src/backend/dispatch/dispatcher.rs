@@ -21,7 +21,7 @@ use super::services::KernelServices;
 use super::sync::{self, Request, Shared, NO_SEGMENT};
 use super::{drain_limit, DISPATCHER_CPU};
 use crate::clock;
-use crate::counters::PerfCounters;
+use crate::counters::Source;
 use crate::overheads::Samples;
 use crate::plan::Plan;
 use crate::stall::THRESHOLD_NS;
@@ -171,7 +171,7 @@ impl Dispatcher {
                     })
                     .collect(),
                 seg_active: per_job.iter().map(|&k| vec![0; k]).collect(),
-                counters: PerfCounters::open(m as u32),
+                counters: Source::open(c.counters, m as u32),
             },
             tasks,
             shared,

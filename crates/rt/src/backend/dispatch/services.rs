@@ -5,12 +5,12 @@
 //! signals, affinity changes and gate stores to the workers). Policy notes
 //! are recorded up to a budget reserved at start-up; `tracing()` says
 //! whether the next one would be. Counters (`Kernel::counters`) are read
-//! from per-CPU `perf_event_open` events opened at start-up
-//! (`crate::counters`).
+//! from the run's counter source opened at start-up (`crate::counters`:
+//! per-CPU `perf_event_open` events, or the counts the workloads publish).
 
 use super::sync::{self, Shared};
 use crate::clock;
-use crate::counters::PerfCounters;
+use crate::counters::Source;
 use crate::sched::{self, CpuSet};
 use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
@@ -61,7 +61,7 @@ pub(super) struct KernelServices {
     pub seg_queue: Vec<VecDeque<u64>>,
     pub seg_active: Vec<Vec<u64>>,
     /// The CPUs' counters.
-    pub counters: PerfCounters,
+    pub counters: Source,
 }
 
 impl Host<u64> for KernelServices {

@@ -80,11 +80,13 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l test -d 'R
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l overheads -d 'Overhead model CSV (instead of the spec\'s `overheads`)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l accounting -d 'Accounting method: `epos` (Eq. 2/3) or `per-task-release`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l tick -d 'Tick period Q for the accounting (0: no periodic tick)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l period -d 'With `--select-budgets`: this period for every group (and leaf queue) instead of the spec\'s' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l lookup -d 'Look-up of overheads by task count: `step` (the row above), `linear` or `floor` (the row below, the EPOS rule)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l explain -d 'Every test\'s compared value, bound and supporting lines'
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l exact -d 'Exact fractions instead of durations and decimals'
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l all -d 'Run every test in the registry'
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l no-overheads -d 'Ignore the spec\'s overhead model'
+complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l select-budgets -d 'Instead of testing the spec\'s reservations, choose them: for each group, the least budget with which the H-CBS group test (`hcbs.msf`) accepts its tasks, at its period (exit 0 when every group has one and they fit the CPUs, 1 otherwise)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -l json -d 'Print machine-readable JSON instead of text'
 complete -c schedlab -n "__fish_schedlab_using_subcommand analyze" -s h -l help -d 'Print help'
 complete -c schedlab -n "__fish_schedlab_using_subcommand tests" -l json -d 'Print machine-readable JSON instead of text'
@@ -141,6 +143,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l svg -d 'Write 
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l csv -d 'Write the per-job table as CSV' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l tolerance -d 'The validator\'s tolerance for a recorded schedule (the decision latency)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l timing -d 'Job bodies\' timing scopes (try_within / try_wcet): `cooperative` checks, `async` notification, or `benchmark` (never raise; record each scope\'s duration: per-label count, max, mean, p99 in the output)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l counters -d 'Where the dispatch backend\'s counters (`Kernel::counters`) come from: `auto` (perf\'s hardware events where the machine has them, else what the workloads publish), `perf` or `workload`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-jitter -d 'Ignore the tasks\' release jitter'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l allow-command -d 'Allow `cmd:` workloads (external commands at real-time priority)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-kernel-trace -d 'Do not read the kernel\'s sched events from tracefs (then preemptions and migrations are not in the trace)'
