@@ -132,3 +132,15 @@ fn partition_output_pins_reproduce_the_placement() {
     }
     assert_eq!(cpus, [vec!["T0", "T1", "T2"], vec!["T3", "T5", "T6"], vec!["T4", "T7", "T8", "T9"]]);
 }
+
+#[test]
+fn set_takes_the_throttles_numbers_and_lists() {
+    let spec = example("cap-gs-dynamic.yaml");
+    for set in [["threshold=5000", "throttle=yield"], ["throttle_range=[1, 2]", "quantum=5ms"]] {
+        let o = schedlab(&["simulate", &spec, "--horizon", "50ms", "--set", set[0], "--set", set[1]]);
+        assert_eq!(o.status.code(), Some(0), "{set:?}: {}", text(&o.stderr));
+    }
+    let o = schedlab(&["simulate", &spec, "--set", "threshold=many"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(text(&o.stderr).contains("threshold=many"), "{}", text(&o.stderr));
+}
