@@ -436,3 +436,21 @@ fn surprises_are_announced() {
     assert!(stderr(&o).contains("the tick term is missing"), "{}", stderr(&o));
     assert!(stdout(&o).contains("not measured (the tick term is missing)"), "{}", stdout(&o));
 }
+
+#[test]
+fn a_closed_standard_output_ends_the_verb_quietly_as_sigpipe_would() {
+    use std::os::fd::FromRawFd;
+    // A pipe whose reading end is closed before the verb starts: its first
+    // write to stdout fails with EPIPE.
+    let mut fds = [0; 2];
+    assert_eq!(unsafe { libc::pipe(fds.as_mut_ptr()) }, 0);
+    unsafe { libc::close(fds[0]) };
+    let out = unsafe { std::process::Stdio::from_raw_fd(fds[1]) };
+    let o = Command::new(env!("CARGO_BIN_EXE_schedlab"))
+        .args(["simulate", &repo("examples/demo.yaml")])
+        .stdout(out)
+        .output()
+        .expect("run schedlab");
+    assert_eq!(o.status.code(), Some(141), "{}", stderr(&o));
+    assert!(!stderr(&o).contains("panicked"), "{}", stderr(&o));
+}

@@ -28,7 +28,9 @@
 //!   (`private`: bookkeeping only, the schedule of `off`) and on with every
 //!   task in the same 16 colours (1 MiB: evictions between jobs) and one
 //!   data group writing 2 % (`shared`: every CPU's rate changes at every
-//!   switch, about 20 % slower, no overload); `bench-cpu` gives CPU ns per
+//!   switch, about 20 % slower, no overload; `colours`: the same colours
+//!   without the group, so rates stay 1.0 and only the CPMD of what was
+//!   evicted between jobs is charged); `bench-cpu` gives CPU ns per
 //!   run, `bench-counts` the events, so ns per event compare across the three.
 //!
 //! Before each benchmark one line `bench-counts {json}` goes to stdout with
@@ -222,6 +224,11 @@ fn optimal(c: &mut Criterion) {
 /// task in colours 0–15 and one data group (2 % writes), otherwise task `i`
 /// gets colours 4i–4i+3 (nothing shared).
 fn cached(spec: &Spec, shared: bool) -> Spec {
+    cached_with(spec, shared, shared)
+}
+
+/// [`cached`] with the colours and the data group chosen apart.
+fn cached_with(spec: &Spec, shared: bool, group: bool) -> Spec {
     let mut s = spec.clone();
     s.platform.cache = Some(schedlab_model::Cache {
         size: schedlab_model::Size(8 << 20),
@@ -236,7 +243,7 @@ fn cached(spec: &Spec, shared: bool) -> Spec {
         let (lo, hi) = if shared { (0, 15) } else { (4 * i as u32, 4 * i as u32 + 3) };
         t.wss = Some(schedlab_model::Size(64 << 10));
         t.colors = Some(format!("{lo}-{hi}").parse().expect("a colour range"));
-        if shared {
+        if group {
             t.data_group = Some("g".into());
             t.write_ratio = Some("0.02".parse().expect("a ratio"));
         }
@@ -253,6 +260,7 @@ fn platform(c: &mut Criterion) {
         for (id, spec, model) in [
             (format!("gedf_m{m}_off"), cached(&base, false), false),
             (format!("gedf_m{m}_private"), cached(&base, false), true),
+            (format!("gedf_m{m}_colours"), cached_with(&base, true, false), true),
             (format!("gedf_m{m}_shared"), cached(&base, true), true),
         ] {
             let config = SimConfig { horizon: Some(horizon), platform_model: model, ..SimConfig::default() };

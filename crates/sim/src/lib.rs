@@ -2,9 +2,10 @@
 //! `schedlab_policy::interface` in virtual time (integer ns), releasing the
 //! jobs of the job model (`schedlab-jobs`: arrivals, execution demand,
 //! seeding — the same jobs the runtime releases), with overhead models
-//! (release, schedule, context switch, IPI, tick, CPMD), and passes the
-//! schedule's trace events to a sink. Semantics are documented in
-//! `docs/simulator.md`.
+//! (release, schedule, context switch, IPI, tick, CPMD) and, when the spec
+//! has a cache, the platform model (`schedlab-platform`: progress rates,
+//! CPMD and counters from what runs where), and passes the schedule's trace
+//! events to a sink. Semantics are documented in `docs/simulator.md`.
 //!
 //! ```
 //! # fn main() -> Result<(), Box<dyn std::error::Error>> {
