@@ -189,6 +189,21 @@ class Policy:
         early_release: PD^2: early release, ER-PD^2 (default False).
         slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
             capacity, or None for the default (``"greedy"``).
+        capacity: CAP / CAP-GS: a CPU's capacity, a number in (0, 1] such as
+            ``0.75`` or ``"ll"`` (Liu & Layland), or None for the default.
+        group_packing: CAP: the heuristic that places the colour groups
+            (default ``"wfd"``).
+        srt_on_hrt_cores: CAP-GS: SRT and BE groups may go to CPUs holding
+            HRT tasks (default False).
+        memory_total: CAP / CAP-GS: M_total in bytes, the memory page
+            colouring divides among the colours, or None (not checked).
+        threshold: ``cap-gs-dynamic``: the counter rise per quantum above
+            which a best-effort job is throttled (default 4).
+        counter: ``cap-gs-dynamic``: ``"coherence-misses"`` (default) or
+            ``"cache-misses"``.
+        throttle: ``cap-gs-dynamic``: ``"hold"`` (default) or ``"yield"``.
+        throttle_range: ``cap-gs-dynamic``: ``(low, high)`` task priorities
+            that may be throttled, or None for the tasks of class ``be``.
     """
 
     name: str
@@ -198,6 +213,14 @@ class Policy:
     stagger: bool | None = None
     early_release: bool | None = None
     slack: str | None = None
+    capacity: float | str | None = None
+    group_packing: str | None = None
+    srt_on_hrt_cores: bool | None = None
+    memory_total: int | None = None
+    threshold: int | None = None
+    counter: str | None = None
+    throttle: str | None = None
+    throttle_range: tuple[int, int] | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -207,9 +230,13 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack"):
+        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
+        if self.memory_total is not None:
+            d["memory_total"] = _bytes(self.memory_total)
+        if self.throttle_range is not None:
+            d["throttle_range"] = list(self.throttle_range)
         return d
 
 

@@ -1,6 +1,7 @@
 //! The `schedlab` command: one implementation, used by the `schedlab` binary
 //! and by the Python package's console script.
 
+mod colour;
 mod commands;
 pub mod output;
 mod policy_args;

@@ -36,15 +36,7 @@ pub fn apply(spec: &mut Spec, name: Option<&str>, set: &[String]) -> Result<Vec<
     if let Some(n) = name {
         let new = policy_name(n).map_err(|m| Diagnostic::new("--policy", m))?;
         let old = spec.policy.clone();
-        let mut pol = PolicySpec {
-            name: new,
-            partitioning: None,
-            priorities: None,
-            quantum: None,
-            stagger: None,
-            early_release: None,
-            slack: None,
-        };
+        let mut pol = PolicySpec::named(new);
         if let Some(o) = old {
             if o.name != new {
                 let v = serde_json::to_value(&o).expect("a policy serializes");
@@ -110,8 +102,21 @@ pub fn apply(spec: &mut Spec, name: Option<&str>, set: &[String]) -> Result<Vec<
             "false" => serde_json::json!(false),
             s => serde_json::json!(s),
         };
+        // A number or a list (`threshold=4`, `throttle_range=[1, 3]`) is
+        // tried as such first, then as text (`quantum=10ms`, `capacity=ll`).
+        let typed = serde_json::from_str::<serde_json::Value>(v.trim())
+            .ok()
+            .filter(|x| x.is_number() || x.is_array())
+            .and_then(|x| {
+                let mut o = obj.clone();
+                o[&k] = x;
+                serde_json::from_value::<PolicySpec>(o).ok()
+            });
         obj[&k] = value;
-        *pol = serde_json::from_value(obj).map_err(|e| Diagnostic::new("--set", format!("{k}={v}: {e}")))?;
+        *pol = match typed {
+            Some(p) => p,
+            None => serde_json::from_value(obj).map_err(|e| Diagnostic::new("--set", format!("{k}={v}: {e}")))?,
+        };
     }
     resolve_priorities(spec);
     let errors: Vec<_> = crate::validate::validate(spec)

@@ -48,6 +48,16 @@ pub enum PolicyEvent {
     TokenGrant { task: u32, job: u64 },
     /// The job gave the memory token back.
     TokenRelease { task: u32, job: u64 },
+    /// The two-phase colour-aware scheduler (`cap-gs-dynamic`) took the
+    /// best-effort job off its CPU: the CPU's counter rose by `count` in the
+    /// last quantum, above the threshold, while a real-time task sharing its
+    /// colours had unfinished work (`hold`), or at once (`yield`).
+    Throttle { task: u32, job: u64, count: u64 },
+    /// The throttled job may run again.
+    Unthrottle { task: u32, job: u64 },
+    /// The policy has no counter readings (`reason`, e.g. the simulator has
+    /// no counter source) and schedules without its dynamic phase.
+    CountersUnavailable { reason: String },
 }
 
 /// A reading of a CPU's counters (cumulative since the run started, the
@@ -85,7 +95,7 @@ pub struct CounterReading {
 
 impl PolicyEvent {
     /// The value of `kind` for every event, in declaration order.
-    pub const KINDS: [&'static str; 9] = [
+    pub const KINDS: [&'static str; 12] = [
         "preemption-point",
         "server",
         "server-replenish",
@@ -95,6 +105,9 @@ impl PolicyEvent {
         "priority-promotion",
         "token-grant",
         "token-release",
+        "throttle",
+        "unthrottle",
+        "counters-unavailable",
     ];
 
     /// The event's `kind` (`server`, `preemption-point`, ...).
@@ -109,6 +122,9 @@ impl PolicyEvent {
             PolicyEvent::PriorityPromotion { .. } => "priority-promotion",
             PolicyEvent::TokenGrant { .. } => "token-grant",
             PolicyEvent::TokenRelease { .. } => "token-release",
+            PolicyEvent::Throttle { .. } => "throttle",
+            PolicyEvent::Unthrottle { .. } => "unthrottle",
+            PolicyEvent::CountersUnavailable { .. } => "counters-unavailable",
         }
     }
 
@@ -118,7 +134,9 @@ impl PolicyEvent {
             PolicyEvent::PreemptionPoint { task, job, .. }
             | PolicyEvent::PriorityPromotion { task, job, .. }
             | PolicyEvent::TokenGrant { task, job }
-            | PolicyEvent::TokenRelease { task, job } => Some((task, job)),
+            | PolicyEvent::TokenRelease { task, job }
+            | PolicyEvent::Throttle { task, job, .. }
+            | PolicyEvent::Unthrottle { task, job } => Some((task, job)),
             PolicyEvent::CounterSample(ref r) => r.task.zip(r.job),
             _ => None,
         }
@@ -163,6 +181,9 @@ mod tests {
             PolicyEvent::PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
             PolicyEvent::TokenGrant { task: 0, job: 0 },
             PolicyEvent::TokenRelease { task: 0, job: 0 },
+            PolicyEvent::Throttle { task: 3, job: 1, count: 120 },
+            PolicyEvent::Unthrottle { task: 3, job: 1 },
+            PolicyEvent::CountersUnavailable { reason: "no source".into() },
         ];
         for (i, e) in all.iter().enumerate() {
             let v = serde_json::to_value(e).unwrap();

@@ -375,8 +375,47 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 "`run` packs servers by utilisation; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd (default wfd)",
             );
         }
+        // CAP's options mean something only under CAP (or CAP-GS).
+        let dynamic = pol.name == PolicyName::CapGsDynamic;
+        let colour_aware = matches!(pol.partitioning, Some(Packing::Cap | Packing::CapGs)) || dynamic;
+        if dynamic && !matches!(pol.partitioning, None | Some(Packing::Cap | Packing::CapGs)) {
+            f.error(
+                "policy.partitioning",
+                "`cap-gs-dynamic` partitions colour-aware; use `cap-gs` (the default) or `cap`",
+            );
+        }
+        if let Some([lo, hi]) = pol.throttle_range {
+            if lo > hi {
+                f.error("policy.throttle_range", format!("[{lo}, {hi}] is empty; write it as [{hi}, {lo}]"));
+            }
+        }
+        for (key, set) in [
+            ("capacity", pol.capacity.is_some()),
+            ("group_packing", pol.group_packing.is_some()),
+            ("memory_total", pol.memory_total.is_some()),
+        ] {
+            if set && !colour_aware {
+                f.error(
+                    format!("policy.{key}"),
+                    "applies to colour-aware partitioning only; add `partitioning: cap` (or `cap-gs`) or remove the key",
+                );
+            }
+        }
+        let cap_gs = pol.partitioning == Some(Packing::CapGs) || (dynamic && pol.partitioning.is_none());
+        if pol.srt_on_hrt_cores.is_some() && !cap_gs {
+            f.error("policy.srt_on_hrt_cores", "applies to `partitioning: cap-gs` only; add it or remove the key");
+        }
+        if matches!(pol.group_packing, Some(Packing::Cap | Packing::CapGs)) {
+            f.error(
+                "policy.group_packing",
+                "packs the colour groups with a bin-packing rule; use one of ff, bf, wf, nf, ffd, bfd, wfd, nfd",
+            );
+        }
+        if pol.memory_total.is_some_and(|m| m.0 == 0) {
+            f.error("policy.memory_total", "must be more than 0, e.g. `64MiB`");
+        }
         match pol.quantum {
-            Some(q) if q.0 == 0 && pol.name == PolicyName::Pd2 => {
+            Some(q) if q.0 == 0 && (pol.name == PolicyName::Pd2 || dynamic) => {
                 f.error("policy.quantum", "must be more than 0, e.g. `1ms`")
             }
             _ => {}

@@ -110,6 +110,11 @@ pub fn build_with(
         }
         PolicyName::Run => crate::run::build(spec, placement)?,
         PolicyName::Hcbs => crate::hcbs::build(spec, placement)?,
+        PolicyName::CapGsDynamic => {
+            let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.banded_by_class(spec);
+            let inner = Engine::new(name.name(), fp, lay()?, m);
+            Box::new(crate::throttle::Throttle::new(inner, spec))
+        }
         PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {
             let preemption = if name == PolicyName::Fpns { Preemption::None } else { Preemption::AtPoints };
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.preempting(preemption);

@@ -13,7 +13,7 @@ use crate::build::AdmissionError;
 use crate::interface::{Conformance, Job, JobView, Preemption, Priority, Time};
 use crate::order::{rank_u128, Order};
 use crate::ready::LevelQueue;
-use schedlab_model::{Priorities, Spec};
+use schedlab_model::{Class, Priorities, Spec};
 
 /// The FP order: each task's rank (smaller is more urgent).
 pub(crate) struct Fp {
@@ -49,6 +49,26 @@ impl Fp {
         }
         Ok(Fp { ranks, preemption: Preemption::Full })
     }
+    /// The same order banded by class: every HRT task above every SRT task
+    /// above every BE task, the spec's order within a class (the EPOS
+    /// thesis' priority ranges, Ch.8: HRT in [0, HRT_PRIORITY_LIMIT], SRT
+    /// above it, BE last).
+    pub fn banded_by_class(self, spec: &Spec) -> Fp {
+        let ranks = self
+            .ranks
+            .iter()
+            .zip(&spec.tasks)
+            .map(|(&r, t)| {
+                let band: i128 = match t.class {
+                    Class::Hrt => 0,
+                    Class::Srt => 1,
+                    Class::Be => 2,
+                };
+                band << 64 | r
+            })
+            .collect();
+        Fp { ranks, ..self }
+    }
     /// The same order with another preemption model (FPNS, FPDS).
     pub fn preempting(self, preemption: Preemption) -> Fp {
         Fp { preemption, ..self }
@@ -61,13 +81,13 @@ impl Fp {
         Priority::new(self.ranks.get(task as usize).copied().unwrap_or(i128::MAX), 0, task)
     }
     /// The scheduler's key: (rank + 1, task) packed in a `u128`, ordered as
-    /// [`Fp::key`] (ranks are whole numbers below 2⁶⁴; an unknown task ranks
-    /// last); 0 is below every job's key.
+    /// [`Fp::key`] (ranks are whole numbers below 2⁶⁶, class bands
+    /// included; an unknown task ranks last); 0 is below every job's key.
     #[inline]
     fn packed(&self, task: u32) -> u128 {
         let rank = match self.ranks.get(task as usize) {
             Some(&r) => r as u128 + 1,
-            None => 1 << 65,
+            None => 1 << 90,
         };
         rank << 32 | task as u128
     }

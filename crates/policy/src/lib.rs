@@ -26,6 +26,7 @@ mod rate;
 mod ready;
 mod run;
 mod server;
+mod throttle;
 
 pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use driver::{Delivery, Driver, Host, ProtocolError, Run, Violation};
@@ -35,3 +36,4 @@ pub use interface::{
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;
+pub use throttle::{DEFAULT_QUANTUM as DEFAULT_SAMPLING_QUANTUM, DEFAULT_THRESHOLD, SAMPLE_TAG as THROTTLE_SAMPLE_TAG};

@@ -1,10 +1,13 @@
 //! Scheduling domains and task placement: from a placement the caller gives
 //! (the validator's, recorded in a trace), else from the spec's pinning and
 //! the partitioning heuristic (`policy.partitioning`, default WFD by
-//! utilisation).
+//! utilisation; `cap` and `cap-gs` are the colour-aware partitioning of
+//! `schedlab_admission::colour`, the same placement `partition` and
+//! `analyze` report).
 
 use crate::build::AdmissionError;
 use crate::interface::Cpu;
+use schedlab_admission::colour::colour_partition;
 use schedlab_admission::partition::{pack_spec, Metric, PackErrorKind, PinnedCheck, Target};
 use schedlab_model::spec::Domains;
 use schedlab_model::{Packing, Placement, Spec};
@@ -126,6 +129,10 @@ pub(crate) fn layout(
 
 fn packed(spec: &Spec, target: Target, packing: Option<Packing>) -> Result<Vec<usize>, AdmissionError> {
     let packing = packing.unwrap_or(DEFAULT_PACKING);
+    if let Some(part) = colour_partition(spec) {
+        // Colour-aware: every task placed by CAP / CAP-GS (or all pinned).
+        return part.map(|p| p.bins).map_err(|e| AdmissionError::at(e.path.clone(), e.message));
+    }
     // Pinned tasks run where the user put them, overloaded or not.
     match pack_spec(spec, target, packing, Metric::Utilization, PinnedCheck::Trust) {
         Ok(a) => Ok(a.bins),

@@ -14,10 +14,11 @@ fn err(s: &schedlab_model::Spec, placement: Option<&[Placement]>) -> String {
 }
 
 #[test]
-fn unimplemented_policies_are_refused() {
+fn a_policy_without_what_it_needs_is_refused() {
     let mut s = spec(2, PolicyName::Pedf, &[(1, 10)]);
     s.policy.as_mut().unwrap().partitioning = Some(Packing::CapGs);
-    assert!(err(&s, None).contains("`cap-gs` is not yet implemented"));
+    // Colour-aware partitioning needs the cache's colours.
+    assert!(err(&s, None).starts_with("platform.cache: `cap-gs` needs the cache's colours"), "{}", err(&s, None));
     let mut s = spec(2, PolicyName::Gedf, &[(1, 10)]);
     s.policy = None;
     assert!(err(&s, None).starts_with("policy: "));
@@ -110,4 +111,20 @@ fn info_declares_domains_placement_and_conformance() {
     assert_eq!(p.info().domains, vec![vec![0], vec![1], vec![2]]);
     assert_eq!(p.info().placement, on_cpus(&[0, 1, 2, 2]));
     assert_eq!(p.info().domain_of(3), 2);
+}
+
+#[test]
+fn colour_aware_partitioning_places_tasks_as_admission_reports() {
+    // The EPOS thesis' Table 15 under CAP-GS: the policy runs each task
+    // where `partition` and `analyze` report it.
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/cap-gs-table15.yaml");
+    let mut s = schedlab_model::load_path(&path).unwrap().spec;
+    let p = build(&s, None).unwrap();
+    assert_eq!(p.info().placement, on_cpus(&[0, 0, 0, 1, 2, 1, 1, 2, 2, 2]));
+    // Under CAP the same set is refused, naming the group and the fix.
+    s.policy.as_mut().unwrap().partitioning = Some(Packing::Cap);
+    s.policy.as_mut().unwrap().srt_on_hrt_cores = None;
+    let e = err(&s, None);
+    assert!(e.starts_with("tasks[3].colors: the tasks {T3, T5, T6, T8} share colours"), "{e}");
+    assert!(e.contains("cap-gs"), "{e}");
 }

@@ -1,6 +1,7 @@
 //! Every policy implementation declares what its descriptor says: its name,
 //! its domains (one with every CPU, one per CPU, one per cluster) and how it
-//! preempts (`Conformance::preemption()` against `PreemptionKind`).
+//! preempts (`Conformance::preemption()` against `PreemptionKind`). The
+//! tasks have cache colours, which colour-aware `cap-gs-dynamic` needs.
 
 use schedlab_model::spec::Domains;
 use schedlab_model::{load_str, PolicyName};
@@ -11,8 +12,8 @@ use schedlab_policy::Preemption;
 fn every_implementation_matches_its_descriptor() {
     for d in &DESCRIPTORS {
         let yaml = format!(
-            "platform: {{cpus: 4, clusters: [[0, 1], [2, 3]]}}\npolicy: {{name: {}}}\ntasks:\n  \
-             - {{name: a, wcet: 1ms, period: 10ms}}\n  - {{name: b, wcet: 2ms, period: 20ms}}\n",
+            "platform: {{cpus: 4, clusters: [[0, 1], [2, 3]], cache: {{size: 1MiB, ways: 16, line: 64B}}}}\npolicy: {{name: {}}}\ntasks:\n  \
+             - {{name: a, wcet: 1ms, period: 10ms, colors: [0]}}\n  - {{name: b, wcet: 2ms, period: 20ms, colors: [1]}}\n",
             d.name.name()
         );
         let spec = load_str(&yaml, None, "t.yaml").unwrap().spec;

@@ -70,6 +70,14 @@ fn values(spec: &Spec) -> Value {
             "stagger": pol.stagger,
             "early_release": pol.early_release,
             "slack": pol.slack,
+            "capacity": pol.capacity,
+            "group_packing": pol.group_packing,
+            "srt_on_hrt_cores": pol.srt_on_hrt_cores,
+            "memory_total": pol.memory_total.map(|m| m.bytes()),
+            "threshold": pol.threshold,
+            "counter": pol.counter,
+            "throttle": pol.throttle,
+            "throttle_range": pol.throttle_range,
         })
     });
     let tasks: Vec<Value> = spec

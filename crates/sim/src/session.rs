@@ -185,6 +185,15 @@ pub fn notices(spec: &Spec, config: &SimConfig) -> Vec<String> {
             _ => {}
         }
     }
+    let counter_driven = spec.policy.as_ref().is_some_and(|p| p.name == schedlab_model::PolicyName::CapGsDynamic);
+    // The platform model counts when the spec has a cache (PlatformModel::new).
+    let model_counts = config.platform_model && spec.platform.cache.is_some();
+    if counter_driven && config.counters.is_none() && !model_counts {
+        out.push(
+            "cap-gs-dynamic reads cache counters, and this simulation has no counter source (the platform model is off): it schedules without its dynamic phase (as class-banded P-FP, a `counters-unavailable` policy event in the trace)"
+                .to_string(),
+        );
+    }
     if config.execution == crate::Execution::Uniform && spec.tasks.iter().all(|t| t.bcet.is_none()) {
         out.push(
             "--exec uniform draws in [bcet, wcet], but no task has a `bcet`: every job runs its WCET (add `bcet` to the tasks)"

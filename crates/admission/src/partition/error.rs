@@ -10,8 +10,9 @@ pub enum PackErrorKind {
     /// The problem is malformed (a pin to a bin that does not exist, sizes
     /// and pins of different lengths, a zero denominator).
     Invalid,
-    /// The heuristic exists in the spec but not yet here (`cap`, `cap-gs`).
-    NotImplemented,
+    /// The heuristic is colour-aware (`cap`, `cap-gs`): it packs colour
+    /// groups, not sizes, and is [`crate::colour`]'s.
+    ColourAware,
 }
 
 /// A failed packing: the first task that did not fit and the bins' loads at

@@ -36,8 +36,8 @@ impl Heuristic {
     pub const NFD: Heuristic = Heuristic { rule: Rule::NextFit, decreasing: true };
 
     /// The heuristic a spec's `policy.partitioning` names. The colour-aware
-    /// `cap` and `cap-gs` are not bin-packing rules of this module and are
-    /// refused as not yet implemented.
+    /// `cap` and `cap-gs` are not bin-packing rules of sizes: they are
+    /// [`crate::colour`]'s, and refused here.
     pub fn from_packing(p: Packing) -> Result<Heuristic, PackError> {
         Ok(match p {
             Packing::Ff => Heuristic::FF,
@@ -51,9 +51,9 @@ impl Heuristic {
             Packing::Cap | Packing::CapGs => {
                 let name = if p == Packing::Cap { "cap" } else { "cap-gs" };
                 return Err(PackError::new(
-                    PackErrorKind::NotImplemented,
+                    PackErrorKind::ColourAware,
                     None,
-                    format!("colour-aware partitioning `{name}` is not yet implemented; use ff, bf, wf, nf, ffd, bfd, wfd or nfd"),
+                    format!("`{name}` is colour-aware partitioning, which places colour groups (schedlab_admission::colour), not a packing of sizes; here use ff, bf, wf, nf, ffd, bfd, wfd or nfd"),
                 ));
             }
         })

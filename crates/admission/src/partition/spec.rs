@@ -102,7 +102,7 @@ pub fn pin_for(cpu: Option<u32>, cluster: Option<u32>, clusters: Option<&[Vec<u3
 }
 
 /// Packs a spec's tasks with a named heuristic (`cap` and `cap-gs` are
-/// refused as not yet implemented).
+/// refused: [`crate::colour::colour_partition`] places them).
 pub fn pack_spec(
     spec: &Spec,
     target: Target,

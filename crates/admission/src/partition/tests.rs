@@ -220,8 +220,8 @@ fn specs_pack_onto_cpus_and_clusters() {
         "{e}"
     );
     let e = pack_spec(&s, Target::Cpus, Packing::Cap, Metric::Utilization, PinnedCheck::Check).unwrap_err();
-    assert_eq!(e.kind, PackErrorKind::NotImplemented);
-    assert!(e.to_string().contains("not yet implemented"));
+    assert_eq!(e.kind, PackErrorKind::ColourAware);
+    assert!(e.to_string().contains("colour-aware"));
 }
 
 #[test]

@@ -95,6 +95,9 @@ fn check_cluster(
 }
 
 fn analyze(id: &'static str, input: &Input, prefix: &str) -> Outcome {
+    if let Some(e) = input.colour_error() {
+        return Outcome::not_applicable(id, format!("colour-aware partitioning: {e}"));
+    }
     let Some(clusters) = input.clusters.as_ref().filter(|c| !c.is_empty()) else {
         return Outcome::not_applicable(id, "clustered analysis needs `platform.clusters`");
     };
@@ -236,6 +239,9 @@ pub fn cfp(input: &Input) -> Outcome {
 /// the same packings in the same order, each cluster decided by the cluster
 /// tests' verdicts (their fast paths) instead of their explained outcomes.
 fn decide(input: &Input, prefix: &str) -> Verdict {
+    if input.colour_error().is_some() {
+        return Verdict::NotApplicable;
+    }
     let Some(clusters) = input.clusters.as_ref().filter(|c| !c.is_empty()) else {
         return Verdict::NotApplicable;
     };
@@ -325,6 +331,9 @@ fn packed(input: &Input, clusters: &[Vec<u32>], passes: &mut dyn FnMut(&[usize],
 /// `gedf::dominance`). `None` where [`cedf_decide`] would not take the
 /// utilisation-packing path (test-driven fit, unequal clusters, pins).
 pub fn cedf_decide_packed(input: &Input, passes: &mut dyn FnMut(&[usize], u32) -> bool) -> Option<Verdict> {
+    if input.colour_error().is_some() {
+        return Some(Verdict::NotApplicable);
+    }
     let Some(clusters) = input.clusters.as_ref().filter(|c| !c.is_empty()) else {
         return Some(Verdict::NotApplicable);
     };

@@ -2,6 +2,7 @@
 //! CPUs and the policy, built once from a spec (or directly, for batches).
 
 use super::options::Options;
+use schedlab_admission::colour::{colour_partition, ColourError, ColourPartition};
 use schedlab_model::{PolicySpec, Spec};
 
 /// One task's parameters, in nanoseconds.
@@ -61,6 +62,10 @@ pub struct Input {
     /// Test parameters the spec has no field for (blocking, FPDS regions,
     /// packing heuristics, admission and cluster tests).
     pub options: Options,
+    /// The colour-aware partition (`partitioning: cap` or `cap-gs`): every
+    /// task is then pinned (`cpu`) where CAP / CAP-GS put it, the placement
+    /// the policy runs; or why CAP refused or failed. `None` otherwise.
+    pub colour: Option<Result<ColourPartition, ColourError>>,
 }
 
 impl Input {
@@ -70,7 +75,13 @@ impl Input {
     }
 
     pub fn from_spec(spec: &Spec) -> Input {
+        let colour = colour_partition(spec);
+        let mut cpu: Vec<Option<u32>> = spec.tasks.iter().map(|t| t.cpu).collect();
+        if let Some(Ok(part)) = &colour {
+            cpu = part.bins.iter().map(|&b| Some(b as u32)).collect();
+        }
         Input {
+            colour,
             cpus: spec.platform.cpus,
             tasks: spec
                 .tasks
@@ -86,7 +97,7 @@ impl Input {
             names: spec.tasks.iter().map(|t| t.name.clone()).collect(),
             priorities: spec.tasks.iter().map(|t| t.priority).collect(),
             wss: spec.tasks.iter().map(|t| t.wss.map_or(0, |w| w.0)).collect(),
-            cpu: spec.tasks.iter().map(|t| t.cpu).collect(),
+            cpu,
             cluster: spec.tasks.iter().map(|t| t.cluster).collect(),
             index: Vec::new(),
             clusters: spec.platform.clusters.clone(),
@@ -114,6 +125,22 @@ impl Input {
                 },
                 ..Options::default()
             },
+        }
+    }
+
+    /// The colour-aware scheme's name (`cap`, `cap-gs`) when it placed the tasks.
+    pub fn colour_scheme(&self) -> Option<&'static str> {
+        match &self.colour {
+            Some(Ok(p)) => Some(p.scheme.name()),
+            _ => None,
+        }
+    }
+
+    /// Why colour-aware partitioning refused or failed, when it did.
+    pub fn colour_error(&self) -> Option<&ColourError> {
+        match &self.colour {
+            Some(Err(e)) => Some(e),
+            _ => None,
         }
     }
 

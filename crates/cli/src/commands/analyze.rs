@@ -126,7 +126,9 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         Selection::Ids(a.tests.clone())
     };
     let classes = spec.tasks.iter().map(|t| t.class).collect();
-    let report = analyze(&Input::from_spec(&spec), &Request { selection, overheads, classes }).map_err(|e| {
+    let input = Input::from_spec(&spec);
+    crate::colour::refuse_constraints(&input, &a.spec)?;
+    let report = analyze(&input, &Request { selection, overheads, classes }).map_err(|e| {
         let hint = match &e {
             AnalyzeError::Accounting(_) => {
                 Some("docs/overheads.md explains the overhead model; --no-overheads analyses without it")
@@ -145,12 +147,18 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     if as_json {
         let mut v = report.to_json();
         v["file"] = serde_json::json!(loaded.file);
+        if let Some(Ok(part)) = &input.colour {
+            v["colour"] = crate::colour::json(&spec, part);
+        }
         print_json(&v);
     } else {
         print!("{}: ", loaded.file);
         match report.policy {
             Some(p) => println!("{} tasks on {} CPUs, policy {}", spec.tasks.len(), spec.platform.cpus, p.name()),
             None => println!("{} tasks on {} CPUs, no policy (every test)", spec.tasks.len(), spec.platform.cpus),
+        }
+        if let Some(Ok(part)) = &input.colour {
+            print!("{}", crate::colour::text(&spec, part));
         }
         println!();
         print!("{}", report.render_with(Style { explain: a.explain, exact: a.exact }));

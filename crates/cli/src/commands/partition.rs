@@ -56,6 +56,7 @@ fn default_test(p: PolicyName) -> Option<&'static str> {
         PolicyName::Fpds => "pfpds.rta",
         PolicyName::Cedf => "cedf.global",
         PolicyName::Cfp => "cfp.global",
+        PolicyName::CapGsDynamic => "pfp.rta",
         _ => return None,
     })
 }
@@ -108,7 +109,20 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         return Err(CliError::option("--test", format!("unknown test `{id}`"))
             .hint(format!("{hint}`schedlab tests` lists them")));
     };
+    if !a.heuristics.is_empty() {
+        // A heuristic asked for replaces colour-aware partitioning.
+        if let Some(pol) = spec.policy.as_mut() {
+            if matches!(pol.partitioning, Some(schedlab_model::Packing::Cap | schedlab_model::Packing::CapGs)) {
+                pol.partitioning = None;
+                pol.capacity = None;
+                pol.group_packing = None;
+                pol.srt_on_hrt_cores = None;
+                pol.memory_total = None;
+            }
+        }
+    }
     let mut input = Input::from_spec(&spec);
+    crate::colour::refuse_constraints(&input, &a.spec)?;
     for h in &a.heuristics {
         let h = h.parse::<Heuristic>().map_err(|e| CliError::option("--heuristic", e.to_string()))?;
         input.options.heuristics.push(h);
@@ -129,7 +143,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
                 print_json(&json!({
                     "file": loaded.file, "policy": policy.name(), "test": outcome.test, "heuristic": null,
                     "schedulable": false, "placed": false, "bins": [], "outcome": outcome_json(&outcome, &input),
-                    "written": null,
+                    "written": null, "colour": null,
                 }));
             } else {
                 println!("{}: {} {}: {}", loaded.file, outcome.test, outcome.verdict, readable(&outcome.reason));
@@ -183,6 +197,10 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             "file": loaded.file, "policy": policy.name(), "test": outcome.test, "heuristic": part.heuristic,
             "schedulable": pass, "placed": true, "bins": bins, "outcome": outcome_json(&outcome, &input),
             "written": a.output,
+            "colour": match &input.colour {
+                Some(Ok(p)) => crate::colour::json(&spec, p),
+                _ => serde_json::Value::Null,
+            },
         }));
     } else {
         println!(
@@ -207,6 +225,9 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             if !verdict.is_empty() {
                 println!("    {verdict}");
             }
+        }
+        if let Some(Ok(p)) = &input.colour {
+            print!("{}", crate::colour::text(&spec, p));
         }
     }
     Ok(if pass { exit::OK } else { exit::NEGATIVE })

@@ -132,6 +132,78 @@ pub const SLACK: Param = Param {
     doc: "how spare capacity m − U is given to the level-0 servers",
 };
 
+/// `capacity`: a CPU's fit test under CAP / CAP-GS.
+pub const CAPACITY: Param = Param {
+    key: "capacity",
+    values: "a number in (0, 1], e.g. 0.75, or ll",
+    default: "1 for EDF and LLF, ll for fixed priority",
+    doc: "CAP / CAP-GS: the utilisation a CPU holds, a constant or Liu & Layland's n(2^{1/n} − 1) for its n real-time tasks",
+};
+/// `group_packing`: the heuristic CAP packs colour groups with.
+pub const GROUP_PACKING: Param = Param {
+    key: "group_packing",
+    values: "ff, bf, wf, nf, ffd, bfd, wfd, nfd",
+    default: "wfd",
+    doc: "CAP: the heuristic that places the colour groups (CAP-GS uses FFD for HRT, BFD for the rest)",
+};
+/// `srt_on_hrt_cores`: CAP-GS's choice of CPUs for SRT and BE groups.
+pub const SRT_ON_HRT_CORES: Param = Param {
+    key: "srt_on_hrt_cores",
+    values: "true, false",
+    default: "false",
+    doc: "CAP-GS: SRT and BE groups may go to CPUs that hold HRT tasks",
+};
+/// `memory_total`: M_total of CAP's memory constraints.
+pub const MEMORY_TOTAL: Param = Param {
+    key: "memory_total",
+    values: "size, e.g. 64MiB",
+    default: "unbounded (memory constraints not checked)",
+    doc: "CAP / CAP-GS: the memory page colouring divides among the colours (M_total; each colour holds M_total / colours)",
+};
+
+/// `partitioning` under `cap-gs-dynamic`: its offline phase.
+pub const DYNAMIC_PARTITIONING: Param = Param {
+    key: "partitioning",
+    values: "cap-gs, cap",
+    default: "cap-gs",
+    doc: "the offline phase: colour-aware partitioning",
+};
+/// `quantum` under `cap-gs-dynamic`: the counters' sampling period.
+pub const SAMPLING_QUANTUM: Param = Param {
+    key: "quantum",
+    values: "duration > 0",
+    default: "10ms",
+    doc: "how often each CPU's counter is read (the thesis' QUANTUM)",
+};
+/// `threshold`: the counter increase per quantum that throttles.
+pub const THRESHOLD: Param = Param {
+    key: "threshold",
+    values: "integer ≥ 0",
+    default: "4",
+    doc: "a best-effort job is throttled when its CPU's counter rose by more than this in the last quantum",
+};
+/// `counter`: the counter compared with the threshold.
+pub const COUNTER: Param = Param {
+    key: "counter",
+    values: "coherence-misses, cache-misses",
+    default: "coherence-misses",
+    doc: "the counter read every quantum (coherence misses: the thesis' HITM)",
+};
+/// `throttle`: what happens to a throttled job.
+pub const THROTTLE: Param = Param {
+    key: "throttle",
+    values: "hold, yield",
+    default: "hold",
+    doc: "hold: off its CPU while a real-time task sharing its colours has unfinished work; yield: the thesis' Thread::yield()",
+};
+/// `throttle_range`: the priorities that may be throttled.
+pub const THROTTLE_RANGE: Param = Param {
+    key: "throttle_range",
+    values: "[low, high] of task priorities",
+    default: "the tasks of class be",
+    doc: "the tasks that may be throttled: those whose `priority` is in the inclusive range",
+};
+
 /// What schedlab knows about a policy by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PolicyDescriptor {
@@ -162,8 +234,22 @@ impl PolicyDescriptor {
     }
 }
 
-const PARTITIONED: &[Param] = &[PARTITIONING];
-const PARTITIONED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
+const PARTITIONED: &[Param] = &[PARTITIONING, CAPACITY, GROUP_PACKING, SRT_ON_HRT_CORES, MEMORY_TOTAL];
+const PARTITIONED_FP: &[Param] = &[PARTITIONING, PRIORITIES, CAPACITY, GROUP_PACKING, SRT_ON_HRT_CORES, MEMORY_TOTAL];
+const DYNAMIC: &[Param] = &[
+    DYNAMIC_PARTITIONING,
+    PRIORITIES,
+    CAPACITY,
+    SRT_ON_HRT_CORES,
+    MEMORY_TOTAL,
+    SAMPLING_QUANTUM,
+    THRESHOLD,
+    COUNTER,
+    THROTTLE,
+    THROTTLE_RANGE,
+];
+const CLUSTERED: &[Param] = &[PARTITIONING];
+const CLUSTERED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
 const GLOBAL_FP: &[Param] = &[PRIORITIES];
 
 const fn d(
@@ -179,7 +265,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 17] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -187,10 +273,10 @@ pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
     [
         d(P::Gedf, "G-EDF", "global EDF", Edf, Global, K::Full, &[]),
         d(P::Pedf, "P-EDF", "partitioned EDF", Edf, PerCpu, K::Full, PARTITIONED),
-        d(P::Cedf, "C-EDF", "clustered EDF", Edf, PerCluster, K::Full, PARTITIONED),
+        d(P::Cedf, "C-EDF", "clustered EDF", Edf, PerCluster, K::Full, CLUSTERED),
         d(P::Gfp, "G-FP", "global fixed priority", Fp, Global, K::Full, GLOBAL_FP),
         d(P::Pfp, "P-FP", "partitioned fixed priority", Fp, PerCpu, K::Full, PARTITIONED_FP),
-        d(P::Cfp, "C-FP", "clustered fixed priority", Fp, PerCluster, K::Full, PARTITIONED_FP),
+        d(P::Cfp, "C-FP", "clustered fixed priority", Fp, PerCluster, K::Full, CLUSTERED_FP),
         d(P::NpGedf, "NP-G-EDF", "non-preemptive global EDF", Edf, Global, K::None, &[]),
         d(P::Llf, "LLF", "global least laxity first", Llf, Global, K::Full, &[]),
         d(P::Pllf, "P-LLF", "partitioned least laxity first", Llf, PerCpu, K::Full, PARTITIONED),
@@ -216,6 +302,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 16] = {
             Global,
             K::Full,
             GLOBAL_FP,
+        ),
+        d(
+            P::CapGsDynamic,
+            "dynamic CAP-GS",
+            "the EPOS two-phase colour-aware scheduler: CAP-GS, then P-FP throttling best-effort jobs by a cache counter",
+            Fp,
+            PerCpu,
+            K::Full,
+            DYNAMIC,
         ),
     ]
 };
@@ -266,7 +361,25 @@ mod tests {
         }
         assert_eq!(title_of("g-fpds"), "G-FPDS");
         assert_eq!(title_of("litmus-gsn"), "litmus-gsn");
-        assert_eq!(all_keys(), ["partitioning", "priorities", "quantum", "stagger", "early_release", "slack"]);
+        assert_eq!(
+            all_keys(),
+            [
+                "partitioning",
+                "capacity",
+                "group_packing",
+                "srt_on_hrt_cores",
+                "memory_total",
+                "priorities",
+                "quantum",
+                "stagger",
+                "early_release",
+                "slack",
+                "threshold",
+                "counter",
+                "throttle",
+                "throttle_range"
+            ]
+        );
     }
 
     #[test]
@@ -275,9 +388,16 @@ mod tests {
             assert_eq!(d.param("priorities").is_some(), d.name.is_fixed_priority(), "{}", d.title);
             let partitions = d.domains != Domains::Global || d.family == Family::Run;
             assert_eq!(d.param("partitioning").is_some(), partitions, "{}", d.title);
-            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair, "{}", d.title);
+            let sampled = d.name == PolicyName::CapGsDynamic;
+            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair || sampled, "{}", d.title);
+            // Colour-aware partitioning places tasks on CPUs.
+            assert_eq!(d.param("capacity").is_some(), d.domains == Domains::PerCpu, "{}", d.title);
         }
         assert_eq!(PolicyName::Gedf.descriptor().keys(), "none");
-        assert_eq!(PolicyName::Pfp.descriptor().keys(), "partitioning, priorities");
+        assert_eq!(
+            PolicyName::Pfp.descriptor().keys(),
+            "partitioning, priorities, capacity, group_packing, srt_on_hrt_cores, memory_total"
+        );
+        assert_eq!(PolicyName::Cfp.descriptor().keys(), "partitioning, priorities");
     }
 }

@@ -1,6 +1,7 @@
 //! The spec: one description of a real-time system (platform, policy,
 //! overheads, tasks), shared by every command.
 
+mod capacity;
 pub mod descriptor;
 mod placement;
 mod platform;
@@ -9,10 +10,11 @@ mod reservation;
 mod segment;
 mod task;
 
+pub use capacity::Capacity;
 pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
 pub use placement::Placement;
 pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
-pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack};
+pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
 pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};

@@ -1,6 +1,7 @@
 //! The policy section: which scheduler, and its parameters.
 
-use crate::units::Duration;
+use super::capacity::Capacity;
+use crate::units::{Duration, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
@@ -41,6 +42,9 @@ pub enum PolicyName {
     /// H-CBS hierarchical reservations: per CPU one hard-CBS server per
     /// group of `reservations`, EDF among servers, fixed priority inside a group.
     Hcbs,
+    /// The EPOS thesis' two-phase colour-aware scheduler (Ch.8): CAP-GS
+    /// offline, then P-FP with a counter-driven best-effort throttle.
+    CapGsDynamic,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -69,6 +73,7 @@ impl PolicyName {
         PolicyName::Pd2,
         PolicyName::Run,
         PolicyName::Hcbs,
+        PolicyName::CapGsDynamic,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -88,6 +93,7 @@ impl PolicyName {
             PolicyName::Pd2 => "pd2",
             PolicyName::Run => "run",
             PolicyName::Hcbs => "hcbs",
+            PolicyName::CapGsDynamic => "cap-gs-dynamic",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -135,6 +141,42 @@ pub enum Packing {
     Cap,
     /// Colour-aware partitioning with group splitting (EPOS CAP-GS).
     CapGs,
+}
+
+/// Which counter the two-phase scheduler (`cap-gs-dynamic`) compares with
+/// its threshold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThrottleCounter {
+    /// Coherence misses (HITM), as the thesis.
+    #[default]
+    CoherenceMisses,
+    /// Last-level cache misses.
+    CacheMisses,
+}
+
+impl ThrottleCounter {
+    /// For people: `coherence misses`, `cache misses`.
+    pub fn text(self) -> &'static str {
+        match self {
+            ThrottleCounter::CoherenceMisses => "coherence misses (HITM)",
+            ThrottleCounter::CacheMisses => "cache misses",
+        }
+    }
+}
+
+/// What the two-phase scheduler does to a best-effort job that disturbs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "kebab-case")]
+pub enum ThrottleMode {
+    /// Keep it off its CPU while a real-time task sharing its colours has
+    /// an unfinished job (at most until the sample that finds none).
+    #[default]
+    Hold,
+    /// The thesis' literal `Thread::yield()`: off its CPU until the CPU's
+    /// next scheduling event (a release or completion there) or the next
+    /// quantum.
+    Yield,
 }
 
 /// How fixed priorities are assigned.
@@ -185,6 +227,39 @@ pub struct PolicySpec {
     /// the CPU count; default `greedy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub slack: Option<Slack>,
+    /// CAP / CAP-GS: a CPU's capacity, a utilisation bound such as `0.75`
+    /// or `ll` (Liu & Layland); default `1` for EDF and LLF, `ll` for fixed
+    /// priority.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub capacity: Option<Capacity>,
+    /// CAP: the heuristic that packs the colour groups onto the CPUs;
+    /// default `wfd` (the EPOS thesis' CAP WFD).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub group_packing: Option<Packing>,
+    /// CAP-GS: whether SRT and BE groups may share a CPU with HRT tasks;
+    /// default `false` (the thesis' Table 15 puts them on other CPUs).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub srt_on_hrt_cores: Option<bool>,
+    /// CAP / CAP-GS: M_total, the memory page colouring divides among the
+    /// colours (each colour holds M_total / colours); default: unbounded,
+    /// and the memory constraints are not checked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_total: Option<Size>,
+    /// `cap-gs-dynamic`: the counter increase per quantum above which a
+    /// best-effort job is throttled; default 4 (the thesis' experiments).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub threshold: Option<u64>,
+    /// `cap-gs-dynamic`: the counter compared; default `coherence-misses`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter: Option<ThrottleCounter>,
+    /// `cap-gs-dynamic`: `hold` (default) or `yield`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle: Option<ThrottleMode>,
+    /// `cap-gs-dynamic`: the inclusive range `[low, high]` of explicit
+    /// priorities (`priority`) whose tasks may be throttled; default: the
+    /// tasks of class `be`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub throttle_range: Option<[u32; 2]>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -211,6 +286,14 @@ impl PolicySpec {
             stagger: None,
             early_release: None,
             slack: None,
+            capacity: None,
+            group_packing: None,
+            srt_on_hrt_cores: None,
+            memory_total: None,
+            threshold: None,
+            counter: None,
+            throttle: None,
+            throttle_range: None,
         }
     }
 }
@@ -223,6 +306,14 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "quantum" => g.subschema_for::<Duration>(),
         "stagger" | "early_release" => g.subschema_for::<bool>(),
         "slack" => g.subschema_for::<Slack>(),
+        "capacity" => g.subschema_for::<Capacity>(),
+        "group_packing" => g.subschema_for::<Packing>(),
+        "srt_on_hrt_cores" => g.subschema_for::<bool>(),
+        "memory_total" => g.subschema_for::<Size>(),
+        "threshold" => g.subschema_for::<u64>(),
+        "counter" => g.subschema_for::<ThrottleCounter>(),
+        "throttle" => g.subschema_for::<ThrottleMode>(),
+        "throttle_range" => g.subschema_for::<[u32; 2]>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()
@@ -246,8 +337,11 @@ impl JsonSchema for PolicySpec {
                 );
                 for p in d.params {
                     let mut s = param_schema(p.key, g);
-                    if d.name == PolicyName::Run && p.key == "partitioning" {
+                    if (d.name == PolicyName::Run && p.key == "partitioning") || p.key == "group_packing" {
                         s = serde_json::json!({"allOf": [s, {"not": {"enum": ["cap", "cap-gs"]}}]});
+                    }
+                    if d.name == PolicyName::CapGsDynamic && p.key == "partitioning" {
+                        s = serde_json::json!({"allOf": [s, {"enum": ["cap", "cap-gs"]}]});
                     }
                     s["description"] = format!("{} (default: {}).", p.doc, p.default).into();
                     props.insert(p.key.into(), s);

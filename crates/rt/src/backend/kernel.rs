@@ -44,10 +44,18 @@ fn is_edf(p: PolicyName) -> bool {
 /// The policies Linux's classes implement: preemptive EDF (SCHED_DEADLINE)
 /// and preemptive fixed priority (SCHED_FIFO), from the policy descriptors;
 /// and H-CBS as Linux's own version of it, RT group scheduling with
-/// SCHED_FIFO inside the groups.
+/// SCHED_FIFO inside the groups; not `cap-gs-dynamic`, whose throttle takes
+/// jobs off their CPU by counters.
 fn maps_onto_linux(p: PolicyName) -> bool {
     let d = p.descriptor();
-    matches!(d.family, Family::Edf | Family::Fp | Family::Hcbs) && d.preemption == PreemptionKind::Full
+    matches!(d.family, Family::Edf | Family::Fp | Family::Hcbs)
+        && d.preemption == PreemptionKind::Full
+        && !counter_driven(p)
+}
+
+/// Policies whose decisions depend on counters as well as priorities.
+fn counter_driven(p: PolicyName) -> bool {
+    p == PolicyName::CapGsDynamic
 }
 
 /// Each task's rank in the fixed-priority order its SCHED_FIFO priority
@@ -215,6 +223,12 @@ impl Backend for KernelBackend {
             if plan.policy.preempts_at_points_only() {
                 return bad(format!(
                     "policy.name: `{}` preempts a job only at its preemption points (between its segments), which Linux's scheduling classes cannot do; run it with --backend dispatch (its workers stop at the points the dispatcher asks for)",
+                    plan.policy.name()
+                ));
+            }
+            if counter_driven(plan.policy) {
+                return bad(format!(
+                    "policy.name: `{}` takes best-effort jobs off their CPU when a cache counter rises, which Linux's scheduling classes cannot do; run it with --backend dispatch",
                     plan.policy.name()
                 ));
             }
@@ -568,5 +582,6 @@ mod tests {
         assert!(!is_edf(PolicyName::NpGedf) && !maps_onto_linux(PolicyName::NpGedf));
         assert!(is_edf(PolicyName::Cedf) && !is_edf(PolicyName::Cfp));
         assert!(!maps_onto_linux(PolicyName::Fpds) && !maps_onto_linux(PolicyName::Edzl));
+        assert!(!maps_onto_linux(PolicyName::CapGsDynamic));
     }
 }

@@ -33,7 +33,7 @@ pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Dri
     let m = input.cpus as usize;
     let n = input.tasks.len();
     let pinned = (0..n).any(|i| input.pin(i, Target::Cpus) != Pin::Free);
-    if pinned || (driver == Driver::CapacityThenTest && admission != Admission::FpRta) {
+    if pinned || input.colour.is_some() || (driver == Driver::CapacityThenTest && admission != Admission::FpRta) {
         return analyze(id, input, admission, driver, metric).verdict;
     }
     if m == 0 || input.tasks.iter().any(|t| t.period == 0) || admission.model(input).is_err() {

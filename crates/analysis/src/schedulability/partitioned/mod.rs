@@ -51,6 +51,9 @@ pub fn heuristics(input: &Input) -> Vec<Heuristic> {
     }
     match input.policy.as_ref().and_then(|p| p.partitioning).map(Heuristic::from_packing) {
         Some(Ok(h)) => vec![h],
+        // Colour-aware: CAP / CAP-GS pinned every task (Input::from_spec);
+        // the packer only places the pins and checks each CPU.
+        Some(Err(_)) if input.colour_scheme().is_some() => vec![Heuristic::FFD],
         _ => vec![Heuristic::FFD, Heuristic::BFD, Heuristic::WFD],
     }
 }
@@ -110,6 +113,9 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
     if let Some(i) = input.tasks.iter().position(|t| t.period == 0) {
         return Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i);
     }
+    if let Some(e) = input.colour_error() {
+        return Outcome::not_applicable(id, format!("colour-aware partitioning: {e}"));
+    }
     if let Err((i, why)) = admission.model(input) {
         let o = Outcome::not_applicable(id, format!("the CPU test `{}` does not apply: {why}", admission.id()));
         return if let Some(i) = i { o.task(i) } else { o };
@@ -164,7 +170,7 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
             Ok(a) => a,
             Err(e) => {
                 first_task = first_task.or(e.task);
-                failures.push(format!("{}: {e}", h.name()));
+                failures.push(format!("{}: {e}", input.colour_scheme().unwrap_or(h.name())));
                 continue;
             }
         };
@@ -179,7 +185,12 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
             .collect();
         if let Some((b, bad)) = outcomes.iter().enumerate().find(|(_, o)| o.verdict != Verdict::Schedulable) {
             first_task = first_task.or(bad.task);
-            failures.push(format!("{}: CPU {b} fails `{}`: {}", h.name(), admission.id(), bad.reason));
+            failures.push(format!(
+                "{}: CPU {b} fails `{}`: {}",
+                input.colour_scheme().unwrap_or(h.name()),
+                admission.id(),
+                bad.reason
+            ));
             continue;
         }
         // Exact loads (the packer's may be rounded down, see above).
@@ -198,10 +209,15 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
             Driver::TestDriven => format!("with `{}` as the fit test of each CPU", admission.id()),
             Driver::CapacityThenTest => format!("by utilisation, and every CPU passes `{}`", admission.id()),
         };
+        let name = input.colour_scheme().unwrap_or(h.name());
+        let how = match input.colour_scheme() {
+            Some(_) => format!("with every CPU passing `{}`", admission.id()),
+            None => how,
+        };
         let mut out = Outcome::new(
             id,
             Verdict::Schedulable,
-            format!("{} places every task {how}; CPU {} loads {}", h.name(), metric.name(), loads.join(", ")),
+            format!("{name} places every task {how}; CPU {} loads {}", metric.name(), loads.join(", ")),
         )
         .compare(peak, Ratio::new(1, 1));
         for f in failures {
@@ -209,7 +225,7 @@ pub fn analyze(id: &'static str, input: &Input, admission: Admission, driver: Dr
         }
         out = out.detail("run it with these placements: pin each task to its CPU (tasks[i].cpu), or use the same heuristic and fit test");
         let cpus = (0..m as u32).map(|c| vec![c]).collect();
-        return out.with_data(Data::Partition(Partition { heuristic: h.name(), bins: a.bins, cpus, outcomes }));
+        return out.with_data(Data::Partition(Partition { heuristic: name, bins: a.bins, cpus, outcomes }));
     }
     // No heuristic succeeded: a necessary condition, or inconclusive.
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
