@@ -7,7 +7,8 @@
 //! What is recorded: thread scheduling classes and affinities, files written
 //! (cpuset flags, `/proc/sys` settings, tracefs settings), directories
 //! created (cpusets, tracefs instances; tasks still inside a cpuset are
-//! moved to a fallback cpuset first), and file systems mounted.
+//! moved to a fallback cpuset first), resctrl groups created (cache
+//! allocation), and file systems mounted.
 //!
 //! A run's guard is journalled ([`Guard::journalled`]): each change is also
 //! appended to the crash journal ([`crate::journal`]) and on disk before it
@@ -33,6 +34,9 @@ pub enum Undo {
     Dir { path: PathBuf, tasks_file: Option<String>, evacuate: Option<PathBuf> },
     /// A file system was mounted: unmount it.
     Mount { path: PathBuf },
+    /// A resctrl group was created: remove it (its threads go back to the
+    /// default group).
+    CacheGroup { path: PathBuf },
 }
 
 /// The guard (shared by the run, its signal thread and its watchdog).
@@ -52,6 +56,7 @@ impl Undo {
                 Entry::Dir { path: path.clone(), tasks_file: tasks_file.clone(), evacuate: evacuate.clone() }
             }
             Undo::Mount { path } => Entry::Mount { path: path.clone() },
+            Undo::CacheGroup { path } => Entry::CacheGroup { path: path.clone() },
         }
     }
 }
@@ -203,6 +208,7 @@ fn undo(u: &Undo) -> Result<(), String> {
             remove_dir(path, tasks_file.as_deref(), evacuate.as_deref())
         }
         Undo::Mount { path } => unmount(path),
+        Undo::CacheGroup { path } => crate::colour::resctrl::remove_group(path),
     }
 }
 

@@ -58,6 +58,8 @@ pub enum Entry {
     Dir { path: PathBuf, tasks_file: Option<String>, evacuate: Option<PathBuf> },
     /// A file system was mounted on `path`.
     Mount { path: PathBuf },
+    /// A resctrl group (cache allocation) was created at `path`.
+    CacheGroup { path: PathBuf },
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -214,6 +216,13 @@ fn undo_dead(e: &Entry) -> Result<Option<String>, String> {
             crate::guard::unmount(path)?;
             Ok(Some(format!("unmounted {}", path.display())))
         }
+        Entry::CacheGroup { path } => {
+            if !path.exists() {
+                return Ok(None);
+            }
+            crate::colour::resctrl::remove_group(path)?;
+            Ok(Some(format!("removed resctrl group {}", path.display())))
+        }
     }
 }
 
@@ -224,7 +233,7 @@ pub fn restore_dead() -> Vec<Restored> {
     restore_dead_in(&dir())
 }
 
-fn restore_dead_in(d: &Path) -> Vec<Restored> {
+pub(crate) fn restore_dead_in(d: &Path) -> Vec<Restored> {
     let me = std::process::id() as i32;
     let mut out = Vec::new();
     for p in journals(d) {

@@ -379,6 +379,9 @@ impl Backend for KernelBackend {
                     .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
             }
             let ktrace = sv.kernel_trace(plan, &tids)?;
+            if let Some(a) = plan.colouring.as_ref().and_then(|c| c.allocation.as_ref()) {
+                a.program(&sv.guard, &tids)?;
+            }
             let parts = match Self::partitions(plan) {
                 Some(doms) => {
                     let fs = cpuset::detect().ok_or_else(|| {

@@ -9,7 +9,8 @@
 //!   pages of the wanted colours moved into one range, locked, verified);
 //! - [`virt`]: virtual-machine detection (guest frames do not colour the
 //!   host's cache);
-//! - [`resctrl`]: cache allocation through resctrl, where the machine has it.
+//! - [`resctrl`]: cache allocation through resctrl, where the machine has
+//!   it: one group per colour group with a disjoint L3 way mask.
 //!
 //! [`Colouring`] is what a run found and did; it is printed and recorded in
 //! the trace as a `page-colouring` note at time 0.
@@ -46,6 +47,9 @@ pub struct Colouring {
     pub machine: Option<Geometry>,
     pub virt: Virtualisation,
     pub resctrl: Resctrl,
+    /// The resctrl groups and masks the run sets (where resctrl offers L3
+    /// allocation), programmed when the workers start.
+    pub allocation: Option<resctrl::Allocation>,
     pub tasks: Vec<ColouredTask>,
     /// Tasks with colours whose workload allocates nothing to colour.
     pub uncoloured: Vec<String>,
@@ -59,6 +63,7 @@ impl Colouring {
             machine: Geometry::of_machine(),
             virt: Virtualisation::detect(),
             resctrl: Resctrl::detect(),
+            allocation: None,
             tasks: Vec::new(),
             uncoloured: Vec::new(),
         }
@@ -126,7 +131,10 @@ impl Colouring {
         } else {
             v.extend(self.caveats().into_iter().map(|c| format!("NOT EFFECTIVE: {c}")));
         }
-        v.push(self.resctrl.describe());
+        match &self.allocation {
+            Some(a) => v.extend(a.lines()),
+            None => v.push(self.resctrl.describe()),
+        }
         v
     }
 
@@ -141,6 +149,7 @@ impl Colouring {
             "effective": self.effective(),
             "caveats": self.caveats(),
             "resctrl": self.resctrl.describe(),
+            "cache_allocation": self.allocation.as_ref().map(|a| a.to_json()),
             "tasks": self.tasks.iter().map(|t| serde_json::json!({
                 "task": t.task,
                 "colours": t.wanted,
@@ -164,6 +173,7 @@ mod tests {
             machine,
             virt: Virtualisation { evidence: if vm { vec!["test".into()] } else { vec![] } },
             resctrl: Resctrl::Absent("test".into()),
+            allocation: None,
             tasks: if tasks {
                 vec![ColouredTask {
                     task: 0,
@@ -177,6 +187,38 @@ mod tests {
             },
             uncoloured: vec![],
         }
+    }
+
+    /// The report names each resctrl group with its tasks and mask when
+    /// the run allocates, and says why not otherwise.
+    #[test]
+    fn the_report_gives_the_cache_allocation_or_why_there_is_none() {
+        let mut c = colouring(false, None, 0, true);
+        assert!(c.lines().last().unwrap().contains("cache allocation (resctrl): test"));
+        assert!(c.to_json()["cache_allocation"].is_null());
+        c.allocation = Some(resctrl::Allocation {
+            root: "/sys/fs/resctrl".into(),
+            domains: vec!["0".into(), "1".into()],
+            total_colours: 128,
+            groups: vec![resctrl::CatGroup {
+                name: "schedlab-5-g0".into(),
+                tasks: vec![0, 2],
+                names: vec!["w".into(), "x".into()],
+                colours: 32,
+                mask: 0xf,
+            }],
+            notes: vec![],
+        });
+        let l = c.lines();
+        assert!(
+            l.iter()
+                .any(|l| l
+                    .contains("schedlab-5-g0 for tasks w, x (32 of 128 colours): L3 mask 0xf (4 ways) on domains 0,1")),
+            "{l:?}"
+        );
+        assert!(!l.iter().any(|l| l.contains("cache allocation (resctrl): test")));
+        assert_eq!(c.to_json()["cache_allocation"]["groups"][0]["mask"], "f");
+        assert_eq!(c.to_json()["cache_allocation"]["groups"][0]["tasks"], serde_json::json!([0, 2]));
     }
 
     /// Effective only with host frames, the spec's cache being the

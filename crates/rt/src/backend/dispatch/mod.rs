@@ -193,6 +193,9 @@ impl Backend for DispatchBackend {
                     .record_thread(tid)
                     .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
             }
+            if let Some(a) = plan.colouring.as_ref().and_then(|c| c.allocation.as_ref()) {
+                a.program(&sv.guard, &tids)?;
+            }
             sched::set_affinity(dtid, &CpuSet::of(&[DISPATCHER_CPU]))
                 .map_err(|e| RunError::system("pinning the dispatcher", e))?;
             sched::set_class(dtid, Class::Fifo { priority: DISPATCHER_PRIORITY })
