@@ -114,19 +114,8 @@ impl Plan {
         // machine that cannot give them refused) before anything is changed.
         if let Some(col) = &mut colouring {
             if let crate::colour::Resctrl::L3(l3) = &col.resctrl {
-                let n = col.geometry.colours.max(1);
-                let coloured: Vec<(usize, String, Vec<u32>)> = spec
-                    .tasks
-                    .iter()
-                    .enumerate()
-                    .filter_map(|(i, t)| {
-                        let cs = t.colors.as_ref()?;
-                        Some((i, t.name.clone(), cs.iter().map(|c| (c as u64 % n) as u32).collect()))
-                    })
-                    .collect();
-                let groups = crate::colour::resctrl::colour_groups(&coloured);
-                col.allocation =
-                    Some(crate::colour::resctrl::allocate(l3, groups, n, std::process::id()).map_err(bad)?);
+                let a = crate::colour::resctrl::for_spec(spec, col.geometry.colours, l3, std::process::id());
+                col.allocation = Some(a.map_err(bad)?);
             }
         }
         // Shared-data groups: one set of lines per group, as large as the

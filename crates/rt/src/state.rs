@@ -1,6 +1,6 @@
 //! A snapshot of the machine state a run may touch, to check that a run
 //! left the machine as it found it: real-time threads of this process,
-//! schedlab cpusets and RT groups, tracefs mount and schedlab instances, the root
+//! schedlab cpusets, RT groups and resctrl groups, tracefs mount and schedlab instances, the root
 //! cpuset's load balancing, and the RT throttling settings; and for the
 //! crash tests every cpuset with its CPUs and flags and the crash journals left in `/run/schedlab`.
 
@@ -13,6 +13,8 @@ pub struct MachineState {
     pub cpusets: Vec<String>,
     /// schedlab RT groups (cgroups of the `cpu` hierarchy) left on the machine.
     pub rt_groups: Vec<String>,
+    /// schedlab resctrl groups (cache allocation) left on the machine.
+    pub cache_groups: Vec<String>,
     pub tracefs_mounted: bool,
     pub trace_instances: Vec<String>,
     pub root_load_balance: Option<String>,
@@ -95,6 +97,10 @@ impl MachineState {
             realtime_threads: rt,
             cpusets: crate::cpuset::leftovers().iter().map(|p| p.display().to_string()).collect(),
             rt_groups: crate::rtgroup::leftovers().iter().map(|p| p.display().to_string()).collect(),
+            cache_groups: crate::colour::resctrl::leftovers(std::path::Path::new(crate::colour::resctrl::ROOT))
+                .iter()
+                .map(|p| p.display().to_string())
+                .collect(),
             tracefs_mounted: tracefs.is_some(),
             trace_instances: instances,
             root_load_balance: lb,

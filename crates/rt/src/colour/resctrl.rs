@@ -239,6 +239,40 @@ pub fn colour_groups(tasks: &[(usize, String, Vec<u32>)]) -> Vec<ColourGroup> {
     out
 }
 
+/// The allocation for `spec`'s tasks with `colors` (taken modulo the
+/// cache's `colours`, as page colouring takes them); tasks without stay in
+/// the default group.
+pub fn for_spec(spec: &schedlab_model::Spec, colours: u64, l3: &L3, run: u32) -> Result<Allocation, String> {
+    let n = colours.max(1);
+    let coloured: Vec<(usize, String, Vec<u32>)> = spec
+        .tasks
+        .iter()
+        .enumerate()
+        .filter_map(|(i, t)| {
+            let cs = t.colors.as_ref()?;
+            let mut v: Vec<u32> = cs.iter().map(|c| (c as u64 % n) as u32).collect();
+            v.sort_unstable();
+            v.dedup();
+            Some((i, t.name.clone(), v))
+        })
+        .collect();
+    allocate(l3, colour_groups(&coloured), n, run)
+}
+
+/// schedlab's resctrl groups under `root` (for checks: none after a run).
+pub fn leftovers(root: &Path) -> Vec<PathBuf> {
+    let mut v: Vec<PathBuf> = std::fs::read_dir(root)
+        .map(|rd| {
+            rd.flatten()
+                .map(|e| e.path())
+                .filter(|p| p.is_dir() && p.file_name().is_some_and(|n| n.to_string_lossy().starts_with("schedlab-")))
+                .collect()
+        })
+        .unwrap_or_default();
+    v.sort();
+    v
+}
+
 /// Decides each colour group's mask (see the module documentation).
 /// An error (the run's bad input on this machine) names the groups' tasks.
 pub fn allocate(l3: &L3, groups: Vec<ColourGroup>, total_colours: u64, run: u32) -> Result<Allocation, String> {
@@ -525,6 +559,32 @@ mod tests {
         assert!(e.contains("num_closids allows 2") && e.contains("[t2]"), "{e}");
     }
 
+    /// A spec's tasks with colours become groups, those without stay out;
+    /// a spec with more colour groups than ways is refused naming its tasks.
+    #[test]
+    fn a_specs_coloured_tasks_get_the_groups_and_the_rest_stay_out() {
+        let spec = |tasks: &str| {
+            schedlab_model::load_str(
+                &format!("platform: {{cpus: 2, cache: {{size: 1MiB, ways: 16, line: 64B}}}}\npolicy: {{name: gfp}}\ntasks:\n{tasks}"),
+                None,
+                "t.yaml",
+            )
+            .unwrap_or_else(|e| panic!("{e}"))
+            .spec
+        };
+        let s = spec(
+            "  - {name: a, wcet: 1ms, period: 10ms, colors: [0-3]}\n  - {name: free, wcet: 1ms, period: 10ms}\n  - {name: b, wcet: 1ms, period: 10ms, colors: [3-5]}\n  - {name: c, wcet: 1ms, period: 10ms, colors: [8-15]}\n",
+        );
+        let f = Fake::new("spec", "ffff", 1, "0", 16, &[0]);
+        let a = for_spec(&s, 16, &f.l3(), 3).unwrap();
+        let got: Vec<(Vec<usize>, u64, u64)> = a.groups.iter().map(|g| (g.tasks.clone(), g.colours, g.mask)).collect();
+        // a and b share colour 3: 6 of 16 colours -> 6 ways; c 8 -> 8 ways.
+        assert_eq!(got, vec![(vec![0, 2], 6, 0x3f), (vec![3], 8, 0x3fc0)]);
+        let f = Fake::new("spec-few", "3", 2, "0", 16, &[0]);
+        let e = for_spec(&s, 16, &f.l3(), 3).unwrap_err();
+        assert!(e.contains("[a, b]") && e.contains("[c]") && !e.contains("free"), "{e}");
+    }
+
     /// Programming writes every domain and the TIDs; the guard removes the
     /// groups; a killed run's journal entry removes what it left.
     #[test]
@@ -533,6 +593,7 @@ mod tests {
         let a = allocate(&f.l3(), vec![group(&[0, 2], 64), group(&[1], 32)], 128, 9).unwrap();
         let guard = Guard::new();
         a.program(&guard, &[101, 102, 103]).unwrap();
+        assert_eq!(leftovers(&f.0), vec![f.0.join("schedlab-9-g0"), f.0.join("schedlab-9-g1")]);
         let d0 = f.0.join("schedlab-9-g0");
         assert_eq!(std::fs::read_to_string(d0.join("schemata")).unwrap(), "L3:0=3f;1=3f;3=3f\n");
         assert_eq!(std::fs::read_to_string(d0.join("tasks")).unwrap(), "101\n103\n");
@@ -540,6 +601,7 @@ mod tests {
         assert_eq!(guard.pending(), 2);
         assert!(guard.restore().is_empty());
         assert!(!d0.exists() && !f.0.join("schedlab-9-g1").exists(), "cleanup removes every group");
+        assert!(leftovers(&f.0).is_empty());
         assert_eq!(std::fs::read_to_string(f.0.join("tasks")).unwrap(), "1\n", "the default group is untouched");
         // A run killed after creating its group: its journal removes it.
         let jdir = f.0.join("journal");
