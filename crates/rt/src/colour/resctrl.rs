@@ -325,7 +325,7 @@ pub fn allocate(l3: &L3, groups: Vec<ColourGroup>, total_colours: u64, run: u32)
     let mut at = lo;
     let mut out = Vec::new();
     for (k, (g, s)) in groups.into_iter().zip(sizes).enumerate() {
-        let mask = ((1u64 << s) - 1) << at;
+        let mask = if s >= 64 { u64::MAX } else { ((1u64 << s) - 1) << at };
         at += s;
         out.push(CatGroup {
             name: format!("schedlab-{run}-g{k}"),
