@@ -52,9 +52,26 @@ struct TaskModel {
     alone_miss: f64,
     /// Tasks with which it shares a colour class.
     neighbours: Vec<u32>,
+    /// Per neighbour (same order): its bytes in the classes the two share,
+    /// as (index into this task's parts, bytes) in `Overlaps::parts[start..end]`,
+    /// and their sum (added in that order), so the eviction scan adds
+    /// without merging the two part lists again.
+    overlaps: Vec<Overlap>,
+    /// Σ capacity of its classes: once the others' bytes reach it, the scan can stop.
+    full: f64,
     /// Its shared-data group.
     group: Option<u32>,
     write: f64,
+}
+
+/// Task `j`'s footprint in the classes it shares with a task (see
+/// [`TaskModel::overlaps`]).
+#[derive(Debug, Clone, Copy)]
+struct Overlap {
+    j: u32,
+    start: u32,
+    end: u32,
+    added: f64,
 }
 
 /// What a job's arrival on a CPU costs: the CPMD.
@@ -83,6 +100,12 @@ pub struct PlatformModel {
     left: Vec<u64>,
     /// Per (task, instance): whether it has run there.
     ran: Vec<bool>,
+    /// Per (task, instance): when it last touched the instance's cache —
+    /// `u64::MAX` while it runs there (read as now), else when it left (0
+    /// if it never ran there, which no `since` is before).
+    touch: Vec<u64>,
+    /// The (part index, bytes) pairs of every [`Overlap`].
+    shared: Vec<(u32, f64)>,
     ran_anywhere: Vec<bool>,
     last_cpu: Vec<u32>,
     /// Task running on each CPU.
@@ -136,6 +159,7 @@ impl PlatformModel {
             }
         }
         let mut seen = vec![NONE; n];
+        let mut shared = Vec::new();
         for (i, t) in spec.tasks.iter().enumerate() {
             let wss = t.wss.map_or(0, |w| w.0) as f64;
             let parts = &layout.parts[i];
@@ -150,9 +174,27 @@ impl PlatformModel {
                     }
                 }
             }
+            let overlaps = neighbours
+                .iter()
+                .map(|&j| {
+                    let start = shared.len() as u32;
+                    let added = overlap_pairs(parts, &layout.parts[j as usize], &mut shared);
+                    Overlap { j, start, end: shared.len() as u32, added }
+                })
+                .collect();
+            let full = parts.iter().map(|p| layout.capacity[p.class as usize]).sum();
             let next = names.len() as u32;
             let group = t.data_group.as_deref().map(|g| *names.entry(g).or_insert(next));
-            tasks.push(TaskModel { wss, resident, alone_miss, neighbours, group, write: t.write_ratio().as_f64() });
+            tasks.push(TaskModel {
+                wss,
+                resident,
+                alone_miss,
+                neighbours,
+                overlaps,
+                full,
+                group,
+                write: t.write_ratio().as_f64(),
+            });
         }
         let instances = groups.len().max(1);
         let classes = layout.capacity.len();
@@ -169,6 +211,8 @@ impl PlatformModel {
             tasks,
             left: vec![0; n * instances],
             ran: vec![false; n * instances],
+            touch: vec![0; n * instances],
+            shared,
             ran_anywhere: vec![false; n],
             last_cpu: vec![NONE; n],
             running: vec![NONE; m],
@@ -229,6 +273,7 @@ impl PlatformModel {
         }
         self.running[c] = task;
         self.running_on[i] = cpu;
+        self.touch[at] = u64::MAX;
         self.occupy(i, k, true);
         self.ran_anywhere[i] = true;
         self.last_cpu[i] = cpu;
@@ -246,27 +291,24 @@ impl PlatformModel {
         scratch.fill(0.0);
         // Once the others fill every class the task uses, all of it is
         // evicted: the rest of the neighbours need not be looked at.
-        let full: f64 = parts.iter().map(|p| self.layout.capacity[p.class as usize]).sum();
+        let full = self.tasks[i].full;
         let mut seen = 0.0;
-        for &j in &self.tasks[i].neighbours {
+        let instances = self.instances;
+        for o in &self.tasks[i].overlaps {
             if seen >= full
                 && parts.iter().zip(scratch.iter()).all(|(p, &d)| d >= self.layout.capacity[p.class as usize])
             {
                 break;
             }
-            let j = j as usize;
-            let on = self.running_on[j];
-            let touched = if on != NONE && self.instance[on as usize] as usize == k {
-                now
-            } else if self.ran[j * self.instances + k] {
-                self.left[j * self.instances + k]
-            } else {
-                continue;
-            };
+            // A neighbour running on this cache touches it now.
+            let touched = self.touch[o.j as usize * instances + k].min(now);
             if touched <= since {
                 continue;
             }
-            seen += add_overlap(parts, &self.layout.parts[j], scratch);
+            for &(a, bytes) in &self.shared[o.start as usize..o.end as usize] {
+                scratch[a as usize] += bytes;
+            }
+            seen += o.added;
         }
         let mut evicted = 0.0;
         for (p, &d) in parts.iter().zip(scratch.iter()) {
@@ -283,6 +325,7 @@ impl PlatformModel {
         let at = i * self.instances + self.instance[c] as usize;
         self.left[at] = now;
         self.ran[at] = true;
+        self.touch[at] = now;
         self.running[c] = NONE;
         self.running_on[i] = NONE;
         self.occupy(i, self.instance[c] as usize, false);
@@ -351,7 +394,7 @@ impl PlatformModel {
             };
             let (rate, micros) = if stall > 0.0 {
                 let r = 1.0 / (1.0 + stall);
-                (r, ((r * MICROS as f64).round() as u32).clamp(1, MICROS))
+                (r, round_micros(r * MICROS as f64).clamp(1, MICROS))
             } else {
                 (1.0, MICROS)
             };
@@ -474,16 +517,31 @@ impl PlatformModel {
     }
 }
 
-/// Adds `other`'s bytes in each class of `parts` to `acc` (both sorted by
-/// class); returns the bytes added.
-fn add_overlap(parts: &[Part], other: &[Part], acc: &mut [f64]) -> f64 {
+/// `x.round()` for `0 <= x <= 1e6` (a rate in millionths), without the
+/// call to libm's `round` that `f64::round` compiles to on baseline x86-64:
+/// `x - trunc(x)` is exact there, so halves round up as `round` does.
+#[inline]
+fn round_micros(x: f64) -> u32 {
+    debug_assert!((0.0..=MICROS as f64).contains(&x));
+    let t = x as u32;
+    if x - t as f64 >= 0.5 {
+        t + 1
+    } else {
+        t
+    }
+}
+
+/// Pushes `(index in parts, bytes)` for `other`'s bytes in each class of
+/// `parts` (both sorted by class) to `out`; returns the bytes, added in
+/// that order.
+fn overlap_pairs(parts: &[Part], other: &[Part], out: &mut Vec<(u32, f64)>) -> f64 {
     let (mut a, mut b, mut added) = (0, 0, 0.0);
     while a < parts.len() && b < other.len() {
         match parts[a].class.cmp(&other[b].class) {
             std::cmp::Ordering::Less => a += 1,
             std::cmp::Ordering::Greater => b += 1,
             std::cmp::Ordering::Equal => {
-                acc[a] += other[b].bytes;
+                out.push((a as u32, other[b].bytes));
                 added += other[b].bytes;
                 a += 1;
                 b += 1;
