@@ -127,6 +127,9 @@ pub struct PlatformModel {
     /// The next values of `recompute`, and the CPUs whose values change.
     next: Vec<(f64, f64, f64, f64, u32)>,
     pending: Vec<u32>,
+    /// Rates by stall (bits): (stall bits, rate, millionths); 0 (a stall
+    /// never looked up) marks an empty slot.
+    rates: [(u64, f64, u32); 32],
     dirty: bool,
     cpu_counts: Vec<Counts>,
     task_counts: Vec<Counts>,
@@ -228,6 +231,7 @@ impl PlatformModel {
             group_jobs: vec![0; groups],
             next: vec![(0.0, 0.0, 1.0, 1.0, MICROS); m],
             pending: Vec::with_capacity(m),
+            rates: [(0, 1.0, MICROS); 32],
             dirty: false,
             cpu_counts: vec![Counts::default(); m],
             task_counts: vec![Counts::default(); n],
@@ -287,13 +291,30 @@ impl PlatformModel {
             return 0.0;
         }
         let since = self.left[i * self.instances + k];
+        let instances = self.instances;
+        if let [part] = parts[..] {
+            // One class (the common case): the others' bytes add up in a
+            // register, in the same order, so to the same sum as below.
+            let cap = self.layout.capacity[part.class as usize];
+            let mut d = 0.0;
+            for o in &self.tasks[i].overlaps {
+                if d >= cap {
+                    break;
+                }
+                if self.touch[o.j as usize * instances + k].min(now) <= since {
+                    continue;
+                }
+                d += o.added;
+            }
+            let resident = part.bytes.min(cap);
+            return 0.0 + (d + resident - cap).clamp(0.0, resident);
+        }
         let scratch = &mut self.scratch[..parts.len()];
         scratch.fill(0.0);
         // Once the others fill every class the task uses, all of it is
         // evicted: the rest of the neighbours need not be looked at.
         let full = self.tasks[i].full;
         let mut seen = 0.0;
-        let instances = self.instances;
         for o in &self.tasks[i].overlaps {
             if seen >= full
                 && parts.iter().zip(scratch.iter()).all(|(p, &d)| d >= self.layout.capacity[p.class as usize])
@@ -368,6 +389,23 @@ impl PlatformModel {
         self.dirty = false;
         self.pending.clear();
         let m = self.running.len();
+        let (miss, hitm, refs) = (self.cal.miss_ns(), self.cal.hitm_ns(), self.cal.refs_per_ns);
+        if self.bandwidth.is_none() && miss.is_finite() && hitm.is_finite() && refs.is_finite() {
+            // Without a bandwidth limit f = 1, so one pass: with finite
+            // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
+            // bit (times 1 is exact, and adding the zero changes no sum).
+            for c in 0..m {
+                let t = self.running[c];
+                let (cap, coh, stall) = if t == NONE {
+                    (0.0, 0.0, 0.0)
+                } else {
+                    let (cap, coh) = (self.capacity_misses(c, t as usize), self.coherence(t as usize));
+                    (cap, coh, refs * (cap * miss + coh * hitm))
+                };
+                self.settle_next(c, cap, coh, 1.0, stall);
+            }
+            return;
+        }
         let mut traffic = 0.0;
         for c in 0..m {
             let t = self.running[c];
@@ -382,7 +420,6 @@ impl PlatformModel {
             Some(b) if traffic > b => traffic / b,
             _ => 1.0,
         };
-        let (miss, hitm, refs) = (self.cal.miss_ns(), self.cal.hitm_ns(), self.cal.refs_per_ns);
         for c in 0..m {
             let (cap, coh, ..) = self.next[c];
             let t = self.running[c];
@@ -392,16 +429,31 @@ impl PlatformModel {
                 let alone = self.tasks[t as usize].alone_miss;
                 refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm)
             };
-            let (rate, micros) = if stall > 0.0 {
+            self.settle_next(c, cap, coh, f, stall);
+        }
+    }
+
+    /// CPU `c`'s next values from its causes and stall per ns of demand;
+    /// marks it pending when they differ from the current ones.
+    #[inline]
+    fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
+        let (rate, micros) = if stall > 0.0 {
+            // The rate is a function of the stall alone, and few stalls
+            // recur (one per number of sharers running): a small table
+            // spares the division and the rounding.
+            let bits = stall.to_bits();
+            let slot = &mut self.rates[(bits.wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 59) as usize];
+            if slot.0 != bits {
                 let r = 1.0 / (1.0 + stall);
-                (r, round_micros(r * MICROS as f64).clamp(1, MICROS))
-            } else {
-                (1.0, MICROS)
-            };
-            self.next[c] = (cap, coh, f, rate, micros);
-            if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
-                self.pending.push(c as u32);
+                *slot = (bits, r, round_micros(r * MICROS as f64).clamp(1, MICROS));
             }
+            (slot.1, slot.2)
+        } else {
+            (1.0, MICROS)
+        };
+        self.next[c] = (cap, coh, f, rate, micros);
+        if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
+            self.pending.push(c as u32);
         }
     }
 
@@ -452,6 +504,10 @@ impl PlatformModel {
             if total > cap * (1.0 + 1e-9) {
                 extra += (p.bytes.min(cap) - cap * p.bytes / total).max(0.0);
             }
+        }
+        // Nothing over: skip the division (0 / wss is the same +0).
+        if extra == 0.0 {
+            return 0.0;
         }
         extra / wss
     }
