@@ -435,7 +435,7 @@ impl PlatformModel {
 
     /// CPU `c`'s next values from its causes and stall per ns of demand;
     /// marks it pending when they differ from the current ones.
-    #[inline]
+    #[inline(always)]
     fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
         let (rate, micros) = if stall > 0.0 {
             // The rate is a function of the stall alone, and few stalls
@@ -486,6 +486,7 @@ impl PlatformModel {
 
     /// Task `t` on CPU `c`: its miss fraction beyond what it has alone,
     /// from the jobs running at once on the same cache (the aggregates).
+    #[inline(always)]
     fn capacity_misses(&self, c: usize, t: usize) -> f64 {
         let parts = &self.layout.parts[t];
         let wss = self.tasks[t].wss;
