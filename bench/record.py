@@ -91,4 +91,6 @@ def save_study(name: str, meta: dict[str, object], rows: list[dict[str, object]]
     rows and verdicts as JSON; the table and each verdict as it holds or
     not as Markdown."""
     md = table + [""] + [f"- {k}: {'holds' if v else 'does not hold'}" for k, v in verdicts.items()]
-    save(name, {"meta": machine(**meta), "rows": rows, "verdicts": verdicts}, "\n".join(md) + "\n")
+    head = machine(**meta)
+    head["loadavg_after"] = head.pop("loadavg_before")  # read at the end of the study
+    save(name, {"meta": head, "rows": rows, "verdicts": verdicts}, "\n".join(md) + "\n")
