@@ -37,19 +37,13 @@ Usage: python3 bench/epos_ch6.py [--sets 10] [--seed 2014] [--jobs 200] [--debug
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
-import platform
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
+import record
 M = 8
 PERIODS_MS = [25, 50, 100, 200]
 WSS_KIB = [32, 64, 128, 256]
@@ -116,17 +110,8 @@ def spec(scheduler: str, tasks: list[tuple[int, int]], wss: int, scenario: str) 
 
 
 def simulate(binary: Path, text: str, horizon_ms: int, model: bool) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(text)
-        path = f.name
-    args = [str(binary), "simulate", path, "--json", "--horizon", f"{horizon_ms}ms"]
-    if not model:
-        args.append("--no-platform-model")
-    out = subprocess.run(args, capture_output=True, text=True)
-    Path(path).unlink()
-    if out.returncode not in (0, 1):
-        sys.exit(f"schedlab simulate failed ({out.returncode}): {out.stderr}\n{text}")
-    return json.loads(out.stdout)
+    off = [] if model else ["--no-platform-model"]
+    return record.schedlab_json(binary, ["simulate", "--horizon", f"{horizon_ms}ms", *off], text)
 
 
 def real_time(result: dict, text: str) -> list[dict]:
@@ -149,10 +134,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     profile = "debug" if a.debug else "release"
-    if not a.no_build:
-        cmd = ["cargo", "build", "-q", "-p", "schedlab-cli"] + ([] if a.debug else ["--release"])
-        subprocess.run(cmd, cwd=REPO, check=True)
-    binary = REPO / "target" / profile / "schedlab"
+    binary = record.schedlab(a.debug, not a.no_build)
     horizon = a.jobs * max(PERIODS_MS)
     started = time.time()
     rows = []
@@ -188,24 +170,17 @@ def main() -> None:
         "control (S3 without the platform model) misses nothing": control_misses == 0,
     }
     elapsed = time.time() - started
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    RESULTS.mkdir(parents=True, exist_ok=True)
     meta = {
-        "date": stamp,
-        "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "sets": a.sets,
         "seed": a.seed,
         "horizon_ms": horizon,
         "profile": profile,
         "seconds": round(elapsed, 1),
     }
-    (RESULTS / f"{stamp}-epos-ch6.json").write_text(json.dumps({"meta": meta, "rows": rows, "verdicts": verdicts}, indent=2) + "\n")
     md = ["| scheduler | WSS | S1: % tasks missing | S3: % tasks missing |", "|---|---|---|---|"]
     md += [f"| {r['scheduler']} | {r['wss_kib']} KiB | {r['S1']:.2f} | {r['S3']:.2f} |" for r in rows]
-    md += [""] + [f"- {k}: {'holds' if v else 'does not hold'}" for k, v in verdicts.items()]
-    (RESULTS / f"{stamp}-epos-ch6.md").write_text("\n".join(md) + "\n")
-    print("\n".join(md[-3:]))
-    print(f"{elapsed:.0f} s; bench/results/{stamp}-epos-ch6.{{json,md}}")
+    record.save_study("epos-ch6", meta, rows, verdicts, md)
+    print(f"{elapsed:.0f} s")
     sys.exit(0 if all(verdicts.values()) else 1)
 
 

@@ -35,18 +35,12 @@ Usage: python3 bench/epos_ch7.py [--sets 10] [--seed 2014] [--seconds 40] [--deb
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
-import platform
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
+import record
 M = 8
 PERIODS_MS = [25, 50, 75, 100, 150, 200]
 WSS_KIB = [32, 64, 128, 256]
@@ -100,17 +94,8 @@ def spec_text(groups: list[list[tuple[int, int]]], wss: int, wr: float, packing:
 
 
 def simulate(binary: Path, text: str, seconds: int, model: bool) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(text)
-        path = f.name
-    args = [str(binary), "simulate", path, "--json", "--horizon", f"{seconds}s"]
-    if not model:
-        args.append("--no-platform-model")
-    out = subprocess.run(args, capture_output=True, text=True)
-    Path(path).unlink()
-    if out.returncode not in (0, 1):
-        sys.exit(f"schedlab simulate failed ({out.returncode}): {out.stderr}\n{text}")
-    return json.loads(out.stdout)
+    off = [] if model else ["--no-platform-model"]
+    return record.schedlab_json(binary, ["simulate", "--horizon", f"{seconds}s", *off], text)
 
 
 def miss_pct(result: dict) -> float:
@@ -127,10 +112,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     profile = "debug" if a.debug else "release"
-    if not a.no_build:
-        cmd = ["cargo", "build", "-q", "-p", "schedlab-cli"] + ([] if a.debug else ["--release"])
-        subprocess.run(cmd, cwd=REPO, check=True)
-    binary = REPO / "target" / profile / "schedlab"
+    binary = record.schedlab(a.debug, not a.no_build)
     rng = random.Random(a.seed)
     # Sets plain WFD places (the thesis ran every set under both); the
     # others are drawn again, and counted.
@@ -173,11 +155,7 @@ def main() -> None:
         "control (WFD without the platform model) misses nothing": control_misses == 0,
     }
     elapsed = time.time() - started
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    RESULTS.mkdir(parents=True, exist_ok=True)
     meta = {
-        "date": stamp,
-        "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "sets": a.sets,
         "tasks per set": [sum(len(g) for g in s) for s in sets],
         "redrawn (WFD could not place)": redrawn,
@@ -186,16 +164,13 @@ def main() -> None:
         "profile": profile,
         "seconds": round(elapsed, 1),
     }
-    (RESULTS / f"{stamp}-epos-ch7.json").write_text(json.dumps({"meta": meta, "rows": rows, "verdicts": verdicts}, indent=2) + "\n")
     md = ["| write ratio | WSS | CAP: % jobs missed | WFD: % jobs missed (min–max over sets) |", "|---|---|---|---|"]
     md += [
         f"| {int(r['write_ratio'] * 100)} % | {r['wss_kib']} KiB | {r['cap']:.2f} % | {r['wfd']:.2f} % ({r['wfd_min']:.2f}–{r['wfd_max']:.2f}) |"
         for r in rows
     ]
-    md += [""] + [f"- {k}: {'holds' if v else 'does not hold'}" for k, v in verdicts.items()]
-    (RESULTS / f"{stamp}-epos-ch7.md").write_text("\n".join(md) + "\n")
-    print("\n".join(md[-3:]))
-    print(f"{elapsed:.0f} s; bench/results/{stamp}-epos-ch7.{{json,md}}")
+    record.save_study("epos-ch7", meta, rows, verdicts, md)
+    print(f"{elapsed:.0f} s")
     sys.exit(0 if all(verdicts.values()) else 1)
 
 

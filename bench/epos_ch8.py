@@ -44,19 +44,13 @@ Usage: python3 bench/epos_ch8.py [--sets 10] [--seed 2014] [--seconds 40] [--deb
 from __future__ import annotations
 
 import argparse
-import datetime as dt
-import json
-import platform
 import random
-import subprocess
 import sys
-import tempfile
 import time
 from fractions import Fraction
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parents[1]
-RESULTS = REPO / "bench" / "results"
+import record
 M = 8
 PERIODS_MS = [25, 50, 75, 100, 150, 200]
 WSS_KIB = [32, 64, 128, 256]
@@ -121,21 +115,10 @@ def spec_text(tasks: list[dict], policy: str, pins: dict[str, int] | None) -> st
     return "\n".join(lines) + "\n"
 
 
-def run(binary: Path, args: list[str], text: str) -> dict:
-    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
-        f.write(text)
-        path = f.name
-    out = subprocess.run([str(binary), *args[:1], path, *args[1:], "--json"], capture_output=True, text=True)
-    Path(path).unlink()
-    if out.returncode not in (0, 1):
-        sys.exit(f"schedlab {args[0]} failed ({out.returncode}): {out.stderr}\n{text}")
-    return json.loads(out.stdout)
-
-
 def cap_gs_pins(binary: Path, tasks: list[dict]) -> dict[str, int] | None:
     """CAP-GS's placement of the HRT and SRT tasks, or None when it places none."""
     rt = [t for t in tasks if t["cls"] != "be"]
-    part = run(binary, ["partition"], spec_text(rt, "{name: cap-gs-dynamic, capacity: 0.69}", None))
+    part = record.schedlab_json(binary, ["partition"], spec_text(rt, "{name: cap-gs-dynamic, capacity: 0.69}", None))
     if not part["placed"] or not part.get("colour"):
         return None
     return {name: c["cpu"] for c in part["colour"]["cpus"] for name in c["tasks"]}
@@ -174,10 +157,7 @@ def main() -> None:
     ap.add_argument("--no-build", action="store_true")
     a = ap.parse_args()
     profile = "debug" if a.debug else "release"
-    if not a.no_build:
-        cmd = ["cargo", "build", "-q", "-p", "schedlab-cli"] + ([] if a.debug else ["--release"])
-        subprocess.run(cmd, cwd=REPO, check=True)
-    binary = REPO / "target" / profile / "schedlab"
+    binary = record.schedlab(a.debug, not a.no_build)
     rng = random.Random(a.seed)
     # Sets both CAP-GS and BFD place (the thesis' 10 sets ran under both);
     # the others are drawn again, and counted.
@@ -212,7 +192,7 @@ def main() -> None:
                 ):
                     policy = f"{{name: cap-gs-dynamic, quantum: 10ms, threshold: {threshold}}}"
                     text = spec_text(tasks, policy, {**pins, **be})
-                    result = run(binary, ["simulate", "--horizon", f"{a.seconds}s"], text)
+                    result = record.schedlab_json(binary, ["simulate", "--horizon", f"{a.seconds}s"], text)
                     acc[config]["srt"].append(miss_pct(result, tasks, "srt"))
                     acc[config]["hrt"].append(miss_pct(result, tasks, "hrt"))
             row = {"write_ratio": wr, "wss_kib": wss}
@@ -235,11 +215,7 @@ def main() -> None:
         "no HRT miss under dynamic CAP-GS or CAP-GS": no_hrt,
     }
     elapsed = time.time() - started
-    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    RESULTS.mkdir(parents=True, exist_ok=True)
     meta = {
-        "date": stamp,
-        "machine": f"{platform.node()} {platform.machine()} {platform.processor() or ''}".strip(),
         "sets": a.sets,
         "redrawn (CAP-GS or BFD could not place)": redrawn,
         "skipped (BFD could not place)": skipped,
@@ -248,7 +224,6 @@ def main() -> None:
         "profile": profile,
         "seconds": round(elapsed, 1),
     }
-    (RESULTS / f"{stamp}-epos-ch8.json").write_text(json.dumps({"meta": meta, "rows": rows, "verdicts": verdicts}, indent=2) + "\n")
     md = [
         "| write ratio | WSS | dynamic CAP-GS SRT | CAP-GS SRT | BFD SRT | dynamic CAP-GS HRT | CAP-GS HRT | BFD HRT |",
         "|---|---|---|---|---|---|---|---|",
@@ -261,10 +236,8 @@ def main() -> None:
         + " |"
         for r in rows
     ]
-    md += [""] + [f"- {k}: {'holds' if v else 'does not hold'}" for k, v in verdicts.items()]
-    (RESULTS / f"{stamp}-epos-ch8.md").write_text("\n".join(md) + "\n")
-    print("\n".join(md[-3:]))
-    print(f"{elapsed:.0f} s; bench/results/{stamp}-epos-ch8.{{json,md}}")
+    record.save_study("epos-ch8", meta, rows, verdicts, md)
+    print(f"{elapsed:.0f} s")
     sys.exit(0 if all(verdicts.values()) else 1)
 
 

@@ -1,5 +1,6 @@
-"""What every runtime benchmark in bench/ shares: the machine it ran on,
-sample quantiles, and writing bench/results/<UTC stamp>-<name>.{json,md}.
+"""What the benchmarks and reproductions in bench/ share: the machine they
+ran on, sample quantiles, the schedlab binary and its JSON answers, and
+writing bench/results/<UTC stamp>-<name>.{json,md}.
 
 The scripts run as `python3 bench/<script>.py`, so this folder is on
 sys.path and they import it as `record`.
@@ -13,6 +14,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
@@ -58,3 +60,37 @@ def save(name: str, res: dict[str, object], md: str, indent: int = 2) -> None:
     (RESULTS / f"{stamp}-{name}.md").write_text(md)
     print(md)
     print(f"wrote bench/results/{stamp}-{name}.{{json,md}}", file=sys.stderr)
+
+
+def schedlab(debug: bool, build: bool) -> Path:
+    """target/<profile>/schedlab, built first (a release build unless `debug`)
+    when `build`."""
+    if build:
+        cmd = ["cargo", "build", "-q", "-p", "schedlab-cli", "--bin", "schedlab"] + ([] if debug else ["--release"])
+        subprocess.run(cmd, cwd=REPO, check=True)
+    return REPO / "target" / ("debug" if debug else "release") / "schedlab"
+
+
+def schedlab_json(binary: Path, args: list[str], spec: str) -> dict:  # type: ignore[type-arg]
+    """`schedlab VERB SPEC REST... --json` (args = [VERB, *REST]) on the spec
+    text written to a scratch file: its JSON answer. Exit 0 or 1 is an answer
+    (a miss, a failed check); any other code ends the script with stderr and
+    the spec."""
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+        f.write(spec)
+        path = f.name
+    out = subprocess.run([str(binary), args[0], path, *args[1:], "--json"], capture_output=True, text=True)
+    Path(path).unlink()
+    if out.returncode not in (0, 1):
+        sys.exit(f"schedlab {args[0]} failed ({out.returncode}): {out.stderr}\n{spec}")
+    return json.loads(out.stdout)  # type: ignore[no-any-return]
+
+
+def save_study(name: str, meta: dict[str, object], rows: list[dict[str, object]], verdicts: dict[str, bool], table: list[str]) -> None:
+    """Writes a reproduction's result: its meta (with `machine()`'s head),
+    rows and verdicts as JSON; the table and each verdict as it holds or
+    not as Markdown."""
+    md = table + [""] + [f"- {k}: {'holds' if v else 'does not hold'}" for k, v in verdicts.items()]
+    head = machine(**meta)
+    head["loadavg_after"] = head.pop("loadavg_before")  # read at the end of the study
+    save(name, {"meta": head, "rows": rows, "verdicts": verdicts}, "\n".join(md) + "\n")
