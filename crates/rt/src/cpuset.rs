@@ -15,6 +15,7 @@
 //!   threaded children (`cgroup.type = threaded`, threads join through
 //!   `cgroup.threads`) with `cpuset.cpus.partition = root`.
 
+use crate::control_file::{io, write};
 use crate::error::RunError;
 use crate::guard::Guard;
 use crate::sched::format_cpu_list;
@@ -77,14 +78,6 @@ pub struct Partitions {
     pub parent: PathBuf,
     /// One per domain, in domain order.
     pub children: Vec<PathBuf>,
-}
-
-fn io(what: &str, p: &Path, e: std::io::Error) -> RunError {
-    RunError::system(format!("{what} {}", p.display()), e)
-}
-
-fn write(p: &Path, v: &str) -> Result<(), RunError> {
-    std::fs::write(p, v).map_err(|e| io(&format!("write `{v}` to"), p, e))
 }
 
 /// Creates one exclusive partition per entry of `domains`.

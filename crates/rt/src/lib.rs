@@ -24,6 +24,7 @@ pub mod calibrate;
 pub mod clock;
 pub mod colour;
 pub mod config;
+mod control_file;
 pub mod counters;
 pub mod cpuset;
 pub mod error;

@@ -29,6 +29,7 @@
 //! differ is refused (exit 2), as are durations that are not whole
 //! microseconds.
 
+use crate::control_file::{io, write};
 use crate::error::RunError;
 use crate::guard::Guard;
 use schedlab_model::Spec;
@@ -233,14 +234,6 @@ pub struct Groups {
     pub fs: RtGroupFs,
     pub parent: PathBuf,
     pub groups: Vec<Cgroup>,
-}
-
-fn io(what: &str, p: &Path, e: std::io::Error) -> RunError {
-    RunError::system(format!("{what} {}", p.display()), e)
-}
-
-fn write(p: &Path, v: &str) -> Result<(), RunError> {
-    std::fs::write(p, v).map_err(|e| io(&format!("write `{v}` to"), p, e))
 }
 
 /// Gives a fresh cgroup its period, then its runtime.
