@@ -28,6 +28,8 @@
 //! project is tested on has resctrl, so on real hardware it is untested.
 
 use crate::guard::{Guard, Undo};
+use schedlab_admission::colour::groups;
+use schedlab_model::ColorSet;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -211,32 +213,24 @@ pub struct ColourGroup {
 
 /// The colour groups of tasks with colours (`(index, name, colours)`,
 /// colours already reduced to the cache's): tasks sharing a colour,
-/// transitively, in order of their first task.
+/// transitively, in order of their first task — admission's colour groups
+/// (the ones CAP places), each with the number of colours it uses.
 pub fn colour_groups(tasks: &[(usize, String, Vec<u32>)]) -> Vec<ColourGroup> {
-    let mut groups: Vec<(Vec<usize>, Vec<String>, std::collections::BTreeSet<u32>)> = Vec::new();
-    for (i, name, cs) in tasks {
-        let set: std::collections::BTreeSet<u32> = cs.iter().copied().collect();
-        let (hit, rest): (Vec<_>, Vec<_>) = groups.drain(..).partition(|g| !g.2.is_disjoint(&set));
-        groups = rest;
-        let mut merged = (vec![*i], vec![name.clone()], set);
-        for g in hit {
-            merged.0.extend(g.0);
-            merged.1.extend(g.1);
-            merged.2.extend(g.2);
-        }
-        groups.push(merged);
-    }
-    let mut out: Vec<ColourGroup> = groups
+    let sets: Vec<ColorSet> =
+        tasks.iter().map(|(_, _, cs)| ColorSet::from_ranges(cs.iter().map(|&c| (c, c)).collect())).collect();
+    let refs: Vec<&ColorSet> = sets.iter().collect();
+    groups::colour_groups(&refs)
         .into_iter()
-        .map(|(t, n, s)| {
-            let mut pairs: Vec<(usize, String)> = t.into_iter().zip(n).collect();
-            pairs.sort();
-            let (tasks, names) = pairs.into_iter().unzip();
-            ColourGroup { tasks, names, colours: s.len() as u64 }
+        .map(|members| {
+            let colours: std::collections::BTreeSet<u32> =
+                members.iter().flat_map(|&k| tasks[k].2.iter().copied()).collect();
+            ColourGroup {
+                tasks: members.iter().map(|&k| tasks[k].0).collect(),
+                names: members.iter().map(|&k| tasks[k].1.clone()).collect(),
+                colours: colours.len() as u64,
+            }
         })
-        .collect();
-    out.sort_by_key(|g| g.tasks[0]);
-    out
+        .collect()
 }
 
 /// The allocation for `spec`'s tasks with `colors` (taken modulo the
