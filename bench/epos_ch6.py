@@ -36,7 +36,6 @@ Usage: python3 bench/epos_ch6.py [--sets 10] [--seed 2014] [--jobs 200] [--debug
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -126,13 +125,7 @@ def missing_pct(result: dict, text: str) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=2014)
-    ap.add_argument("--jobs", type=int, default=200, help="jobs of the largest period (200: 40 s)")
-    ap.add_argument("--debug", action="store_true")
-    ap.add_argument("--no-build", action="store_true")
-    a = ap.parse_args()
+    a = record.study_options(__doc__, ("--jobs", 200, "jobs of the largest period (200: 40 s)"))
     profile = "debug" if a.debug else "release"
     binary = record.schedlab(a.debug, not a.no_build)
     horizon = a.jobs * max(PERIODS_MS)

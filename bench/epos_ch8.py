@@ -43,7 +43,6 @@ Usage: python3 bench/epos_ch8.py [--sets 10] [--seed 2014] [--seconds 40] [--deb
 
 from __future__ import annotations
 
-import argparse
 import random
 import sys
 import time
@@ -149,13 +148,7 @@ def miss_pct(result: dict, tasks: list[dict], cls: str) -> float:
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--sets", type=int, default=10)
-    ap.add_argument("--seed", type=int, default=2014)
-    ap.add_argument("--seconds", type=int, default=40, help="simulated seconds (the thesis: 200 jobs, about 40 s)")
-    ap.add_argument("--debug", action="store_true")
-    ap.add_argument("--no-build", action="store_true")
-    a = ap.parse_args()
+    a = record.study_options(__doc__, ("--seconds", 40, "simulated seconds (the thesis: 200 jobs, about 40 s)"))
     profile = "debug" if a.debug else "release"
     binary = record.schedlab(a.debug, not a.no_build)
     rng = random.Random(a.seed)

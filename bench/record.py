@@ -8,6 +8,7 @@ sys.path and they import it as `record`.
 
 from __future__ import annotations
 
+import argparse
 import datetime as dt
 import json
 import os
@@ -94,3 +95,15 @@ def save_study(name: str, meta: dict[str, object], rows: list[dict[str, object]]
     head = machine(**meta)
     head["loadavg_after"] = head.pop("loadavg_before")  # read at the end of the study
     save(name, {"meta": head, "rows": rows, "verdicts": verdicts}, "\n".join(md) + "\n")
+
+
+def study_options(doc: str, horizon: tuple[str, int, str]) -> argparse.Namespace:
+    """A reproduction's command line: --sets, --seed, its horizon option
+    (`horizon` = (flag, default, help)), --debug and --no-build."""
+    ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
+    ap.add_argument("--sets", type=int, default=10)
+    ap.add_argument("--seed", type=int, default=2014)
+    ap.add_argument(horizon[0], type=int, default=horizon[1], help=horizon[2])
+    ap.add_argument("--debug", action="store_true")
+    ap.add_argument("--no-build", action="store_true")
+    return ap.parse_args()
