@@ -30,6 +30,19 @@ const SAMPLE: u64 = 50_000;
 /// Per task, (wall clock, thread CPU time) samples of its jobs.
 type Samples = Arc<Mutex<Vec<Vec<(u64, u64)>>>>;
 
+/// A run of `duration` on the kernel backend, each job its whole WCET of
+/// `workload`, waiting for another run on this machine rather than failing.
+fn kernel_cfg(duration: u64, workload: WorkloadSpec) -> RunConfig {
+    RunConfig {
+        duration,
+        execution: Execution::Fraction(1.0),
+        workload,
+        start_margin: 200 * MS,
+        wait: true,
+        ..RunConfig::default()
+    }
+}
+
 /// A job body that spins for the job's execution time (thread CPU time),
 /// sampling the clocks; each job's samples are added when it ends.
 fn sampling(tasks: usize) -> (WorkloadSpec, Samples) {
@@ -101,14 +114,7 @@ fn each_group_gets_at_most_its_budget_per_period_and_the_cgroups_are_gone() {
     );
     let duration = 1000 * MS;
     let (workload, samples) = sampling(2);
-    let cfg = RunConfig {
-        duration,
-        execution: Execution::Fraction(1.0),
-        workload,
-        start_margin: 200 * MS,
-        wait: true,
-        ..RunConfig::default()
-    };
+    let cfg = kernel_cfg(duration, workload);
     let o = run(&s, &cfg).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine's state is restored");
     assert!(schedlab_rt::rtgroup::leftovers().is_empty(), "{:?}", schedlab_rt::rtgroup::leftovers());
@@ -186,14 +192,7 @@ fn linux_orders_rt_groups_by_priority_where_hcbs_keeps_each_reservation() {
     let d = 2000 * MS;
     let before = state();
     let (workload, samples) = sampling(2);
-    let cfg = RunConfig {
-        duration: d,
-        execution: Execution::Fraction(1.0),
-        workload,
-        start_margin: 200 * MS,
-        wait: true,
-        ..RunConfig::default()
-    };
+    let cfg = kernel_cfg(d, workload);
     let o = run(&s, &cfg).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine's state is restored");
     let (hi, lo) = shares(&samples, d);
