@@ -113,6 +113,11 @@ fn every_schedule_with_the_model_passes_the_validator() {
             let mut p = schedlab_policy::build(&spec, None).unwrap();
             let config = SimConfig { horizon: Some(200_000_000), ..SimConfig::default() };
             let h = schedlab_sim::header(&spec, p.info(), &config);
+            // The header says so: the validator then takes CPU time beyond a
+            // WCET as an overrun. With the model off the jobs are not slowed.
+            assert!(h.slowed);
+            let off = SimConfig { platform_model: false, ..config.clone() };
+            assert!(!schedlab_sim::header(&spec, p.info(), &off).slowed);
             let (events, _) = simulate_collect(&spec, p.as_mut(), &config).unwrap();
             let report = schedlab_validate::validate(&h, events, &schedlab_validate::Options::default()).unwrap();
             assert!(

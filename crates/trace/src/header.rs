@@ -38,6 +38,12 @@ pub struct Header {
     pub placement: Vec<Placement>,
     /// End of the observed schedule (ns); events after it are not recorded.
     pub horizon: u64,
+    /// Jobs progressed at rates below 1 (a simulation with the platform
+    /// model or slower CPUs): a job's CPU time may exceed its demand, and
+    /// the validator reports CPU time beyond the WCET as an overrun, not a
+    /// violation. Absent: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slowed: bool,
 }
 
 impl Header {
@@ -60,6 +66,7 @@ impl Header {
             placement: vec![Placement::Global; spec.tasks.len()],
             spec,
             horizon,
+            slowed: false,
         }
     }
 

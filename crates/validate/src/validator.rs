@@ -151,9 +151,8 @@ pub struct Validator<'p> {
     pub(crate) tol: Time,
     pub(crate) opts: Options,
     source: Source,
-    /// A simulation with the platform model (the spec has a cache): jobs
-    /// are slowed, so their CPU time may exceed the WCET (reported as
-    /// overruns, not violations).
+    /// The header says jobs ran slowed (`Header::slowed`): their CPU time
+    /// may exceed the WCET (reported as overruns, not violations).
     slowed: bool,
     pub(crate) policy: Option<Box<dyn Policy + 'p>>,
     policy_name: Option<String>,
@@ -314,7 +313,7 @@ impl<'p> Validator<'p> {
             tol: options.tolerance,
             opts: options.clone(),
             source: header.source,
-            slowed: header.source == Source::Simulator && header.spec.platform.cache.is_some(),
+            slowed: header.slowed,
             policy,
             policy_name,
             checks,
@@ -666,7 +665,7 @@ impl<'p> Validator<'p> {
 
     /// Execution beyond the WCET: a violation beyond what the spec allows,
     /// information (at completion) when the `executions` list allows it or
-    /// the platform model slowed the job (a simulated spec with a cache).
+    /// the trace's jobs ran slowed (`Header::slowed`).
     fn check_wcet(&mut self, j: JobRef, at: Time, cpu: Option<u32>, last: bool) {
         let Some(js) = self.state.jobs.get(&j) else { return };
         if js.wcet_reported {

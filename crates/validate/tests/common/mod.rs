@@ -44,6 +44,7 @@ pub fn header(spec: Spec, placement: Vec<Placement>, horizon: Time) -> Header {
         placement: if placement.is_empty() { vec![Placement::Global; spec.tasks.len()] } else { placement },
         spec,
         horizon,
+        slowed: false,
     }
 }
 
