@@ -417,7 +417,7 @@ impl<'a> State<'a> {
         let cs = &mut self.cpus[c as usize];
         cs.resume = resume;
         if let Some(m) = self.model.as_deref_mut() {
-            cs.reload = m.enter(task, c, now).ns;
+            cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
         }
         self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
     }
