@@ -31,6 +31,11 @@
 
 use std::collections::BTreeMap;
 
+/// MTT-jobs measured at once per MTT: beyond, the oldest is dropped as
+/// discarded (a job index whose threads never all complete, e.g. skipped
+/// releases, must not hold memory for the rest of the run).
+pub const MAX_OPEN: usize = 64;
+
 /// The thesis' convergence threshold: 100 misses (6,400 bytes with 64-byte lines).
 pub const DEFAULT_THRESHOLD: u64 = 100;
 
@@ -124,6 +129,10 @@ impl WssProfiler {
     pub fn thread_done(&mut self, mtt: usize, job: u64, misses: u64, spoiled: bool) -> Outcome {
         let config = self.config;
         let p = &mut self.mtts[mtt];
+        if p.open.len() >= MAX_OPEN && !p.open.contains_key(&job) {
+            p.open.pop_first();
+            p.discarded += 1;
+        }
         let open = p.open.entry(job).or_default();
         open.misses = open.misses.saturating_add(misses);
         open.discard |= spoiled;
@@ -242,5 +251,11 @@ mod tests {
         // An aborted thread discards its MTT-job.
         p.thread_lost(0, 3);
         assert_eq!(p.thread_done(0, 3, 1000, false), Outcome::Discarded);
+        // Jobs whose other thread never completes are dropped, oldest first.
+        for job in 10..10 + MAX_OPEN as u64 + 5 {
+            assert_eq!(p.thread_done(0, job, 1000, false), Outcome::Pending);
+        }
+        assert_eq!(p.jobs(0), (2, 1 + 5));
+        assert_eq!(p.thread_done(0, 10, 1000, false), Outcome::Pending, "job 10 was dropped: measured anew");
     }
 }

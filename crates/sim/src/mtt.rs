@@ -17,7 +17,7 @@
 
 use schedlab_model::Spec;
 use schedlab_platform::PlatformModel;
-use schedlab_policy::profiler::{ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD};
+use schedlab_policy::profiler::{ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD, MAX_OPEN};
 use schedlab_policy::Time;
 use std::collections::BTreeMap;
 
@@ -151,7 +151,11 @@ impl MttTracker {
         let r = model.task_reading(task);
         self.current[task as usize] =
             Some(ThreadJob { seq, misses: r.misses, references: r.references, spoiled: false });
-        self.open[k as usize].entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
+        let open = &mut self.open[k as usize];
+        if open.len() >= MAX_OPEN && !open.contains_key(&seq) {
+            open.pop_first();
+        }
+        open.entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
     }
 
     /// Task `task`'s job was switched away before completing.
@@ -199,6 +203,10 @@ impl MttTracker {
             None => (0, 0, true),
         };
         let threads = self.sums[k].tasks.len() as u32;
+        if self.open[k].len() >= MAX_OPEN && !self.open[k].contains_key(&seq) {
+            // A job index whose threads never all complete (skipped releases).
+            self.open[k].pop_first();
+        }
         let open = self.open[k].entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
         open.done += 1;
         open.misses += misses;
