@@ -71,17 +71,30 @@ pub(crate) struct Params {
     pub until_completion: bool,
 }
 
-/// The working-set owners: an MTT's tasks share one; a task of no MTT is
-/// its own, with its `wss` (0 if absent).
+/// The working-set owners: an MTT's tasks share one, with the MTT's WSS; a
+/// task of no MTT is its own, with its `wss`. A WSS left out counts 0.
 fn owners(spec: &Spec) -> (Vec<u32>, Vec<u64>, Vec<Vec<u32>>) {
     let n = spec.tasks.len();
+    let of = spec.mtt_of_tasks();
     let mut owner = vec![u32::MAX; n];
     let mut wss = Vec::new();
-    let mut members = Vec::new();
+    let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut mtt_owner: Vec<Option<u32>> = vec![None; spec.mtts().len()];
     for (i, t) in spec.tasks.iter().enumerate() {
-        owner[i] = wss.len() as u32;
-        wss.push(t.wss.map_or(0, |s| s.0));
-        members.push(vec![i as u32]);
+        let o = match of[i] {
+            Some(k) => *mtt_owner[k].get_or_insert_with(|| {
+                wss.push(spec.mtt_wss(k).map_or(0, |s| s.0));
+                members.push(Vec::new());
+                (wss.len() - 1) as u32
+            }),
+            None => {
+                wss.push(t.wss.map_or(0, |s| s.0));
+                members.push(Vec::new());
+                (wss.len() - 1) as u32
+            }
+        };
+        owner[i] = o;
+        members[o as usize].push(i as u32);
     }
     (owner, wss, members)
 }
