@@ -104,8 +104,7 @@ fn fig_4_6_under_the_heuristic_idles_on_four_phantoms_and_never_thrashes() {
     let s = fig_4_6(PolicyName::CaGedf);
     let r = run_traced(&s, build(&s, None).unwrap(), 8 * Q);
     let (t, u, v, w, x) = (0, 1, 2, 3, 4);
-    let want: Vec<Vec<u32>> =
-        vec![vec![u, v], vec![t], vec![t], vec![w, x], vec![w, x], vec![u, v], vec![t], vec![t]];
+    let want: Vec<Vec<u32>> = vec![vec![u, v], vec![t], vec![t], vec![w, x], vec![w, x], vec![u, v], vec![t], vec![t]];
     let got = quanta(&r, 8);
     assert_eq!(got, want);
     let owner = [0, 1, 2, 3, 3];
