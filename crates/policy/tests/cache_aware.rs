@@ -7,7 +7,7 @@ mod common;
 
 use common::{run, run_traced, spec, Run};
 use schedlab_model::{Cache, Duration, Mtt, PolicyEvent, PolicyName, Size, Spec};
-use schedlab_policy::build;
+use schedlab_policy::{build, Time};
 
 /// The quantum of these tests, in ns.
 const Q: u64 = 1_000;
@@ -163,4 +163,227 @@ fn without_phantoms_the_mtt_runs_beside_t_and_thrashes() {
     let owner = [0, 1, 2, 3, 3];
     let wss = [768 * KIB, 512 * KIB, 512 * KIB, 768 * KIB];
     assert!(thrashing(&got, &owner, &wss).contains(&1));
+}
+
+/// Fig. 4.1 (notes §2.6; the WSSs and the cache are the thesis', the
+/// periods and costs inferred): three CPUs, J and K of 768 KiB have the
+/// earliest deadlines but would thrash together; V and W, one MTT of
+/// 128 KiB, run instead of K, both promoted. Under the Fig. 4.3 heuristic
+/// (threshold 50 %, policy (1), duration (1)) and under the default
+/// (threshold 0): at 0 the CPUs run J, V and W, and K waits.
+#[test]
+fn fig_4_1_runs_the_mtt_instead_of_the_second_large_job() {
+    for threshold in [50, 0] {
+        let mut s = set(3, PolicyName::CaGedf, &[(1, 3, 768), (1, 3, 768), (1, 6, 0), (1, 6, 0)]);
+        s.tasks[2].wss = None;
+        s.tasks[3].wss = None;
+        s.mtt = Some(vec![Mtt::new("VW", &["t2", "t3"], Some(Size(128 * KIB)))]);
+        let p = s.policy.as_mut().unwrap();
+        p.cache_threshold = Some(threshold);
+        if threshold == 50 {
+            p.promotion_duration = Some(1);
+        }
+        let r = run_traced(&s, build(&s, None).unwrap(), 3 * Q);
+        let (j, k, v, w) = (0, 1, 2, 3);
+        assert_eq!(quanta(&r, 2), vec![vec![j, v, w], vec![k]], "threshold {threshold}");
+        let promoted: Vec<u32> = events(&r, "priority-promotion")
+            .into_iter()
+            .filter(|n| n.0 == 0)
+            .filter_map(|n| match n.2 {
+                PolicyEvent::PriorityPromotion { task, .. } if task != j => Some(task),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(promoted, vec![v, w], "threshold {threshold}: V by the cache-aware policy, W as urgent");
+    }
+}
+
+/// Fig. 4.3(b)'s narrative (notes §2.6; threshold 50 %, infinite
+/// lost-cause threshold, policy (1), promotion duration (1); the task
+/// parameters are inferred, the figure is not in the text): T = (1, 3,
+/// 768K), U = (1, 3, 512K), V = (1, 4, 256K), MTT {W, X} = (2, 6) of 256K,
+/// two CPUs. At 0, T1 runs by G-EDF, the threshold is reached and V1 (the
+/// smallest WSS, tied with {W, X} and first by task index) is promoted and
+/// runs; at 1, U1 runs by G-EDF and W1 is promoted, which makes X1 urgent;
+/// X1 runs at the next boundary, 2.
+#[test]
+fn fig_4_3_promotes_v1_then_w1_and_x1_runs_next() {
+    let mut s = set(2, PolicyName::CaGedf, &[(1, 3, 768), (1, 3, 512), (1, 4, 256), (2, 6, 0), (2, 6, 0)]);
+    s.tasks[3].wss = None;
+    s.tasks[4].wss = None;
+    s.mtt = Some(vec![Mtt::new("WX", &["t3", "t4"], Some(Size(256 * KIB)))]);
+    let p = s.policy.as_mut().unwrap();
+    p.cache_threshold = Some(50);
+    p.promotion_duration = Some(1);
+    p.phantoms = Some(false);
+    let r = run_traced(&s, build(&s, None).unwrap(), 3 * Q);
+    let (t, u, v, w, x) = (0, 1, 2, 3, 4);
+    assert_eq!(quanta(&r, 3), vec![vec![t, v], vec![u, w], vec![w, x]]);
+    let promotions: Vec<(u64, u32, String)> = events(&r, "priority-promotion")
+        .into_iter()
+        .filter(|n| n.0 < 3 * Q)
+        .map(|(at, _, e)| match e {
+            PolicyEvent::PriorityPromotion { task, reason, .. } => (at / Q, task, reason),
+            _ => unreachable!(),
+        })
+        .collect();
+    let p = |at: u64, task: u32, why: &str| (at, task, why.to_string());
+    assert_eq!(promotions, vec![p(0, v, "cache"), p(1, w, "cache"), p(1, x, "urgent")]);
+}
+
+/// A random MTT set for the property tests: 2 to 4 CPUs, harmonic periods
+/// of 2 to 16 quanta, WCETs that may end mid-quantum, WSSs of 0 to 1 MiB,
+/// some MTTs of 2 or 3 tasks; random parameters of Fig. 4.2.
+fn random_set(seed: u64) -> Spec {
+    let mut r = schedlab_model::rng::Rng::new(seed);
+    let m = r.range_u64(2, 4) as u32;
+    let target = r.range_u64(m as u64 * 8, m as u64 * 18);
+    let (mut tasks, mut total, mut groups) = (Vec::new(), 0, Vec::new());
+    while total < target && tasks.len() < 10 {
+        let p = *r.choose(&[2u64, 4, 8, 16]).unwrap();
+        let threads = if r.below(3) == 0 { r.range_u64(2, 3.min(m as u64)) } else { 1 };
+        let wss = r.range_u64(0, 16) * 64;
+        let first = tasks.len();
+        for _ in 0..threads {
+            let e = r.range_u64(1, p.min(3));
+            total += e * (16 / p);
+            tasks.push((e, p, if threads == 1 { wss } else { 0 }));
+        }
+        if threads > 1 {
+            groups.push((first, threads as usize, wss));
+        }
+    }
+    let mut s = set(m, PolicyName::CaGedf, &tasks);
+    for t in &mut s.tasks {
+        t.wcet = Duration(t.wcet.0 - r.range_u64(0, Q - 1));
+        if t.wss == Some(Size(0)) {
+            t.wss = None;
+        }
+    }
+    let mtts: Vec<Mtt> = groups
+        .iter()
+        .enumerate()
+        .map(|(g, &(first, k, wss))| {
+            let names: Vec<String> = (first..first + k).map(|i| format!("t{i}")).collect();
+            let refs: Vec<&str> = names.iter().map(|s| s.as_str()).collect();
+            Mtt::new(format!("m{g}"), &refs, Some(Size(wss * KIB)))
+        })
+        .collect();
+    s.mtt = (!mtts.is_empty()).then_some(mtts);
+    let p = s.policy.as_mut().unwrap();
+    p.cache_threshold = Some(*r.choose(&[0, 0, 50, 75]).unwrap());
+    p.cache_policy = Some(r.range_u64(1, 5) as u8);
+    if r.below(2) == 0 {
+        p.lost_cause_threshold = Some(110);
+        p.lost_cause_policy = Some(r.range_u64(1, 3) as u8);
+    }
+    p.phantoms = Some(r.below(4) != 0);
+    p.avoid_partially_eligible = Some(r.below(2) == 0);
+    p.promotion_duration = Some(r.range_u64(1, 2) as u8);
+    s
+}
+
+/// The properties of the notes' §8.2 item 10 on 300 random sets over 48
+/// quanta: every promotion's priority point (its instant) lies in the job's
+/// [release, deadline) — tardy jobs are never promoted; once a job is made
+/// urgent no other job is promoted by a cache-aware or lost-cause policy
+/// until it has run (it is not demoted before it is scheduled); a phantom
+/// job runs only where its CPU would otherwise idle (no eligible job
+/// waits) or instead of an eligible job whose MTT's WSS exceeds the cache
+/// the other MTTs of that quantum leave.
+#[test]
+fn promotions_urgency_and_phantoms_keep_the_rules() {
+    let (mut promotions, mut urgent, mut phantoms) = (0, 0, 0);
+    for seed in 0..300u64 {
+        let s = random_set(seed);
+        let h = 48 * Q;
+        let r = run_traced(&s, build(&s, None).unwrap(), h);
+        let of = s.mtt_of_tasks();
+        let owner = |t: u32| match of[t as usize] {
+            Some(k) => (1usize << 32) + k,
+            None => t as usize,
+        };
+        let wss = |t: u32| match of[t as usize] {
+            Some(k) => s.mtt_wss(k).map_or(0, |w| w.0),
+            None => s.tasks[t as usize].wss.map_or(0, |w| w.0),
+        };
+        let period = |t: u32| s.tasks[t as usize].period.0;
+        let finish =
+            |t: u32, j: u64| r.done.iter().find(|d| d.id.task == t && d.id.seq == j).map_or(Time::MAX, |d| d.finish);
+        // Eligible at t: released, predecessor done, not done.
+        let eligible =
+            |t: u32, j: u64, at: u64| j * period(t) <= at && (j == 0 || finish(t, j - 1) <= at) && finish(t, j) > at;
+        let running = |at: u64| -> Vec<(u32, u64)> {
+            r.segs.iter().filter(|g| g.start <= at && at < g.end).map(|g| (g.task, g.seq)).collect()
+        };
+        let ctx = format!("seed {seed}: {:?}", s.policy);
+        for (i, (at, _, e)) in r.notes.iter().enumerate() {
+            if *at >= h {
+                continue;
+            }
+            match e {
+                PolicyEvent::PriorityPromotion { task, job, reason } => {
+                    promotions += 1;
+                    let release = job * period(*task);
+                    assert!(release <= *at && *at < release + period(*task), "{ctx}: {e:?} at {at}");
+                    if reason != "urgent" {
+                        continue;
+                    }
+                    urgent += 1;
+                    let first_run = r
+                        .segs
+                        .iter()
+                        .filter(|g| g.task == *task && g.seq == *job && g.end > *at)
+                        .map(|g| g.start.max(*at))
+                        .min()
+                        .unwrap_or(Time::MAX);
+                    let later = r.notes[i + 1..].iter().find(|n| {
+                        n.0 < first_run
+                            && matches!(&n.2, PolicyEvent::PriorityPromotion { reason, .. } if reason != "urgent")
+                    });
+                    assert!(later.is_none(), "{ctx}: {e:?} at {at} runs at {first_run}, but {later:?}");
+                }
+                PolicyEvent::Phantom { task, job } => {
+                    phantoms += 1;
+                    let run_now = running(*at);
+                    match task.zip(*job) {
+                        None => {
+                            for t in 0..s.tasks.len() as u32 {
+                                for j in 0..=(*at / period(t)) {
+                                    if eligible(t, j, *at) {
+                                        assert!(
+                                            run_now.contains(&(t, j)),
+                                            "{ctx}: phantom at {at} while {t}#{j} waits"
+                                        );
+                                    }
+                                }
+                            }
+                        }
+                        Some((t, j)) => {
+                            // The WSS at the decision is at most what runs in
+                            // the whole quantum besides the MTT-job itself (it
+                            // may still run later in the quantum if the
+                            // phantoms run out).
+                            assert!(eligible(t, j, *at), "{ctx}: {e:?} at {at}");
+                            let mut owners: Vec<(usize, u64)> =
+                                run_now.iter().map(|&(u, k)| (owner(u), k)).filter(|&o| o != (owner(t), j)).collect();
+                            owners.sort();
+                            owners.dedup();
+                            let used: u64 = owners
+                                .iter()
+                                .map(|&(o, _)| {
+                                    let u = run_now.iter().find(|x| owner(x.0) == o).unwrap().0;
+                                    wss(u)
+                                })
+                                .sum();
+                            assert!(used + wss(t) > 1024 * KIB, "{ctx}: {e:?} at {at}: {used} + {} fits", wss(t));
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    println!("{promotions} promotions ({urgent} urgent), {phantoms} phantom jobs checked");
+    assert!(promotions > 1000 && urgent > 50 && phantoms > 200, "{promotions} {urgent} {phantoms}");
 }
