@@ -1,6 +1,6 @@
 //! `ca-gedf` on real threads (backend `dispatch`, root): Calandrino's
-//! Fig. 4.6 set (notes §9.2 G9) with 10 ms quanta, jobs at 80 % of their
-//! WCETs. Every hyperperiod of 80 ms runs the golden schedule of the
+//! Fig. 4.6 set (notes §9.2 G9) with 10 ms quanta
+//! (`examples/ca-gedf-threads.yaml`), jobs at 80 % of their WCETs. Every hyperperiod of 80 ms runs the golden schedule of the
 //! heuristic: (U,V), (T,φ), (T,φ), (W1,W2), (W1,W2), (U,V), (T,φ), (T,φ),
 //! with its promotions and phantom jobs recorded; the trace passes the
 //! validator's replay (tolerance as in `common.rs`); the machine is
@@ -12,17 +12,6 @@ use common::*;
 use schedlab_rt::run;
 use schedlab_trace::{Event, PolicyEvent};
 
-const SET: &str = "platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}
-policy: {name: ca-gedf, quantum: 10ms}
-tasks:
-  - {name: t, wcet: 10ms, period: 20ms, wss: 768KiB}
-  - {name: u, wcet: 10ms, period: 40ms, wss: 512KiB}
-  - {name: v, wcet: 10ms, period: 40ms, wss: 512KiB}
-  - {name: w1, wcet: 20ms, period: 80ms}
-  - {name: w2, wcet: 20ms, period: 80ms}
-mtt:
-  - {name: video, tasks: [w1, w2], wss: 768KiB}
-";
 const Q: u64 = 10_000_000;
 
 /// The tasks switched in during each quantum of the first `n` (from the
@@ -49,7 +38,8 @@ fn fig_4_6_runs_the_golden_schedule_on_real_threads_and_replays() {
     require_root();
     let _s = serial();
     let before = state();
-    let spec = spec(SET);
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ca-gedf-threads.yaml");
+    let spec = schedlab_model::load_path(&path).unwrap().spec;
     let attempt = || -> Result<(), Failure> {
         let o = run(&spec, &dispatch_cfg(1600)).map_err(|e| format!("ca-gedf: {e}"))?;
         eprintln!("ca-gedf: {}", o.notes.join("; "));
