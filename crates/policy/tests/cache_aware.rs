@@ -387,3 +387,80 @@ fn promotions_urgency_and_phantoms_keep_the_rules() {
     println!("{promotions} promotions ({urgent} urgent), {phantoms} phantom jobs checked");
     assert!(promotions > 1000 && urgent > 50 && phantoms > 200, "{promotions} {urgent} {phantoms}");
 }
+
+/// The lost-cause policy: on three CPUs C (128 KiB) and D (512 KiB) go
+/// first by the smallest WSS; the third CPU finds the cache 62.5 % used.
+/// Policy (1) alone takes B (700 KiB), the smaller of the two left; with a
+/// lost-cause threshold of 60 % and policy (2), A (900 KiB), the largest.
+#[test]
+fn the_lost_cause_policy_takes_over_at_its_threshold() {
+    for lost in [None, Some(2u8)] {
+        let mut s = set(3, PolicyName::CaGedf, &[(1, 4, 900), (1, 4, 700), (1, 4, 128), (1, 4, 512)]);
+        let p = s.policy.as_mut().unwrap();
+        p.phantoms = Some(false);
+        if let Some(l) = lost {
+            p.lost_cause_threshold = Some(60);
+            p.lost_cause_policy = Some(l);
+        }
+        let r = run_traced(&s, build(&s, None).unwrap(), Q);
+        let want = if lost.is_some() { vec![0, 2, 3] } else { vec![1, 2, 3] };
+        assert_eq!(quanta(&r, 1)[0], want, "{lost:?}");
+        let reasons: Vec<String> = events(&r, "priority-promotion")
+            .into_iter()
+            .filter(|n| n.0 == 0)
+            .map(|n| match n.2 {
+                PolicyEvent::PriorityPromotion { reason, .. } => reason,
+                _ => unreachable!(),
+            })
+            .collect();
+        let last = if lost.is_some() { "lost-cause" } else { "cache" };
+        assert_eq!(reasons, vec!["cache", "cache", last], "{lost:?}");
+    }
+}
+
+/// Avoiding partially-eligible MTTs: two CPUs; X (50 KiB) takes the
+/// first. For the second (N = 1) the smallest WSS is the MTT {m1, m2}
+/// (100 KiB), partially eligible as tc = 2 > N: with the option Y
+/// (200 KiB), which fits, runs instead; without it m1 runs and m2, urgent,
+/// follows at the next boundary.
+#[test]
+fn a_partially_eligible_mtt_is_avoided_when_another_fits() {
+    for avoid in [true, false] {
+        let mut s = set(2, PolicyName::CaGedf, &[(1, 4, 50), (1, 4, 0), (1, 4, 0), (1, 4, 200)]);
+        s.tasks[1].wss = None;
+        s.tasks[2].wss = None;
+        s.mtt = Some(vec![Mtt::new("M", &["t1", "t2"], Some(Size(100 * KIB)))]);
+        let p = s.policy.as_mut().unwrap();
+        p.phantoms = Some(false);
+        p.avoid_partially_eligible = Some(avoid);
+        let r = run(&s, build(&s, None).unwrap(), 2 * Q, &[]);
+        let got = quanta(&r, 2);
+        if avoid {
+            assert_eq!(got, vec![vec![0, 3], vec![1, 2]], "the MTT runs whole at 1");
+        } else {
+            assert_eq!(got, vec![vec![0, 1], vec![2, 3]], "m1 at 0, m2 (urgent) at 1");
+        }
+    }
+}
+
+/// Promotion duration: A (3 quanta, 100 KiB) is promoted at 0; B (1
+/// quantum, deadline 4, 50 KiB) arrives at 1. With (2) A keeps its
+/// promotion and runs to completion, B after it; with (1) the promotion
+/// ends at the next decision and B, the smaller WSS, is promoted at 1.
+#[test]
+fn promotion_duration_two_runs_a_promoted_job_to_completion() {
+    for duration in [2u8, 1] {
+        let mut s = set(1, PolicyName::CaGedf, &[(3, 10, 100), (1, 3, 50)]);
+        s.tasks[1].offset = Duration(Q);
+        let p = s.policy.as_mut().unwrap();
+        p.phantoms = Some(false);
+        p.promotion_duration = Some(duration);
+        let r = run(&s, build(&s, None).unwrap(), 4 * Q, &[]);
+        let got: Vec<Vec<u32>> = quanta(&r, 4);
+        if duration == 2 {
+            assert_eq!(got, vec![vec![0], vec![0], vec![0], vec![1]]);
+        } else {
+            assert_eq!(got, vec![vec![0], vec![1], vec![0], vec![0]]);
+        }
+    }
+}
