@@ -117,6 +117,43 @@ fn check_prints_the_summary() {
 }
 
 #[test]
+fn gen_mtt_sets_load_and_their_recorded_options_reproduce_them() {
+    let args = [
+        "gen",
+        "--seed",
+        "4",
+        "--cpus",
+        "4",
+        "--util",
+        "2",
+        "--cache",
+        "1MiB/16/64B",
+        "--mtt",
+        "threads=1-4,util=0.1-0.4,wss=tc:4KiB-128KiB",
+    ];
+    let first = schedlab(&args);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let text = stdout(&first);
+    assert!(text.contains("mtt:\n  - {name: M1, tasks: [M1T1"), "{text}");
+    let f = tmp("mtt-set.yaml");
+    std::fs::write(&f, &text).unwrap();
+    let check = schedlab(&["check", f.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let line = text.lines().find(|l| l.trim_start().starts_with("generator:")).unwrap();
+    let options = line.split_once(':').unwrap().1.trim().trim_matches('"').to_string();
+    let mut again = vec!["gen", "--seed", "4"];
+    again.extend(options.split(' '));
+    assert_eq!(schedlab(&again).stdout, first.stdout);
+    // A bad value names the option; an option that does not apply is refused.
+    let o = schedlab(&["gen", "--mtt", "util=0.5-2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--mtt: `util=0.5-2` needs 0 < LO ≤ HI ≤ 1"), "{}", stderr(&o));
+    let o = schedlab(&["gen", "--mtt", "default", "--tasks", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--tasks does not apply with --mtt"), "{}", stderr(&o));
+}
+
+#[test]
 fn a_bad_spec_exits_2_with_the_position() {
     let f = tmp("bad.yaml");
     std::fs::write(&f, "platform: {cpus: 2}\ntasks:\n  - {name: a, wcet: 1ms, perod: 10ms}\n").unwrap();
