@@ -433,9 +433,10 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 ("promotion_duration", pol.promotion_duration, 2),
             ] {
                 if value.is_some_and(|v| v == 0 || v > max) {
+                    let range = if max == 2 { "1 or 2".to_string() } else { format!("1 to {max}") };
                     f.error(
                         format!("policy.{key}"),
-                        format!("{} is not a policy of Fig. 4.2; use 1 to {max}", value.unwrap_or(0)),
+                        format!("{} is not a policy of Fig. 4.2; use {range}", value.unwrap_or(0)),
                     );
                 }
             }

@@ -464,3 +464,20 @@ fn promotion_duration_two_runs_a_promoted_job_to_completion() {
         }
     }
 }
+
+/// Admission: phantom tasks count whole quanta, so a period that is not a
+/// multiple of the quantum is refused (naming the task and the fix) unless
+/// phantoms are off; a spec without a cache is refused.
+#[test]
+fn admission_names_the_field_and_the_fix() {
+    let mut s = set(2, PolicyName::CaGedf, &[(1, 4, 100), (1, 4, 100)]);
+    s.tasks[1].period = Duration(4 * Q + Q / 2);
+    let e = build(&s, None).err().expect("refused");
+    assert_eq!(e.path, "tasks[1].period");
+    assert!(e.message.contains("`policy.phantoms: false`"), "{}", e.message);
+    s.policy.as_mut().unwrap().phantoms = Some(false);
+    assert!(build(&s, None).is_ok());
+    s.platform.cache = None;
+    let e = build(&s, None).err().expect("refused");
+    assert_eq!(e.path, "platform.cache");
+}
