@@ -359,6 +359,31 @@ class Group:
 
 
 @dataclass(frozen=True)
+class Mtt:
+    """A multithreaded task (``mtt`` in the spec; see ``docs/spec.md``):
+    tasks with one period that share one working set.
+
+    Attributes:
+        name: Unique among the MTTs, and not a task's name.
+        tasks: Names of its tasks (threads).
+        wss: The working-set size of one of its jobs, in bytes, or None.
+    """
+
+    name: str
+    tasks: tuple[str, ...] = ()
+    wss: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "tasks": list(self.tasks)}
+        if self.wss is not None:
+            d["wss"] = _bytes(self.wss)
+        return d
+
+
+@dataclass(frozen=True)
 class Segment:
     """One segment of a task's jobs (``segments`` in the spec; see
     ``docs/spec.md``).
@@ -506,6 +531,7 @@ class TaskSet:
         overheads: Path of the overhead CSV (relative to the spec file), or None.
         reservations: The top-level :class:`Group` objects (CPU reservations
             for ``hcbs``), or None.
+        mtt: The :class:`Mtt` groups (multithreaded tasks), or None.
         warnings: Warnings found when the spec was loaded (:class:`~schedlab.Diagnostic`).
         file: The file the spec came from (``"<string>"``, ``"<generated>"``),
             or None when built in Python.
@@ -517,6 +543,7 @@ class TaskSet:
     meta: Meta | None = None
     overheads: str | None = None
     reservations: tuple[Group, ...] | None = None
+    mtt: tuple[Mtt, ...] | None = None
     warnings: tuple[Diagnostic, ...] = ()
     file: str | None = field(default=None, compare=False)
     # The spec JSON as the Rust core wrote it, so that a loaded spec is written
@@ -529,6 +556,8 @@ class TaskSet:
         object.__setattr__(self, "warnings", tuple(self.warnings))
         if self.reservations is not None:
             object.__setattr__(self, "reservations", tuple(self.reservations))
+        if self.mtt is not None:
+            object.__setattr__(self, "mtt", tuple(self.mtt))
 
     # -- construction from the Rust core -------------------------------------------------
 
@@ -552,6 +581,7 @@ class TaskSet:
             reservations=None
             if v["reservations"] is None
             else tuple(Group._from_values(g) for g in v["reservations"]),
+            mtt=None if v["mtt"] is None else tuple(Mtt(**m) for m in v["mtt"]),
             warnings=tuple(Diagnostic._coerce(w) for w in doc["warnings"]),
             file=doc["file"],
         )
@@ -572,6 +602,8 @@ class TaskSet:
         d["tasks"] = [t._raw() for t in self.tasks]
         if self.reservations is not None:
             d["reservations"] = [g._raw() for g in self.reservations]
+        if self.mtt is not None:
+            d["mtt"] = [m._raw() for m in self.mtt]
         return json.dumps(d)
 
     # -- container protocol ----------------------------------------------------------------

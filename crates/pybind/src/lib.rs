@@ -134,6 +134,9 @@ fn values(spec: &Spec) -> Value {
         "overheads": spec.overheads,
         "tasks": tasks,
         "reservations": spec.reservations.as_ref().map(|v| v.iter().map(group).collect::<Vec<_>>()),
+        "mtt": spec.mtt.as_ref().map(|v| v.iter().map(|m| json!({
+            "name": m.name, "tasks": m.tasks, "wss": m.wss.map(|w| w.0),
+        })).collect::<Vec<_>>()),
     })
 }
 

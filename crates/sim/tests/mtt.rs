@@ -164,3 +164,37 @@ fn an_mtt_alone_on_its_cache_is_measured_exactly() {
     assert!(m.estimate.abs_diff(600 * 1024) <= 2 * 64, "{m:?}");
     assert!(m.max_miss_rate_ppm > 0 && m.miss_rate() > 0.0);
 }
+
+/// The trace's metrics compute each MTT's spans from the events alone; on
+/// random MTT sets they agree with the simulator's own accounting.
+#[test]
+fn the_traces_mtt_spans_agree_with_the_simulators() {
+    for seed in 0..12u64 {
+        let o = schedlab_gen::GenOptions {
+            seed: Some(seed),
+            cpus: Some(2 + (seed % 3) as u32),
+            util: Some(1.0 + (seed % 4) as f64 * 0.3),
+            cache: Some("1MiB/16/64B".into()),
+            mtt: Some("threads=1-3,util=0.05-0.3,wss=uni:16KiB-400KiB".into()),
+            ..Default::default()
+        };
+        let spec = schedlab_gen::generate(&o.into_params().unwrap()).unwrap();
+        let horizon = 500_000_000;
+        let mut policy = schedlab_policy::build(&spec, None).unwrap();
+        let config = SimConfig { horizon: Some(horizon), ..SimConfig::default() };
+        let (events, s) = simulate_collect(&spec, policy.as_mut(), &config).unwrap();
+        let mut m = schedlab_trace::metrics::Metrics::new(&spec, horizon);
+        for e in &events {
+            m.push(e);
+        }
+        let (report, _) = m.finish();
+        assert_eq!(report.mtts.len(), s.mtts.len());
+        for (t, sim) in report.mtts.iter().zip(&s.mtts) {
+            assert_eq!(t.name, sim.name);
+            assert_eq!(t.jobs, sim.jobs, "seed {seed} {}", t.name);
+            if sim.jobs > 0 {
+                assert_eq!(t.max_span, Some(sim.max_span), "seed {seed} {}", t.name);
+            }
+        }
+    }
+}
