@@ -51,7 +51,7 @@ fn the_example_runs_the_golden_schedule_with_four_phantoms_per_hyperperiod() {
     let h = header(&spec, p.info(), &config);
     let (ev, _) = simulate_collect(&spec, p.as_mut(), &config).unwrap();
     let (t, u, v, w1, w2) = (0, 1, 2, 3, 4);
-    let golden = vec![vec![u, v], vec![t], vec![t], vec![w1, w2], vec![w1, w2], vec![u, v], vec![t], vec![t]];
+    let golden = [vec![u, v], vec![t], vec![t], vec![w1, w2], vec![w1, w2], vec![u, v], vec![t], vec![t]];
     let got = quanta(&ev, 32);
     for hp in 0..4 {
         assert_eq!(got[hp * 8..hp * 8 + 8], golden[..], "hyperperiod {hp}");
