@@ -204,6 +204,16 @@ class Policy:
         throttle: ``cap-gs-dynamic``: ``"hold"`` (default) or ``"yield"``.
         throttle_range: ``cap-gs-dynamic``: ``(low, high)`` task priorities
             that may be throttled, or None for the tasks of class ``be``.
+        cache_threshold: ``ca-gedf``: the cache utilisation (percent) from
+            which the cache-aware policy promotes jobs (default 0).
+        cache_policy: ``ca-gedf``: the cache-aware policy, 1 to 5 (default 1).
+        lost_cause_threshold: ``ca-gedf``: the cache utilisation (percent)
+            from which the lost-cause policy is used, or None (none).
+        lost_cause_policy: ``ca-gedf``: the lost-cause policy, 1 to 3 (default 1).
+        phantoms: ``ca-gedf``: phantom tasks (default True).
+        avoid_partially_eligible: ``ca-gedf``: promote partially-eligible
+            MTTs only when no other fits (default False).
+        promotion_duration: ``ca-gedf``: 1 or 2 (default 2).
     """
 
     name: str
@@ -221,6 +231,13 @@ class Policy:
     counter: str | None = None
     throttle: str | None = None
     throttle_range: tuple[int, int] | None = None
+    cache_threshold: int | None = None
+    cache_policy: int | None = None
+    lost_cause_threshold: int | None = None
+    lost_cause_policy: int | None = None
+    phantoms: bool | None = None
+    avoid_partially_eligible: bool | None = None
+    promotion_duration: int | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -230,7 +247,24 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
+        for key in (
+            "stagger",
+            "early_release",
+            "slack",
+            "capacity",
+            "group_packing",
+            "srt_on_hrt_cores",
+            "threshold",
+            "counter",
+            "throttle",
+            "cache_threshold",
+            "cache_policy",
+            "lost_cause_threshold",
+            "lost_cause_policy",
+            "phantoms",
+            "avoid_partially_eligible",
+            "promotion_duration",
+        ):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:
