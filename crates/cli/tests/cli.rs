@@ -151,6 +151,29 @@ fn a_bad_spec_exits_2_with_the_position() {
 }
 
 #[test]
+fn a_bad_mtt_exits_2_with_the_field_path_and_the_fix() {
+    let f = tmp("bad-mtt.yaml");
+    std::fs::write(
+        &f,
+        "platform: {cpus: 2}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n  - {name: b, wcet: 1ms, period: 10ms, wss: 4KiB}\nmtt:\n  - {name: w, tasks: [a, b], wss: 8KiB}\n",
+    )
+    .unwrap();
+    let o = schedlab(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let e = stderr(&o);
+    assert!(e.contains("bad-mtt.yaml:4:"), "{e}");
+    assert!(
+        e.contains("tasks[1].wss: is 4KiB but task `b` is in MTT `w`, whose working set is 8KiB (mtt[0].wss)"),
+        "{e}"
+    );
+    let j = schedlab(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(j.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(v["error"]["path"], "tasks[1].wss");
+}
+
+#[test]
 fn bad_options_exit_2_and_write_nothing() {
     let f = tmp("never.yaml");
     let _ = std::fs::remove_file(&f);

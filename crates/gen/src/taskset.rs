@@ -217,6 +217,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     };
     if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {

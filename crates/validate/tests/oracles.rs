@@ -374,6 +374,7 @@ fn dhall_effect_under_gedf_not_under_pedf() {
             overheads: None,
             tasks,
             reservations: None,
+            mtt: None,
         };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;
 

@@ -167,6 +167,7 @@ pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: tasks
             .iter()
             .enumerate()
