@@ -187,6 +187,7 @@ class Policy:
         quantum: Scheduling quantum in nanoseconds (PD^2), or None for the default.
         stagger: PD^2: stagger the CPUs' quantum boundaries (default False).
         early_release: PD^2: early release, ER-PD^2 (default False).
+        spread: PD^2: spread minimisation for the MTTs (default False).
         slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
             capacity, or None for the default (``"greedy"``).
         capacity: CAP / CAP-GS: a CPU's capacity, a number in (0, 1] such as
@@ -212,6 +213,7 @@ class Policy:
     quantum: int | None = None
     stagger: bool | None = None
     early_release: bool | None = None
+    spread: bool | None = None
     slack: str | None = None
     capacity: float | str | None = None
     group_packing: str | None = None
@@ -230,7 +232,7 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
+        for key in ("stagger", "early_release", "spread", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:

@@ -69,6 +69,7 @@ fn values(spec: &Spec) -> Value {
             "quantum": pol.quantum.map(|q| q.ns()),
             "stagger": pol.stagger,
             "early_release": pol.early_release,
+            "spread": pol.spread,
             "slack": pol.slack,
             "capacity": pol.capacity,
             "group_packing": pol.group_packing,

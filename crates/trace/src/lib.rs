@@ -17,6 +17,7 @@ pub mod histogram;
 pub mod jsonl;
 pub mod metrics;
 pub mod schema;
+pub mod spread;
 pub mod varint;
 
 mod fasthash;

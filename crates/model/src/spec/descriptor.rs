@@ -124,6 +124,13 @@ pub const EARLY_RELEASE: Param = Param {
     default: "false",
     doc: "ER-PD^2: a subtask is eligible as soon as its predecessor ran and its job is released (work-conserving)",
 };
+/// `spread`: PD^2's spread minimisation for MTTs.
+pub const SPREAD: Param = Param {
+    key: "spread",
+    values: "true, false",
+    default: "false",
+    doc: "co-schedule each MTT's tasks quantum by quantum: early release by up to X − 1 quanta (Theorem 3.1), jobs up to X − 1 quanta late",
+};
 /// `slack`: RUN's distribution of spare capacity.
 pub const SLACK: Param = Param {
     key: "slack",
@@ -292,7 +299,7 @@ pub const DESCRIPTORS: [PolicyDescriptor; 17] = {
         ),
         d(P::GFpds, "G-FPDS", "global fixed priority with deferred preemption", Fp, Global, K::AtPoints, GLOBAL_FP),
         d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
-        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
+        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE, SPREAD]),
         d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
         d(
             P::Hcbs,
@@ -373,6 +380,7 @@ mod tests {
                 "quantum",
                 "stagger",
                 "early_release",
+                "spread",
                 "slack",
                 "threshold",
                 "counter",

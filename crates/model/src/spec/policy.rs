@@ -223,6 +223,13 @@ pub struct PolicySpec {
     /// start, so no CPU idles while work is pending; default `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_release: Option<bool>,
+    /// PD^2: spread minimisation for the `mtt` groups (Calandrino 2009
+    /// §3.2.2): subtasks are early released by up to X − 1 quanta (X from
+    /// the largest weight, Theorem 3.1) so that an MTT's tasks run their
+    /// i-th quanta together; jobs may finish up to X − 1 quanta late;
+    /// default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<bool>,
     /// RUN: where the spare capacity goes when total utilisation is below
     /// the CPU count; default `greedy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -285,6 +292,7 @@ impl PolicySpec {
             quantum: None,
             stagger: None,
             early_release: None,
+            spread: None,
             slack: None,
             capacity: None,
             group_packing: None,
@@ -304,7 +312,7 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "partitioning" => g.subschema_for::<Packing>(),
         "priorities" => g.subschema_for::<Priorities>(),
         "quantum" => g.subschema_for::<Duration>(),
-        "stagger" | "early_release" => g.subschema_for::<bool>(),
+        "stagger" | "early_release" | "spread" => g.subschema_for::<bool>(),
         "slack" => g.subschema_for::<Slack>(),
         "capacity" => g.subschema_for::<Capacity>(),
         "group_packing" => g.subschema_for::<Packing>(),

@@ -1,6 +1,6 @@
 //! PD^2's admission: the spec's tasks in whole quanta.
 
-use super::Params;
+use super::{spread_bound, Params, SpreadParams};
 use crate::build::AdmissionError;
 use schedlab_model::{Duration, Spec};
 
@@ -53,11 +53,38 @@ pub(crate) fn params(spec: &Spec) -> Result<Params, AdmissionError> {
         }
         weights.push((e, p));
     }
-    Ok(Params {
-        quantum: q,
-        weights,
-        cpus: spec.platform.cpus,
-        stagger: pol.stagger.unwrap_or(false),
-        early_release: pol.early_release.unwrap_or(false),
-    })
+    let stagger = pol.stagger.unwrap_or(false);
+    let early_release = pol.early_release.unwrap_or(false);
+    let spread = if pol.spread.unwrap_or(false) {
+        if stagger {
+            return Err(AdmissionError::at(
+                "policy.spread",
+                "spread minimisation co-schedules an MTT's tasks in one quantum, which needs aligned quanta; remove `stagger: true` or `spread: true`",
+            ));
+        }
+        if early_release {
+            return Err(AdmissionError::at(
+                "policy.spread",
+                "spread minimisation early releases subtasks by its own rules (at most X − 1 quanta); remove `early_release: true` or `spread: true`",
+            ));
+        }
+        // X from the largest weight (Theorem 3.1).
+        let (i, &(e, p)) = weights
+            .iter()
+            .enumerate()
+            .rev() // the first of equal weights
+            .max_by(|a, b| (a.1 .0 as u128 * b.1 .1 as u128).cmp(&(b.1 .0 as u128 * a.1 .1 as u128)))
+            .expect("a spec has tasks");
+        let Some(x) = spread_bound(e, p) else {
+            return Err(AdmissionError::at(
+                format!("tasks[{i}].wcet"),
+                format!("weight {e}/{p} = 1: Theorem 3.1 bounds the spread only for weights below 1; lower the WCET or raise the period, or remove `spread: true`"),
+            ));
+        };
+        let mtt = spec.mtt_of_tasks().into_iter().map(|m| m.map(|k| k as u32)).collect();
+        Some(SpreadParams { mtt, er: x - 1 })
+    } else {
+        None
+    };
+    Ok(Params { quantum: q, weights, cpus: spec.platform.cpus, stagger, early_release, spread })
 }

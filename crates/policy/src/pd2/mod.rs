@@ -22,6 +22,7 @@
 
 mod admit;
 mod key;
+mod spread;
 mod subtasks;
 mod window;
 
@@ -31,6 +32,8 @@ use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
 use schedlab_model::Placement;
+pub(crate) use spread::x as spread_bound;
+use spread::Spread;
 use subtasks::{Pos, Subtasks, TABLE_BUDGET};
 use window::Weight;
 
@@ -47,6 +50,16 @@ pub(crate) struct Params {
     pub cpus: u32,
     pub stagger: bool,
     pub early_release: bool,
+    /// Spread minimisation for MTTs ([`spread`]), aligned quanta only.
+    pub spread: Option<SpreadParams>,
+}
+
+/// The spread option: each task's MTT index (if in one) and the early
+/// release X − 1 in quanta.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpreadParams {
+    pub mtt: Vec<Option<u32>>,
+    pub er: u64,
 }
 
 struct TaskState {
@@ -100,6 +113,8 @@ pub(crate) struct Pd2 {
     timer: Option<(TimerId, Time)>,
     /// The last boundary processed (a boundary is never processed twice).
     done_until: Option<Time>,
+    /// Spread minimisation's state, when on.
+    spread: Option<Spread>,
 }
 
 impl Pd2 {
@@ -146,6 +161,7 @@ impl Pd2 {
             placed: vec![NONE; m as usize],
             timer: None,
             done_until: None,
+            spread: p.spread.as_ref().map(|sp| Spread::new(&sp.mtt, sp.er)),
         }
     }
 
@@ -241,6 +257,8 @@ impl Pd2 {
     #[inline]
     fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
         let q = self.q;
+        let pos = self.tasks[task as usize].next;
+        self.spread_took(task, pos);
         let ts = &mut self.tasks[task as usize];
         ts.next = ts.s.after(ts.next);
         ts.slot_end = t + q;
@@ -276,7 +294,10 @@ impl Pd2 {
     fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
         self.promote(t);
         self.picked.clear();
-        while self.picked.len() < self.m as usize {
+        if self.spread.is_some() {
+            self.pick_spread(t);
+        }
+        while self.spread.is_none() && self.picked.len() < self.m as usize {
             match self.ready.pop() {
                 Some((task, _)) => self.picked.push(task),
                 None => break,
@@ -498,7 +519,14 @@ mod tests {
     const Q: Time = 1_000;
 
     fn pd2(weights: &[(u64, u64)], cpus: u32) -> Pd2 {
-        Pd2::new(Params { quantum: Q, weights: weights.to_vec(), cpus, stagger: false, early_release: false })
+        Pd2::new(Params {
+            quantum: Q,
+            weights: weights.to_vec(),
+            cpus,
+            stagger: false,
+            early_release: false,
+            spread: None,
+        })
     }
 
     fn job(task: u32, seq: u64, release: Time) -> Job {
