@@ -188,6 +188,8 @@ class Policy:
         stagger: PD^2: stagger the CPUs' quantum boundaries (default False).
         early_release: PD^2: early release, ER-PD^2 (default False).
         spread: PD^2: spread minimisation for the MTTs (default False).
+        megatasks: PD^2: megatasks, ``"greedy"`` or lists of task names (default none).
+        reweight: PD^2 megatasks: round each megatask up to whole CPUs (default False).
         slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
             capacity, or None for the default (``"greedy"``).
         capacity: CAP / CAP-GS: a CPU's capacity, a number in (0, 1] such as
@@ -214,6 +216,8 @@ class Policy:
     stagger: bool | None = None
     early_release: bool | None = None
     spread: bool | None = None
+    megatasks: str | list[list[str]] | None = None
+    reweight: bool | None = None
     slack: str | None = None
     capacity: float | str | None = None
     group_packing: str | None = None
@@ -232,7 +236,7 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "spread", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
+        for key in ("stagger", "early_release", "spread", "megatasks", "reweight", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:

@@ -70,6 +70,8 @@ fn values(spec: &Spec) -> Value {
             "stagger": pol.stagger,
             "early_release": pol.early_release,
             "spread": pol.spread,
+            "megatasks": pol.megatasks,
+            "reweight": pol.reweight,
             "slack": pol.slack,
             "capacity": pol.capacity,
             "group_packing": pol.group_packing,

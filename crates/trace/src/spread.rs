@@ -73,14 +73,16 @@ pub fn spread(quanta: &[Vec<u64>], members: &[usize]) -> Option<(u64, usize)> {
     if units == 0 {
         return None;
     }
-    let mut worst = 1;
-    for i in 0..units {
-        let (lo, hi) = members.iter().fold((u64::MAX, 0), |(lo, hi), &t| {
-            let k = quanta[t][i];
-            (lo.min(k), hi.max(k))
-        });
-        worst = worst.max(hi - lo + 1);
-    }
+    let worst = (0..units)
+        .map(|i| {
+            let (lo, hi) = members.iter().fold((u64::MAX, 0), |(lo, hi), &t| {
+                let k = quanta[t][i];
+                (lo.min(k), hi.max(k))
+            });
+            hi - lo + 1
+        })
+        .max()
+        .unwrap_or(1);
     Some((worst, units))
 }
 

@@ -111,55 +111,65 @@ pub fn bounds(tasks: &[TaskParams], m: u32, np: bool) -> Terms {
 /// The model checks every tardiness bound shares: implicit deadlines, no
 /// jitter, every u ≤ 1 and U ≤ m. `Ok(U)` when the bound applies; else the
 /// outcome to answer (not applicable, or unbounded).
-pub(super) fn precheck(id: &'static str, input: &Input) -> Result<Ratio, Outcome> {
+pub(super) fn precheck(id: &'static str, input: &Input) -> Result<Ratio, Box<Outcome>> {
     let m = input.cpus;
     if m == 0 {
-        return Err(Outcome::not_applicable(id, "the platform has no CPU"));
+        return Err(Box::new(Outcome::not_applicable(id, "the platform has no CPU")));
     }
     if input.tasks.is_empty() {
-        return Err(Outcome::new(id, Verdict::Schedulable, "no tasks").with_data(Data::Tardiness(Vec::new())));
+        return Err(Box::new(
+            Outcome::new(id, Verdict::Schedulable, "no tasks").with_data(Data::Tardiness(Vec::new())),
+        ));
     }
     for (i, t) in input.tasks.iter().enumerate() {
         if t.period == 0 {
-            return Err(Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i));
+            return Err(Box::new(Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i)));
         }
         if t.deadline != t.period {
-            return Err(Outcome::not_applicable(
-                id,
-                format!(
-                    "{} has deadline {} ≠ period {}: the bound is for implicit deadlines",
-                    input.task_label(i),
-                    Duration(t.deadline),
-                    Duration(t.period)
-                ),
-            )
-            .task(i));
+            return Err(Box::new(
+                Outcome::not_applicable(
+                    id,
+                    format!(
+                        "{} has deadline {} ≠ period {}: the bound is for implicit deadlines",
+                        input.task_label(i),
+                        Duration(t.deadline),
+                        Duration(t.period)
+                    ),
+                )
+                .task(i),
+            ));
         }
         if t.jitter > 0 {
-            return Err(Outcome::not_applicable(
-                id,
-                format!("{} has release jitter, which the bound does not model", input.task_label(i)),
-            )
-            .task(i));
+            return Err(Box::new(
+                Outcome::not_applicable(
+                    id,
+                    format!("{} has release jitter, which the bound does not model", input.task_label(i)),
+                )
+                .task(i),
+            ));
         }
         if t.wcet > t.period {
-            return Err(Outcome::new(
-                id,
-                Verdict::Unschedulable,
-                format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)),
-            )
-            .task(i)
-            .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1)));
+            return Err(Box::new(
+                Outcome::new(
+                    id,
+                    Verdict::Unschedulable,
+                    format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)),
+                )
+                .task(i)
+                .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1)),
+            ));
         }
     }
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     if u.gt_int(m as u128) {
-        return Err(Outcome::new(
-            id,
-            Verdict::Unschedulable,
-            format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64()),
-        )
-        .compare(u, Ratio::new(m as u128, 1)));
+        return Err(Box::new(
+            Outcome::new(
+                id,
+                Verdict::Unschedulable,
+                format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64()),
+            )
+            .compare(u, Ratio::new(m as u128, 1)),
+        ));
     }
     Ok(u)
 }
@@ -177,7 +187,7 @@ fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
     let m = input.cpus;
     let u = match precheck(id, input) {
         Ok(u) => u,
-        Err(o) => return o,
+        Err(o) => return *o,
     };
     let terms = bounds(&input.tasks, m, np);
     let (worst, max) =

@@ -150,7 +150,7 @@ fn check(id: &'static str, input: &Input, with_phantoms: bool) -> Outcome {
     let m = input.cpus;
     let u = match precheck(id, input) {
         Ok(u) => u,
-        Err(o) => return o,
+        Err(o) => return *o,
     };
     let phantoms = with_phantoms.then(|| Phantoms::of(&input.tasks, m, quantum(input)));
     let terms = bounds(&input.tasks, m, &[], phantoms.as_ref());

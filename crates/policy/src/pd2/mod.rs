@@ -22,6 +22,7 @@
 
 mod admit;
 mod key;
+mod megatasks;
 mod spread;
 mod subtasks;
 mod window;
@@ -31,6 +32,8 @@ pub(crate) use admit::params;
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
+use megatasks::Megatasks;
+pub(crate) use megatasks::{pack_greedy, split_weight, MegataskParams, PackTask};
 use schedlab_model::Placement;
 pub(crate) use spread::x as spread_bound;
 use spread::Spread;
@@ -52,6 +55,8 @@ pub(crate) struct Params {
     pub early_release: bool,
     /// Spread minimisation for MTTs ([`spread`]), aligned quanta only.
     pub spread: Option<SpreadParams>,
+    /// Megatasks ([`megatasks`]; empty: none), aligned quanta only.
+    pub megatasks: Vec<MegataskParams>,
 }
 
 /// The spread option: each task's MTT index (if in one) and the early
@@ -115,6 +120,8 @@ pub(crate) struct Pd2 {
     done_until: Option<Time>,
     /// Spread minimisation's state, when on.
     spread: Option<Spread>,
+    /// The megatasks' state, when there are megatasks.
+    megatasks: Option<Megatasks>,
 }
 
 impl Pd2 {
@@ -162,6 +169,7 @@ impl Pd2 {
             timer: None,
             done_until: None,
             spread: p.spread.as_ref().map(|sp| Spread::new(&sp.mtt, sp.er)),
+            megatasks: (!p.megatasks.is_empty()).then(|| Megatasks::new(n, m, &p.megatasks)),
         }
     }
 
@@ -294,10 +302,13 @@ impl Pd2 {
     fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
         self.promote(t);
         self.picked.clear();
+        let special = self.spread.is_some() || self.megatasks.is_some();
         if self.spread.is_some() {
             self.pick_spread(t);
+        } else if self.megatasks.is_some() {
+            self.pick_megatasks(t);
         }
-        while self.spread.is_none() && self.picked.len() < self.m as usize {
+        while !special && self.picked.len() < self.m as usize {
             match self.ready.pop() {
                 Some((task, _)) => self.picked.push(task),
                 None => break,
@@ -526,6 +537,7 @@ mod tests {
             stagger: false,
             early_release: false,
             spread: None,
+            megatasks: Vec::new(),
         })
     }
 
