@@ -22,6 +22,7 @@ mod llf;
 mod order;
 mod pd2;
 mod placement;
+pub mod profiler;
 mod rate;
 mod ready;
 mod run;
