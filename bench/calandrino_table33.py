@@ -119,7 +119,7 @@ def main() -> None:
                 verdicts[f"cap {label}, size {s}: max spread with the method ≤ X = {x}"] = max(on) <= x
             if on and off:
                 verdicts[f"cap {label}, size {s}: average spread lower with the method"] = sum(on) / len(on) < sum(off) / len(off)
-    meta = {"sets_per_cap": a.sets, "seed": a.seed, "cpus": M, "periods_quanta": PERIODS, "seconds": round(time.time() - start, 1)}
+    meta = {"sets_per_cap": a.sets, "seed": a.seed, "simulated_cpus": M, "periods_quanta": PERIODS, "seconds": round(time.time() - start, 1)}
     record.save_study("calandrino-table33", meta, rows, verdicts, table)
 
 

@@ -287,6 +287,7 @@ fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> s
                 "mean_span_ns": m.mean_span(),
                 "max_span_ns": m.max_span,
                 "cache_misses": m.misses,
+                "cache_references": m.references,
                 "miss_rate": m.miss_rate(),
                 "max_job_misses": m.max_job_misses,
                 "max_job_miss_rate": m.max_miss_rate_ppm as f64 / 1e6,
