@@ -19,6 +19,11 @@
 //! subtask or some subtask is eligible; otherwise it sleeps until the first
 //! boundary at which a waiting subtask becomes eligible, and stops when no
 //! task waits (a release or resume restarts it).
+//!
+//! Two options change how an aligned boundary chooses ([`spread`]:
+//! early-release spread minimisation for MTTs; [`megatasks`]: groups of
+//! tasks scheduled as one PD^2 entity); both take every eligible candidate
+//! out of `ready`, sort them and put back the ones not chosen.
 
 mod admit;
 mod key;
