@@ -65,25 +65,34 @@ impl SpreadMeter {
     }
 }
 
+/// An MTT's spread over a schedule.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Spread {
+    /// The spread: the largest, over the units i, of last − first + 1.
+    pub max: u64,
+    /// The units every member reached.
+    pub units: usize,
+    /// The mean over those units of last − first + 1 (1: every unit
+    /// co-scheduled).
+    pub mean: f64,
+}
+
 /// The spread of the group of tasks `members` given each task's quanta
-/// (from [`SpreadMeter::finish`]), and how many units every member reached;
-/// `None` when some member never ran.
-pub fn spread(quanta: &[Vec<u64>], members: &[usize]) -> Option<(u64, usize)> {
+/// (from [`SpreadMeter::finish`]); `None` when some member never ran.
+pub fn spread(quanta: &[Vec<u64>], members: &[usize]) -> Option<Spread> {
     let units = members.iter().map(|&t| quanta.get(t).map_or(0, |q| q.len())).min()?;
     if units == 0 {
         return None;
     }
-    let worst = (0..units)
-        .map(|i| {
-            let (lo, hi) = members.iter().fold((u64::MAX, 0), |(lo, hi), &t| {
-                let k = quanta[t][i];
-                (lo.min(k), hi.max(k))
-            });
-            hi - lo + 1
-        })
-        .max()
-        .unwrap_or(1);
-    Some((worst, units))
+    let per_unit = (0..units).map(|i| {
+        let (lo, hi) = members.iter().fold((u64::MAX, 0), |(lo, hi), &t| {
+            let k = quanta[t][i];
+            (lo.min(k), hi.max(k))
+        });
+        hi - lo + 1
+    });
+    let (max, sum) = per_unit.fold((1, 0u64), |(m, s), k| (m.max(k), s + k));
+    Some(Spread { max, units, mean: sum as f64 / units as f64 })
 }
 
 #[cfg(test)]
@@ -111,10 +120,10 @@ mod tests {
         assert_eq!(quanta[1], vec![0, 3]);
         assert_eq!(quanta[2], vec![1, 2, 3]);
         // {0, 1}: units 0 → 0, 0 (spread 1); 1 → 1, 3 (spread 3).
-        assert_eq!(spread(&quanta, &[0, 1]), Some((3, 2)));
-        assert_eq!(spread(&quanta, &[0]), Some((1, 2)));
+        assert_eq!(spread(&quanta, &[0, 1]), Some(Spread { max: 3, units: 2, mean: 2.0 }));
+        assert_eq!(spread(&quanta, &[0]), Some(Spread { max: 1, units: 2, mean: 1.0 }));
         // {0, 2}: 0 vs 1 (2), 1 vs 2 (2).
-        assert_eq!(spread(&quanta, &[0, 2]), Some((2, 2)));
+        assert_eq!(spread(&quanta, &[0, 2]), Some(Spread { max: 2, units: 2, mean: 2.0 }));
         let none = SpreadMeter::new(2, q).finish(40);
         assert_eq!(spread(&none, &[0, 1]), None);
     }

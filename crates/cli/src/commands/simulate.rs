@@ -216,7 +216,9 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         if let Some(sp) = &spreads {
             v["mtt_spread"] = serde_json::json!(sp
                 .iter()
-                .map(|(name, sp)| serde_json::json!({"mtt": name, "spread": sp.map(|s| s.0), "units": sp.map_or(0, |s| s.1)}))
+                .map(|(name, sp)| {
+                    serde_json::json!({"mtt": name, "spread": sp.map(|s| s.max), "mean_unit_spread": sp.map(|s| s.mean), "units": sp.map_or(0, |s| s.units)})
+                })
                 .collect::<Vec<_>>());
         }
         v["failed"] = serde_json::json!(why);
@@ -232,7 +234,10 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             println!("MTT spread (quanta; 1 = every i-th quantum co-scheduled):");
             for (name, sp) in sp {
                 match sp {
-                    Some((k, units)) => println!("  {name}: {k} (over the first {units} quanta of each of its tasks)"),
+                    Some(sp) => println!(
+                        "  {name}: {} (mean {:.2} per quantum of work, over the first {} quanta of each of its tasks)",
+                        sp.max, sp.mean, sp.units
+                    ),
                     None => println!("  {name}: - (a task of it never ran)"),
                 }
             }
@@ -260,8 +265,11 @@ fn spread_meter(spec: &schedlab_model::Spec) -> Option<schedlab_trace::spread::S
     Some(schedlab_trace::spread::SpreadMeter::new(spec.tasks.len(), q))
 }
 
-/// Each MTT's name and spread (quanta, units reached).
-fn mtt_spreads(spec: &schedlab_model::Spec, quanta: Vec<Vec<u64>>) -> Vec<(String, Option<(u64, usize)>)> {
+/// Each MTT's name and spread.
+fn mtt_spreads(
+    spec: &schedlab_model::Spec,
+    quanta: Vec<Vec<u64>>,
+) -> Vec<(String, Option<schedlab_trace::spread::Spread>)> {
     (0..spec.mtts().len())
         .map(|k| (spec.mtts()[k].name.clone(), schedlab_trace::spread::spread(&quanta, &spec.mtt_tasks(k))))
         .collect()
