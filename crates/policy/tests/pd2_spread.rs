@@ -206,6 +206,8 @@ fn admission_refuses_stagger_early_release_and_weight_one() {
     s.policy.as_mut().unwrap().early_release = Some(true);
     let e = build(&s, None).err().expect("refused").to_string();
     assert!(e.contains("policy.spread") && e.contains("early_release"), "{e}");
+    // No task at all: admitted (the validator's campaigns draw such sets).
+    assert!(build(&to_spec(&[], true), None).is_ok());
     let s = to_spec(&[(2, 4, 4)], true);
     let e = build(&s, None).err().expect("refused").to_string();
     assert!(e.contains("tasks[0].wcet") && e.contains("Theorem 3.1"), "{e}");

@@ -69,13 +69,13 @@ pub(crate) fn params(spec: &Spec) -> Result<Params, AdmissionError> {
                 "spread minimisation early releases subtasks by its own rules (at most X − 1 quanta); remove `early_release: true` or `spread: true`",
             ));
         }
-        // X from the largest weight (Theorem 3.1).
+        // X from the largest weight (Theorem 3.1); no task: the least X.
         let (i, &(e, p)) = weights
             .iter()
             .enumerate()
             .rev() // the first of equal weights
             .max_by(|a, b| (a.1 .0 as u128 * b.1 .1 as u128).cmp(&(b.1 .0 as u128 * a.1 .1 as u128)))
-            .expect("a spec has tasks");
+            .unwrap_or((0, &(1, 3)));
         let Some(x) = spread_bound(e, p) else {
             return Err(AdmissionError::at(
                 format!("tasks[{i}].wcet"),
