@@ -61,7 +61,7 @@ from ._analysis import (
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Memory, Meta, Platform, Policy, S, Segment, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Memory, Meta, Mtt, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -102,6 +102,7 @@ __all__ = [
     "Memory",
     "Meta",
     "Group",
+    "Mtt",
     "Diagnostic",
     "SpecError",
     "NS",

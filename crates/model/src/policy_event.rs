@@ -41,7 +41,9 @@ pub enum PolicyEvent {
     /// the rare sample does not make every event as large as itself.
     CounterSample(Box<CounterReading>),
     /// The job's priority was raised above its base priority (cache-aware
-    /// promotion); `reason` says why, e.g. `cache`.
+    /// promotion); `reason` says why: `cache` (the cache-aware policy chose
+    /// its MTT), `urgent` (a job of its MTT with the same index started this
+    /// quantum), `lost-cause` (the lost-cause policy chose its MTT).
     PriorityPromotion { task: u32, job: u64, reason: String },
     /// The system-wide memory token was granted to the job (memory-centric
     /// scheduling): its memory phase may run.
@@ -58,6 +60,16 @@ pub enum PolicyEvent {
     /// The policy has no counter readings (`reason`, e.g. the simulator has
     /// no counter source) and schedules without its dynamic phase.
     CountersUnavailable { reason: String },
+    /// `ca-gedf`: the CPU runs a phantom job (one idle quantum of the
+    /// hyperperiod's budget) for the quantum starting now: instead of the
+    /// job `task`/`job`, which would have made the shared cache thrash, or
+    /// (both absent) because the CPU had nothing to run.
+    Phantom {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        job: Option<u64>,
+    },
 }
 
 /// A reading of a CPU's counters (cumulative since the run started, the
@@ -95,7 +107,7 @@ pub struct CounterReading {
 
 impl PolicyEvent {
     /// The value of `kind` for every event, in declaration order.
-    pub const KINDS: [&'static str; 12] = [
+    pub const KINDS: [&'static str; 13] = [
         "preemption-point",
         "server",
         "server-replenish",
@@ -108,6 +120,7 @@ impl PolicyEvent {
         "throttle",
         "unthrottle",
         "counters-unavailable",
+        "phantom",
     ];
 
     /// The event's `kind` (`server`, `preemption-point`, ...).
@@ -125,6 +138,7 @@ impl PolicyEvent {
             PolicyEvent::Throttle { .. } => "throttle",
             PolicyEvent::Unthrottle { .. } => "unthrottle",
             PolicyEvent::CountersUnavailable { .. } => "counters-unavailable",
+            PolicyEvent::Phantom { .. } => "phantom",
         }
     }
 
@@ -184,6 +198,7 @@ mod tests {
             PolicyEvent::Throttle { task: 3, job: 1, count: 120 },
             PolicyEvent::Unthrottle { task: 3, job: 1 },
             PolicyEvent::CountersUnavailable { reason: "no source".into() },
+            PolicyEvent::Phantom { task: Some(2), job: Some(0) },
         ];
         for (i, e) in all.iter().enumerate() {
             let v = serde_json::to_value(e).unwrap();

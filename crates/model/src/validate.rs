@@ -415,10 +415,37 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             f.error("policy.memory_total", "must be more than 0, e.g. `64MiB`");
         }
         match pol.quantum {
-            Some(q) if q.0 == 0 && (pol.name == PolicyName::Pd2 || dynamic) => {
+            Some(q) if q.0 == 0 && (matches!(pol.name, PolicyName::Pd2 | PolicyName::CaGedf) || dynamic) => {
                 f.error("policy.quantum", "must be more than 0, e.g. `1ms`")
             }
             _ => {}
+        }
+        if pol.name == PolicyName::CaGedf {
+            if p.cache.is_none() {
+                f.error(
+                    "platform.cache",
+                    "`ca-gedf` needs the shared cache (its size is what the working sets scheduled in a quantum are compared with); add e.g. `cache: {size: 1MiB}`",
+                );
+            }
+            for (key, value, max) in [
+                ("cache_policy", pol.cache_policy, 5),
+                ("lost_cause_policy", pol.lost_cause_policy, 3),
+                ("promotion_duration", pol.promotion_duration, 2),
+            ] {
+                if value.is_some_and(|v| v == 0 || v > max) {
+                    let range = if max == 2 { "1 or 2".to_string() } else { format!("1 to {max}") };
+                    f.error(
+                        format!("policy.{key}"),
+                        format!("{} is not a policy of Fig. 4.2; use {range}", value.unwrap_or(0)),
+                    );
+                }
+            }
+            if pol.lost_cause_policy.is_some() && pol.lost_cause_threshold.is_none() {
+                f.error(
+                    "policy.lost_cause_policy",
+                    "has no effect without `lost_cause_threshold` (no lost-cause policy by default); add e.g. `lost_cause_threshold: 110` or remove the key",
+                );
+            }
         }
         if domains == Domains::PerCluster && p.clusters.is_none() {
             f.error(

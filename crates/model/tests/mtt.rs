@@ -40,6 +40,13 @@ fn a_group_gives_its_tasks_one_working_set_and_owner() {
     assert_eq!(s.owner_wss(s.wss_owner(3)), Some(Size(64 * KIB)));
     assert_eq!(s.owner_name(WssOwner::Mtt(0)), "video");
     assert_eq!(s.owner_name(WssOwner::Task(0)), "t");
+    // `schedlab check` lists the group with its working set.
+    let rows = schedlab_model::Summary::of(&s).mtts;
+    assert_eq!(rows.len(), 1);
+    assert_eq!(
+        (rows[0].name.as_str(), rows[0].tasks.as_slice(), rows[0].wss),
+        ("video", &["w1".to_string(), "w2".to_string()][..], Some(Size(768 * KIB)))
+    );
     // Written back and read again, the groups are the same.
     for (text, format) in [(to_yaml(&s), Format::Yaml), (to_json(&s), Format::Json)] {
         let again = load_str(&text, Some(format), "back").unwrap().spec;

@@ -7,6 +7,7 @@
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+mod cache_aware;
 mod counters;
 pub mod descriptor;
 mod domain;

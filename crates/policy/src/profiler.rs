@@ -29,7 +29,13 @@
 //! the runtime from its counter source; [`Source`] names where the counts
 //! came from.
 
+use crate::counters::Counters;
 use std::collections::BTreeMap;
+
+/// MTT-jobs measured at once per MTT: beyond, the oldest is dropped as
+/// discarded (a job index whose threads never all complete, e.g. skipped
+/// releases, must not hold memory for the rest of the run).
+pub const MAX_OPEN: usize = 64;
 
 /// The thesis' convergence threshold: 100 misses (6,400 bytes with 64-byte lines).
 pub const DEFAULT_THRESHOLD: u64 = 100;
@@ -124,6 +130,10 @@ impl WssProfiler {
     pub fn thread_done(&mut self, mtt: usize, job: u64, misses: u64, spoiled: bool) -> Outcome {
         let config = self.config;
         let p = &mut self.mtts[mtt];
+        if p.open.len() >= MAX_OPEN && !p.open.contains_key(&job) {
+            p.open.pop_first();
+            p.discarded += 1;
+        }
         let open = p.open.entry(job).or_default();
         open.misses = open.misses.saturating_add(misses);
         open.discard |= spoiled;
@@ -170,6 +180,74 @@ impl WssProfiler {
     /// MTT-jobs of MTT `mtt` profiled, and discarded.
     pub fn jobs(&self, mtt: usize) -> (u64, u64) {
         (self.mtts[mtt].profiled, self.mtts[mtt].discarded)
+    }
+}
+
+/// A thread's job being measured from counter readings.
+#[derive(Debug, Clone, Copy)]
+struct Measuring {
+    job: u64,
+    misses: u64,
+    references: Option<u64>,
+    spoiled: bool,
+}
+
+/// What a thread's job caused, from two readings of its CPU's counters.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct JobCounts {
+    pub misses: u64,
+    /// Cache references, when the source counts them.
+    pub references: Option<u64>,
+    /// Preempted, migrated, thrashing, or measured on two CPUs: discard.
+    pub spoiled: bool,
+}
+
+/// Turns readings of `Kernel::counters` (per CPU, cumulative) into per-job
+/// miss counts, as the thesis reads its per-CPU counter: reset (here: read)
+/// when a job is first dispatched, read again when it completes. A job
+/// switched away in between is spoiled (its CPU counted other jobs too).
+#[derive(Debug, Clone, Default)]
+pub struct CounterFeed {
+    /// Per task: its job being measured, and the CPU it was read on.
+    at: Vec<Option<(Measuring, u32)>>,
+}
+
+impl CounterFeed {
+    pub fn new(tasks: usize) -> CounterFeed {
+        CounterFeed { at: vec![None; tasks] }
+    }
+
+    /// Task `task`'s job `job` is dispatched for the first time on `cpu`,
+    /// whose counters read `reading`. Without cache misses in the reading
+    /// (a source that does not count them) nothing is measured.
+    pub fn dispatched(&mut self, task: u32, job: u64, cpu: u32, reading: &Counters) {
+        self.at[task as usize] = reading
+            .cache_misses
+            .map(|misses| (Measuring { job, misses, references: reading.cache_references, spoiled: false }, cpu));
+    }
+
+    /// Task `task`'s job was switched away before completing, or ran while
+    /// the cache thrashed.
+    pub fn spoil(&mut self, task: u32) {
+        if let Some((m, _)) = self.at[task as usize].as_mut() {
+            m.spoiled = true;
+        }
+    }
+
+    /// Task `task`'s job `job` completed on `cpu`, whose counters read
+    /// `reading`: what the job caused, or `None` when it was not measured.
+    pub fn completed(&mut self, task: u32, job: u64, cpu: u32, reading: &Counters) -> Option<JobCounts> {
+        let (m, at_cpu) = self.at[task as usize].take().filter(|(m, _)| m.job == job)?;
+        let misses = reading.cache_misses?.checked_sub(m.misses);
+        let references = match (reading.cache_references, m.references) {
+            (Some(b), Some(a)) => b.checked_sub(a),
+            _ => None,
+        };
+        Some(JobCounts {
+            misses: misses.unwrap_or(0),
+            references,
+            spoiled: m.spoiled || at_cpu != cpu || misses.is_none(),
+        })
     }
 }
 
@@ -242,5 +320,36 @@ mod tests {
         // An aborted thread discards its MTT-job.
         p.thread_lost(0, 3);
         assert_eq!(p.thread_done(0, 3, 1000, false), Outcome::Discarded);
+        // Jobs whose other thread never completes are dropped, oldest first.
+        for job in 10..10 + MAX_OPEN as u64 + 5 {
+            assert_eq!(p.thread_done(0, job, 1000, false), Outcome::Pending);
+        }
+        assert_eq!(p.jobs(0), (2, 1 + 5));
+        assert_eq!(p.thread_done(0, 10, 1000, false), Outcome::Pending, "job 10 was dropped: measured anew");
+    }
+
+    fn reading(misses: u64, references: u64) -> Counters {
+        Counters { cache_misses: Some(misses), cache_references: Some(references), ..Counters::default() }
+    }
+
+    #[test]
+    fn counter_readings_become_per_job_counts() {
+        let mut f = CounterFeed::new(2);
+        f.dispatched(0, 7, 1, &reading(1000, 5000));
+        assert_eq!(
+            f.completed(0, 7, 1, &reading(3239, 9000)),
+            Some(JobCounts { misses: 2239, references: Some(4000), spoiled: false })
+        );
+        // Preempted in between, or completed on another CPU: spoiled.
+        f.dispatched(0, 8, 1, &reading(4000, 0));
+        f.spoil(0);
+        assert!(f.completed(0, 8, 1, &reading(5000, 0)).unwrap().spoiled);
+        f.dispatched(1, 8, 0, &reading(4000, 0));
+        assert!(f.completed(1, 8, 1, &reading(5000, 0)).unwrap().spoiled);
+        // A source without cache misses measures nothing; nor does a job
+        // completed without its dispatch being seen.
+        f.dispatched(0, 9, 0, &Counters::default());
+        assert_eq!(f.completed(0, 9, 0, &reading(1, 1)), None);
+        assert_eq!(f.completed(1, 9, 0, &reading(1, 1)), None);
     }
 }

@@ -419,7 +419,7 @@ impl Engine {
         let a = ts.active.take().expect("active job");
         ts.sum.completed += 1;
         if let (Some(t), Some(m)) = (st.mtt.as_deref_mut(), st.model.as_deref()) {
-            t.completed(task, a.seq, forced, now, m);
+            t.completed(task, a.seq, cpu, forced, now, m);
         }
         if forced {
             ts.sum.aborted += 1;

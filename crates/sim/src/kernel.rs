@@ -253,6 +253,9 @@ impl<'a> State<'a> {
     /// The job of `task` (number `job`) leaves `cpu` now for `reason`: its
     /// progress is settled, the switch-away written and the CPU emptied.
     pub fn vacate(&mut self, cpu: u32, task: u32, job: u64, reason: SwitchReason) {
+        if let Some(t) = self.mtt.as_deref_mut() {
+            t.preempted(task);
+        }
         self.settle(cpu);
         self.left_cpu(cpu, task);
         let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
@@ -427,7 +430,7 @@ impl<'a> State<'a> {
         cs.resume = resume;
         if let Some(m) = self.model.as_deref_mut() {
             if let Some(t) = self.mtt.as_deref_mut() {
-                t.dispatched(task, job, resume.is_none(), now, m);
+                t.dispatched(task, job, c, resume.is_none(), now, m);
             }
             cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
         }

@@ -10,14 +10,17 @@
 //! runs, the working sets of the owners running on the cache add up to more
 //! than the cache (the thesis' thrashing predicate, with the profiler's
 //! current estimates for MTTs and the declared `wss` of other tasks — the
-//! view a cache-aware scheduler has). A thread's misses are its task's
-//! count from its job's first dispatch to its completion: the per-CPU
-//! counter read at dispatch and completion, as the thesis reads it, for a
-//! job that is not preempted.
+//! view a cache-aware scheduler has), or when it blocked. A thread's
+//! misses are its CPU's count from its job's first dispatch to its
+//! completion, as the thesis reads its per-CPU counter and as a policy
+//! would through `Kernel::counters` (the same readings of the model,
+//! through the profiler's [`CounterFeed`]).
 
 use schedlab_model::Spec;
 use schedlab_platform::PlatformModel;
-use schedlab_policy::profiler::{ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD};
+use schedlab_platform::Reading;
+use schedlab_policy::profiler::{CounterFeed, ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD, MAX_OPEN};
+use schedlab_policy::Counters;
 use schedlab_policy::Time;
 use std::collections::BTreeMap;
 
@@ -73,13 +76,9 @@ impl MttSummary {
     }
 }
 
-/// A thread's job being measured.
-#[derive(Debug, Clone, Copy, Default)]
-struct ThreadJob {
-    seq: u64,
-    misses: u64,
-    references: u64,
-    spoiled: bool,
+/// A CPU's reading of the model's counts, as `Kernel::counters` gives it.
+fn counters(r: Reading) -> Counters {
+    Counters { cache_misses: Some(r.misses), cache_references: Some(r.references), ..Counters::default() }
 }
 
 /// An MTT job whose threads have not all completed.
@@ -96,8 +95,12 @@ struct OpenJob {
 pub(crate) struct MttTracker {
     /// Per task: its MTT.
     mtt_of: Vec<Option<u32>>,
-    /// Per task: the job being measured (first dispatched, not complete).
-    current: Vec<Option<ThreadJob>>,
+    /// The jobs being measured for the profiler (first dispatched, not
+    /// complete), from their CPUs' counts.
+    feed: CounterFeed,
+    /// Per task: its job's number and its own counts (misses, references)
+    /// at its first dispatch, for the metrics (exact even when preempted).
+    own: Vec<Option<(u64, u64, u64)>>,
     /// Per MTT: its open jobs by index.
     open: Vec<BTreeMap<u64, OpenJob>>,
     /// Per task in no MTT: its declared WSS (the thrashing predicate's).
@@ -131,7 +134,8 @@ impl MttTracker {
             .collect();
         Some(MttTracker {
             mtt_of: spec.mtt_of_tasks().into_iter().map(|k| k.map(|k| k as u32)).collect(),
-            current: vec![None; spec.tasks.len()],
+            feed: CounterFeed::new(spec.tasks.len()),
+            own: vec![None; spec.tasks.len()],
             open: vec![BTreeMap::new(); spec.mtts().len()],
             task_wss: spec.tasks.iter().map(|t| t.wss.map_or(0, |w| w.0)).collect(),
             cache: cache.size.0,
@@ -141,24 +145,27 @@ impl MttTracker {
         })
     }
 
-    /// Task `task`'s job `seq` is dispatched at `now` (`first`: its first
-    /// dispatch), before the model is told.
-    pub fn dispatched(&mut self, task: u32, seq: u64, first: bool, now: Time, model: &PlatformModel) {
+    /// Task `task`'s job `seq` is dispatched on `cpu` at `now` (`first`:
+    /// its first dispatch), before the model is told.
+    #[allow(clippy::too_many_arguments)]
+    pub fn dispatched(&mut self, task: u32, seq: u64, cpu: u32, first: bool, now: Time, model: &PlatformModel) {
         let Some(k) = self.mtt_of[task as usize] else { return };
         if !first {
             return;
         }
+        self.feed.dispatched(task, seq, cpu, &counters(model.cpu_reading(cpu)));
         let r = model.task_reading(task);
-        self.current[task as usize] =
-            Some(ThreadJob { seq, misses: r.misses, references: r.references, spoiled: false });
-        self.open[k as usize].entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
+        self.own[task as usize] = Some((seq, r.misses, r.references));
+        let open = &mut self.open[k as usize];
+        if open.len() >= MAX_OPEN && !open.contains_key(&seq) {
+            open.pop_first();
+        }
+        open.entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
     }
 
     /// Task `task`'s job was switched away before completing.
     pub fn preempted(&mut self, task: u32) {
-        if let Some(j) = self.current[task as usize].as_mut() {
-            j.spoiled = true;
-        }
+        self.feed.spoil(task);
     }
 
     /// The tasks running now (one per CPU): if their owners' working sets
@@ -181,28 +188,34 @@ impl MttTracker {
         }
         if threads && sum > self.cache as u128 {
             for t in running {
-                if let Some(j) = self.current[t as usize].as_mut() {
-                    j.spoiled = true;
-                }
+                self.feed.spoil(t);
             }
         }
     }
 
-    /// Task `task`'s job `seq` ended at `now` (`forced`: aborted).
-    pub fn completed(&mut self, task: u32, seq: u64, forced: bool, now: Time, model: &PlatformModel) {
+    /// Task `task`'s job `seq` ended on `cpu` at `now` (`forced`: aborted).
+    pub fn completed(&mut self, task: u32, seq: u64, cpu: u32, forced: bool, now: Time, model: &PlatformModel) {
         let Some(k) = self.mtt_of[task as usize] else { return };
         let k = k as usize;
-        let job = self.current[task as usize].take().filter(|j| j.seq == seq);
+        let reading = counters(model.cpu_reading(cpu));
+        let (misses, spoiled) = match self.feed.completed(task, seq, cpu, &reading) {
+            Some(c) => (c.misses, c.spoiled || forced),
+            None => (0, true),
+        };
         let r = model.task_reading(task);
-        let (misses, references, spoiled) = match job {
-            Some(j) => (r.misses - j.misses, r.references - j.references, j.spoiled || forced),
-            None => (0, 0, true),
+        let (own_misses, own_references) = match self.own[task as usize].take() {
+            Some((s, m, refs)) if s == seq => (r.misses - m, r.references - refs),
+            _ => (0, 0),
         };
         let threads = self.sums[k].tasks.len() as u32;
+        if self.open[k].len() >= MAX_OPEN && !self.open[k].contains_key(&seq) {
+            // A job index whose threads never all complete (skipped releases).
+            self.open[k].pop_first();
+        }
         let open = self.open[k].entry(seq).or_insert(OpenJob { start: now, done: 0, misses: 0, references: 0 });
         open.done += 1;
-        open.misses += misses;
-        open.references += references;
+        open.misses += own_misses;
+        open.references += own_references;
         if open.done >= threads {
             let o = self.open[k].remove(&seq).expect("just updated");
             let s = &mut self.sums[k];

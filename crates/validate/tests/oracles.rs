@@ -75,7 +75,7 @@ fn every_schedule_passes(policy: PolicyName) {
         t.jobs += report.jobs.released;
         t.with_misses += usize::from(report.misses.count + report.misses.unfinished > 0);
         t.with_overheads += usize::from(case.config.overheads.is_some());
-        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs);
+        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs | PolicyName::CaGedf);
         let checks = if replayed {
             schedlab_validate::PolicyChecks::Replay
         } else {
@@ -160,6 +160,7 @@ every_schedule_passes! {
     every_schedule_passes_g_fpds: GFpds,
     every_schedule_passes_fpns: Fpns,
     every_schedule_passes_hcbs: Hcbs,
+    every_schedule_passes_ca_gedf: CaGedf,
 }
 
 // ---------------------------------------------------------------------------

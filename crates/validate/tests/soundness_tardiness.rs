@@ -6,8 +6,12 @@
 //! (G-EDF's priority points are its deadlines, within [release, deadline]),
 //! NP-G-EDF against `soft.npgedf.tardiness`. The cache-aware heuristics'
 //! bound (`soft.ca.tardiness`) is at least the window-constrained one (it
-//! adds the phantom tasks), which is checked too. Fixed seeds; run with
-//! `--nocapture` for the counts and the tightest ratio seen.
+//! adds the phantom tasks), which is checked too; and `ca-gedf` (the
+//! implemented heuristic: promotions, phantoms, promotion until completion)
+//! against it, on sets with working sets and a 1 MiB cache that the
+//! heuristic reads (the platform model off, so jobs run their WCETs, the
+//! bound's assumption). Fixed seeds; run with `--nocapture` for the counts
+//! and the tightest ratio seen.
 
 use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
 use schedlab_model::exact::Ratio;
@@ -46,6 +50,10 @@ fn random_spec(r: &mut Rng, cpus: u32, policy: PolicyName) -> Spec {
 
 /// Each task's largest tardiness over 5 hyperperiods (200 ms each).
 fn tardiness(spec: &Spec, sporadic: bool, seed: u64) -> Vec<u64> {
+    tardiness_with(spec, sporadic, seed, true)
+}
+
+fn tardiness_with(spec: &Spec, sporadic: bool, seed: u64, platform_model: bool) -> Vec<u64> {
     let mut policy = schedlab_policy::build(spec, None).expect("admission");
     let config = SimConfig {
         horizon: Some(1000 * MS),
@@ -56,6 +64,7 @@ fn tardiness(spec: &Spec, sporadic: bool, seed: u64) -> Vec<u64> {
         },
         execution: Execution::Wcet,
         spec_overheads: false,
+        platform_model,
         ..SimConfig::default()
     };
     let s = simulate(spec, policy.as_mut(), &config, &mut |_| {}).expect("simulation");
@@ -80,16 +89,22 @@ fn no_simulated_tardiness_exceeds_the_bounds() {
         for policy in [PolicyName::Gedf, PolicyName::NpGedf] {
             let spec = random_spec(&mut r, cpus, policy);
             let input = Input::from_spec(&spec);
-            let checks: Vec<(&str, Vec<Ratio>)> = match policy {
-                PolicyName::Gedf => ["soft.gedf.tardiness", "soft.window.tardiness", "soft.ca.tardiness"]
+            let mut checks: Vec<(&str, Vec<Ratio>)> = match policy {
+                PolicyName::Gedf => ["soft.gedf.tardiness", "soft.window.tardiness"]
                     .into_iter()
                     .map(|id| (id, bounds(id, &input)))
                     .collect(),
                 _ => vec![("soft.npgedf.tardiness", bounds("soft.npgedf.tardiness", &input))],
             };
             if policy == PolicyName::Gedf {
-                // The heuristics' bound adds the phantoms to the window bound.
-                assert!(checks[1].1.iter().zip(&checks[2].1).all(|(w, c)| w <= c));
+                // The heuristics' bound (WCETs in whole quanta, plus the
+                // phantoms) is at least the window bound, when the set fits
+                // in whole quanta.
+                let ca = (find("soft.ca.tardiness").unwrap().run)(&input);
+                if let (Verdict::Schedulable, Some(Data::Tardiness(b))) = (ca.verdict, ca.data) {
+                    assert!(checks[1].1.iter().zip(&b).all(|(w, c)| w <= c));
+                    checks.push(("soft.ca.tardiness", b));
+                }
             }
             for sporadic in [false, true] {
                 let seen = tardiness(&spec, sporadic, k);
@@ -112,5 +127,54 @@ fn no_simulated_tardiness_exceeds_the_bounds() {
         }
     }
     eprintln!("{sims} simulations, {tardy} tardy tasks, largest tardiness / bound {tightest:.3}");
+    assert!(tardy > 20, "the campaign must produce tardy tasks: {tardy}");
+}
+
+/// `ca-gedf` on sets whose working sets (64 KiB–768 KiB, a 1 MiB cache)
+/// make it promote and idle CPUs (phantoms): no task's tardiness exceeds
+/// its `soft.ca.tardiness` bound.
+#[test]
+fn ca_gedf_tardiness_stays_within_the_heuristic_bound() {
+    let mut r = Rng::new(4242);
+    let (mut sims, mut tardy, mut tightest) = (0, 0, 0.0f64);
+    let mut k = 0;
+    while sims < 240 {
+        k += 1;
+        let cpus = 2 + (k % 3) as u32;
+        let mut spec = random_spec(&mut r, cpus, PolicyName::CaGedf);
+        for t in &mut spec.tasks {
+            t.wss = Some(schedlab_model::Size(r.range_u64(64, 768) * 1024));
+        }
+        spec.platform.cache = Some(schedlab_model::Cache {
+            size: schedlab_model::Size(1 << 20),
+            ways: 16,
+            line: schedlab_model::Size(64),
+            page: None,
+            colors: None,
+            shared_by: None,
+            private: None,
+        });
+        let o = (find("soft.ca.tardiness").unwrap().run)(&Input::from_spec(&spec));
+        let Some(Data::Tardiness(b)) = o.data.filter(|_| o.verdict == Verdict::Schedulable) else {
+            continue; // above m in whole quanta
+        };
+        for sporadic in [false, true] {
+            let seen = tardiness_with(&spec, sporadic, k, false);
+            sims += 1;
+            for (i, &t) in seen.iter().enumerate() {
+                tardy += usize::from(t > 0);
+                assert!(
+                    Ratio::new(t as u128, 1) <= b[i],
+                    "ca-gedf: task {i} tardiness {t} ns > bound {} ns\n{}",
+                    b[i].to_f64(),
+                    schedlab_model::emit::to_yaml(&spec)
+                );
+                if t > 0 {
+                    tightest = tightest.max(t as f64 / b[i].to_f64());
+                }
+            }
+        }
+    }
+    eprintln!("ca-gedf: {sims} simulations, {tardy} tardy tasks, largest tardiness / bound {tightest:.3}");
     assert!(tardy > 20, "the campaign must produce tardy tasks: {tardy}");
 }

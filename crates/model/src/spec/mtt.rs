@@ -7,8 +7,8 @@
 //!
 //! Like `reservations:`, the groups list their tasks (`tasks: [w1, w2]`)
 //! rather than each task naming its group: the section can be added to or
-//! removed from a task set without touching the tasks, and on Linux it maps
-//! onto a process whose threads are the tasks.
+//! removed from a task set without touching the tasks, and it reads like the
+//! thesis' mapping of an MTT onto one process whose threads are its tasks.
 //!
 //! What the spec requires of an MTT, so that "job i of the MTT" is one set
 //! of jobs released together with one deadline: its tasks have the same

@@ -14,8 +14,8 @@ pub mod overrun;
 
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{
-    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyInfo,
-    ProtocolError, Run as Running, Time,
+    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyEvent,
+    PolicyInfo, ProtocolError, Run as Running, Time,
 };
 use std::collections::HashMap;
 
@@ -40,6 +40,9 @@ pub struct Run {
     pub done: Vec<Done>,
     pub info: PolicyInfo,
     pub switches: usize,
+    /// The policy's events (`Kernel::note`) with their instant and CPU,
+    /// when run with [`run_traced`].
+    pub notes: Vec<(Time, Option<Cpu>, PolicyEvent)>,
 }
 
 impl Run {
@@ -72,6 +75,8 @@ struct K {
     at_point: Vec<Option<Time>>,
     /// The counter source: `Some`: instructions = now, cycles = 2·now.
     counters: bool,
+    /// The policy's events, when tracing.
+    notes: Option<Vec<(Time, Option<Cpu>, PolicyEvent)>>,
 }
 
 impl K {
@@ -111,6 +116,15 @@ impl Host for K {
             return Err(CountersUnavailable::NoSource { what: "the test host" });
         }
         Ok(Counters { instructions: Some(self.now), cycles: Some(2 * self.now), ..Counters::default() })
+    }
+    fn tracing(&self) -> bool {
+        self.notes.is_some()
+    }
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
+        let now = self.now;
+        if let Some(n) = self.notes.as_mut() {
+            n.push((now, cpu, event));
+        }
     }
     fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
         let now = self.now;
@@ -197,10 +211,26 @@ pub fn try_run(
 /// (instructions = now, cycles = 2·now) instead of "no source".
 pub fn try_run_with(
     spec: &Spec,
+    policy: Box<dyn Policy>,
+    horizon: Time,
+    blocks: &[(Time, u32, Time)],
+    counters: bool,
+) -> Result<Run, ProtocolError> {
+    try_run_host(spec, policy, horizon, blocks, counters, false)
+}
+
+/// Like [`run`], recording the policy's events (`Run::notes`).
+pub fn run_traced(spec: &Spec, policy: Box<dyn Policy>, horizon: Time) -> Run {
+    try_run_host(spec, policy, horizon, &[], false, true).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn try_run_host(
+    spec: &Spec,
     mut policy: Box<dyn Policy>,
     horizon: Time,
     blocks: &[(Time, u32, Time)],
     counters: bool,
+    traced: bool,
 ) -> Result<Run, ProtocolError> {
     let m = spec.platform.cpus as usize;
     let n = spec.tasks.len();
@@ -218,6 +248,7 @@ pub fn try_run_with(
         conformance: info.conformance,
         at_point: vec![None; n],
         counters,
+        notes: traced.then(Vec::new),
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -359,7 +390,7 @@ pub fn try_run_with(
         }
         check_priorities(&info, &*policy, &k, &k.active);
     }
-    Ok(Run { segs: k.segs, done, info, switches: k.switches })
+    Ok(Run { segs: k.segs, done, info, switches: k.switches, notes: k.notes.unwrap_or_default() })
 }
 
 /// In every domain: no idle CPU while a job waits; with preemption, no
