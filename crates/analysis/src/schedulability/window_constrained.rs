@@ -192,14 +192,8 @@ fn check(id: &'static str, input: &Input, with_phantoms: bool) -> Outcome {
     }
     let phantoms = with_phantoms.then(|| Phantoms::of(&tasks, m, q));
     let terms = bounds(&tasks, m, &[], phantoms.as_ref());
-    let (worst, max) = terms
-        .bounds
-        .iter()
-        .enumerate()
-        .rev()
-        .max_by(|a, b| a.1.cmp(b.1))
-        .map(|(i, b)| (i, b.clone()))
-        .expect("non-empty");
+    let (worst, max) =
+        terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
     let what = if with_phantoms { "the cache-aware heuristics" } else { "window-constrained priorities" };
     let mut out = Outcome::new(
         id,
