@@ -19,9 +19,16 @@
 //! subtask or some subtask is eligible; otherwise it sleeps until the first
 //! boundary at which a waiting subtask becomes eligible, and stops when no
 //! task waits (a release or resume restarts it).
+//!
+//! Two options change how an aligned boundary chooses ([`spread`]:
+//! early-release spread minimisation for MTTs; [`megatasks`]: groups of
+//! tasks scheduled as one PD^2 entity); both take every eligible candidate
+//! out of `ready`, sort them and put back the ones not chosen.
 
 mod admit;
 mod key;
+mod megatasks;
+mod spread;
 mod subtasks;
 mod window;
 
@@ -30,7 +37,11 @@ pub(crate) use admit::params;
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
+use megatasks::Megatasks;
+pub(crate) use megatasks::{pack_greedy, split_weight, MegataskParams, PackTask};
 use schedlab_model::Placement;
+pub(crate) use spread::x as spread_bound;
+use spread::Spread;
 use subtasks::{Pos, Subtasks, TABLE_BUDGET};
 use window::Weight;
 
@@ -47,6 +58,18 @@ pub(crate) struct Params {
     pub cpus: u32,
     pub stagger: bool,
     pub early_release: bool,
+    /// Spread minimisation for MTTs ([`spread`]), aligned quanta only.
+    pub spread: Option<SpreadParams>,
+    /// Megatasks ([`megatasks`]; empty: none), aligned quanta only.
+    pub megatasks: Vec<MegataskParams>,
+}
+
+/// The spread option: each task's MTT index (if in one) and the early
+/// release X − 1 in quanta.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpreadParams {
+    pub mtt: Vec<Option<u32>>,
+    pub er: u64,
 }
 
 struct TaskState {
@@ -100,6 +123,10 @@ pub(crate) struct Pd2 {
     timer: Option<(TimerId, Time)>,
     /// The last boundary processed (a boundary is never processed twice).
     done_until: Option<Time>,
+    /// Spread minimisation's state, when on.
+    spread: Option<Spread>,
+    /// The megatasks' state, when there are megatasks.
+    megatasks: Option<Megatasks>,
 }
 
 impl Pd2 {
@@ -146,6 +173,8 @@ impl Pd2 {
             placed: vec![NONE; m as usize],
             timer: None,
             done_until: None,
+            spread: p.spread.as_ref().map(|sp| Spread::new(&sp.mtt, sp.er)),
+            megatasks: (!p.megatasks.is_empty()).then(|| Megatasks::new(n, m, &p.megatasks)),
         }
     }
 
@@ -241,6 +270,8 @@ impl Pd2 {
     #[inline]
     fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
         let q = self.q;
+        let pos = self.tasks[task as usize].next;
+        self.spread_took(task, pos);
         let ts = &mut self.tasks[task as usize];
         ts.next = ts.s.after(ts.next);
         ts.slot_end = t + q;
@@ -276,7 +307,13 @@ impl Pd2 {
     fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
         self.promote(t);
         self.picked.clear();
-        while self.picked.len() < self.m as usize {
+        let special = self.spread.is_some() || self.megatasks.is_some();
+        if self.spread.is_some() {
+            self.pick_spread(t);
+        } else if self.megatasks.is_some() {
+            self.pick_megatasks(t);
+        }
+        while !special && self.picked.len() < self.m as usize {
             match self.ready.pop() {
                 Some((task, _)) => self.picked.push(task),
                 None => break,
@@ -498,7 +535,15 @@ mod tests {
     const Q: Time = 1_000;
 
     fn pd2(weights: &[(u64, u64)], cpus: u32) -> Pd2 {
-        Pd2::new(Params { quantum: Q, weights: weights.to_vec(), cpus, stagger: false, early_release: false })
+        Pd2::new(Params {
+            quantum: Q,
+            weights: weights.to_vec(),
+            cpus,
+            stagger: false,
+            early_release: false,
+            spread: None,
+            megatasks: Vec::new(),
+        })
     }
 
     fn job(task: u32, seq: u64, release: Time) -> Job {
