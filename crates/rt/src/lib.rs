@@ -28,6 +28,7 @@ mod control_file;
 pub mod counters;
 pub mod cpuset;
 pub mod error;
+pub mod footprint;
 pub mod ftrace;
 pub mod guard;
 pub mod job;

@@ -41,6 +41,9 @@ pub struct Plan {
     pub bodies: Vec<Option<Box<dyn JobBody>>>,
     /// What page colouring found and did, when a task has `colors`.
     pub colouring: Option<Colouring>,
+    /// Per MTT of the spec, the address range of the working set its
+    /// threads walk (`None`: its workload has no buffer the runtime knows).
+    pub mtt_ranges: Vec<Option<(usize, usize)>>,
 }
 
 impl std::fmt::Debug for Plan {
@@ -262,6 +265,7 @@ impl Plan {
                 timeout: config.job_timeout.unwrap_or_else(|| (20 * period + deadline).max(5_000_000_000)),
             });
         }
+        let mtt_ranges = (0..spec.mtts().len()).map(|k| mtt_sets.get(&k).map(|(_, set)| set.range())).collect();
         Ok(Plan {
             spec: spec.clone(),
             config: config.clone(),
@@ -272,6 +276,7 @@ impl Plan {
             calibration,
             bodies,
             colouring,
+            mtt_ranges,
         })
     }
 

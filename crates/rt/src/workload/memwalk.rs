@@ -94,7 +94,8 @@ enum Store {
 
 /// The working set the threads of an MTT share (see the module header).
 pub struct SharedSet {
-    words: Box<[AtomicU64]>,
+    /// In a memory area of its own, which the page-reference footprint reads.
+    words: crate::workload::pages::PageBuffer,
     /// Words per line.
     stride: usize,
     lines: usize,
@@ -111,8 +112,16 @@ impl SharedSet {
         let stride = (line / 8) as usize;
         let mut buf = vec![0u64; lines * stride];
         let order = layout(&mut buf, stride, lines, pattern, seed);
-        let words = buf.into_iter().map(AtomicU64::new).collect();
+        let words = crate::workload::pages::PageBuffer::new(buf.len());
+        for (w, v) in words.iter().zip(buf) {
+            w.store(v, Ordering::Relaxed);
+        }
         Arc::new(SharedSet { words, stride, lines, pattern, order })
+    }
+
+    /// The set's address range `[start, end)`, one memory area of its own.
+    pub fn range(&self) -> (usize, usize) {
+        self.words.range()
     }
 
     pub fn lines(&self) -> usize {

@@ -13,6 +13,7 @@
 pub mod command;
 pub mod dynlib;
 pub mod memwalk;
+pub mod pages;
 pub mod spin;
 
 use crate::job::{JobCtx, JobError};

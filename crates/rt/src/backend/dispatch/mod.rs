@@ -110,6 +110,11 @@ impl Backend for DispatchBackend {
             .collect();
         let shared: Vec<Arc<Shared>> = segments.iter().map(|s| Arc::new(Shared::new(s.len()))).collect();
         let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();
+        // The MTTs' working-set profiler, in its own helper thread.
+        let meter = (!plan.spec.mtts().is_empty()).then(|| {
+            let hardware = crate::counters::PerfCounters::open(m).hardware();
+            crate::footprint::Meter::start(&plan.spec, &plan.mtt_ranges, hardware)
+        });
         let mut workers = Vec::new();
         for (i, sh) in shared.iter().enumerate() {
             let body = plan.bodies[i].take().ok_or_else(|| RunError::System("job body already taken".into()))?;
@@ -131,6 +136,7 @@ impl Backend for DispatchBackend {
                 bell: bell.clone(),
                 log_cap: jobs * 16 + 1024,
                 segments: segments[i].clone(),
+                footprint: meter.as_ref().and_then(|f| f.posters[i].clone()),
             };
             let tx = tx.clone();
             let h = std::thread::Builder::new()
@@ -287,6 +293,10 @@ impl Backend for DispatchBackend {
             clock::sleep_until(clock::now() + 2_000_000);
         }
         ex.end = clock::now();
+        let profile = meter.map(|meter| meter.finish());
+        if let Some(p) = &profile {
+            ex.notes.extend(p.lines());
+        }
         let Some(d) = disp else {
             return Ok(ex);
         };
@@ -294,6 +304,11 @@ impl Backend for DispatchBackend {
             return Err(RunError::Protocol(e));
         }
         d.finish(&logs, &mut ex);
+        if let Some(p) = profile {
+            // At the trace's end, after every job it measured.
+            let t = ex.events.last().map_or(0, |e| e.t()).max(ex.horizon);
+            ex.events.push(schedlab_trace::Event::Note { t, cpu: None, name: "wss-profile".into(), data: p.to_json() });
+        }
         Ok(ex)
     }
 }

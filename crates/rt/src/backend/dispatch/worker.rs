@@ -38,6 +38,8 @@ pub(super) struct WorkerCtx {
     pub log_cap: usize,
     /// The task's declared segments (empty: none).
     pub segments: Vec<Segment>,
+    /// Its MTT's page-reference footprint helper ([`crate::footprint`]).
+    pub footprint: Option<crate::footprint::Poster>,
 }
 
 impl WorkerCtx {
@@ -89,6 +91,9 @@ impl WorkerCtx {
             local.in_job = true;
             local.open(t, clock::current_cpu(), cmd);
             self.hb.busy(t);
+            if let Some(f) = &self.footprint {
+                f.started(job, t);
+            }
             sync::block_preempt(false);
             let o = run_job(
                 self.body.as_mut(),
@@ -111,6 +116,9 @@ impl WorkerCtx {
             let forced = o != JobOutcome::Completed;
             local.close(end, if forced { End::Forced } else { End::Complete }, 0);
             local.in_job = false;
+            if let Some(f) = &self.footprint {
+                f.ended(job, !forced);
+            }
             self.hb.idle();
             sh.done_t.store(end, Ordering::Relaxed);
             sh.done_forced.store(forced as u64, Ordering::Relaxed);
