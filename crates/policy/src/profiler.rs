@@ -26,9 +26,10 @@
 //! The profiler is driver-neutral: [`CounterFeed`] turns readings of
 //! `Kernel::counters` (`cache_misses` of the job's CPU at its first dispatch
 //! and at its completion) into per-job counts. The simulator feeds it so
-//! from the platform model's counts; a policy or the runtime can feed it
-//! the same way from theirs (the runtime does not yet). [`Source`] names
-//! where the counts came from.
+//! from the platform model's counts; a policy can feed it the same way from
+//! its own. The runtime feeds it per MTT-job (one "thread" per MTT) with
+//! the page-reference footprint in lines (`schedlab_rt::footprint`).
+//! [`Source`] names where the counts came from.
 
 use crate::counters::Counters;
 use std::collections::BTreeMap;
