@@ -183,6 +183,26 @@ pub(super) fn ns(r: &Ratio) -> String {
     }
 }
 
+/// The outcome "tardiness under `what` is bounded", naming the task with
+/// the largest of `bounds` (its index is returned too).
+pub(super) fn bounded(id: &'static str, input: &Input, what: &str, u: &Ratio, bounds: &[Ratio]) -> (Outcome, usize) {
+    let m = input.cpus;
+    let (worst, max) = bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).expect("non-empty");
+    let out = Outcome::new(
+        id,
+        Verdict::Schedulable,
+        format!(
+            "tardiness under {what} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
+            u.to_f64(),
+            input.task_label(worst),
+            ns(max)
+        ),
+    )
+    .task(worst)
+    .compare(u.clone(), Ratio::new(m as u128, 1));
+    (out, worst)
+}
+
 fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
     let m = input.cpus;
     let u = match precheck(id, input) {
@@ -190,23 +210,10 @@ fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
         Err(o) => return *o,
     };
     let terms = bounds(&input.tasks, m, np);
-    let (worst, max) =
-        terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
     let policy = if np { "NP-G-EDF" } else { "G-EDF" };
     let (shift, e_name, u_name) = if np { ("y", "E_y", "U_y") } else { ("x", "E_x", "U_x") };
-    let mut out = Outcome::new(
-        id,
-        Verdict::Schedulable,
-        format!(
-            "tardiness under {policy} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
-            u.to_f64(),
-            input.task_label(worst),
-            ns(&max)
-        ),
-    )
-    .task(worst)
-    .compare(u, Ratio::new(m as u128, 1))
-    .detail(format!(
+    let (out, _) = bounded(id, input, policy, &u, &terms.bounds);
+    let mut out = out.detail(format!(
         "Λ = ⌈U⌉ − 1 = {}, {e_name} = {} ns, {u_name} = {}, {shift} = {}",
         terms.lambda,
         terms.e,

@@ -32,7 +32,7 @@ use super::data::Data;
 use super::input::{Input, TaskParams};
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
-use super::tardiness::{frac, int, largest, ns, precheck};
+use super::tardiness::{bounded, frac, int, largest, ns, precheck};
 use num_bigint::BigInt;
 use num_integer::Integer;
 use num_rational::BigRational;
@@ -192,22 +192,9 @@ fn check(id: &'static str, input: &Input, with_phantoms: bool) -> Outcome {
     }
     let phantoms = with_phantoms.then(|| Phantoms::of(&tasks, m, q));
     let terms = bounds(&tasks, m, &[], phantoms.as_ref());
-    let (worst, max) =
-        terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
     let what = if with_phantoms { "the cache-aware heuristics" } else { "window-constrained priorities" };
-    let mut out = Outcome::new(
-        id,
-        Verdict::Schedulable,
-        format!(
-            "tardiness under {what} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
-            u.to_f64(),
-            input.task_label(worst),
-            ns(&max)
-        ),
-    )
-    .task(worst)
-    .compare(u, Ratio::new(m as u128, 1))
-    .detail(format!(
+    let (out, worst) = bounded(id, input, what, &u, &terms.bounds);
+    let mut out = out.detail(format!(
         "E_z = {} ns (the {} largest WCETs), U_z = {} (the {} largest utilisations), ρ = 0 (every priority point within [release, deadline])",
         terms.e,
         m - 1,

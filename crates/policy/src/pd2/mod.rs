@@ -34,6 +34,7 @@ mod window;
 
 pub(crate) use admit::params;
 
+use crate::boundaries::Boundaries;
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
@@ -119,10 +120,8 @@ pub(crate) struct Pd2 {
     /// and the CPU each goes to.
     picked: Vec<u32>,
     placed: Vec<u32>,
-    /// The boundary timer and its instant.
-    timer: Option<(TimerId, Time)>,
-    /// The last boundary processed (a boundary is never processed twice).
-    done_until: Option<Time>,
+    /// The boundary timer chain.
+    boundaries: Boundaries,
     /// Spread minimisation's state, when on.
     spread: Option<Spread>,
     /// The megatasks' state, when there are megatasks.
@@ -171,8 +170,7 @@ impl Pd2 {
             assigned: vec![None; m as usize],
             picked: Vec::with_capacity(m as usize),
             placed: vec![NONE; m as usize],
-            timer: None,
-            done_until: None,
+            boundaries: Boundaries::default(),
             spread: p.spread.as_ref().map(|sp| Spread::new(&sp.mtt, sp.er)),
             megatasks: (!p.megatasks.is_empty()).then(|| Megatasks::new(n, m, &p.megatasks)),
         }
@@ -181,10 +179,7 @@ impl Pd2 {
     /// The first quantum boundary of any CPU at or after `t`, and after the
     /// last boundary processed.
     fn boundary_from(&self, t: Time) -> Time {
-        let t = match self.done_until {
-            Some(d) if t <= d => d + 1,
-            _ => t,
-        };
+        let t = self.boundaries.unprocessed_from(t);
         let base = t - t % self.q;
         let rem = t - base;
         let k = self.offset.partition_point(|&o| o < rem);
@@ -231,14 +226,7 @@ impl Pd2 {
     /// Makes sure a boundary is processed at the first boundary at or after `t`.
     fn wake(&mut self, t: Time, k: &mut dyn Kernel) {
         let b = self.boundary_from(t);
-        match self.timer {
-            Some((_, at)) if at <= b => {}
-            Some((id, _)) => {
-                k.cancel(id);
-                self.timer = Some((k.arm(b, 0), b));
-            }
-            None => self.timer = Some((k.arm(b, 0), b)),
-        }
+        self.boundaries.cover(b, k);
     }
 
     /// The job leaves every CPU it was assigned to (they idle for the rest
@@ -381,7 +369,7 @@ impl Pd2 {
     }
 
     fn boundary(&mut self, t: Time, k: &mut dyn Kernel) {
-        self.done_until = Some(t);
+        self.boundaries.processing(t);
         if self.stagger {
             self.staggered_boundary(t, k);
         } else {
@@ -391,7 +379,7 @@ impl Pd2 {
         let next = if busy { Some(t + 1) } else { self.waiting.peek().map(|(_, at)| at) };
         if let Some(at) = next {
             let b = self.boundary_from(at);
-            self.timer = Some((k.arm(b, 0), b));
+            self.boundaries.arm_next(b, k);
         }
     }
 }
@@ -452,22 +440,12 @@ impl Policy for Pd2 {
         self.enqueue(job.task, k);
     }
 
-    /// The boundary is processed at the instant the timer was armed for,
-    /// not at the kernel's now: a driver may report the timer at a later
-    /// now (the runtime's dispatcher, woken late or reporting a completion
-    /// in the same wake-up, gives the completion's instant), and a boundary
-    /// taken off the quantum grid would push the next subtasks past the
-    /// following boundary (a quantum lost per such wake-up).
+    /// The boundary is processed at the instant the timer was armed for
+    /// ([`Boundaries::fired`]).
     fn timer(&mut self, timer: TimerId, _tag: u64, k: &mut dyn Kernel) {
-        let at = match self.timer {
-            Some((id, at)) if id == timer => at,
-            _ => return,
-        };
-        self.timer = None;
-        if self.done_until.is_some_and(|d| d >= at) {
-            return;
+        if let Some(at) = self.boundaries.fired(timer) {
+            self.boundary(at, k);
         }
-        self.boundary(at, k);
     }
 
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
