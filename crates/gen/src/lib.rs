@@ -7,6 +7,7 @@
 //!   studies and the "fill up to a cap" procedure;
 //! * [`period`]   – integer-nanosecond periods (uniform, log-uniform, list, harmonic);
 //! * [`deadline`] – implicit and constrained relative deadlines;
+//! * [`prem`]     – PREM sets of the memory-centric scheduling evaluation (Sections, phases, one task per CPU);
 //! * [`params`]   – the options of `schedlab gen`, shared by the CLI and Python;
 //! * [`taskset`]  – turning the options into a spec.
 //!
@@ -19,6 +20,7 @@ pub mod deadline;
 pub mod dist;
 pub mod params;
 pub mod period;
+pub mod prem;
 pub mod taskset;
 pub mod util;
 
