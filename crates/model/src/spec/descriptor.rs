@@ -204,6 +204,28 @@ pub const THROTTLE_RANGE: Param = Param {
     doc: "the tasks that may be throttled: those whose `priority` is in the inclusive range",
 };
 
+/// `master`: the CPU of the memory-phase worker (`mcs`).
+pub const MASTER: Param = Param {
+    key: "master",
+    values: "a CPU number",
+    default: "the last CPU",
+    doc: "the CPU that hosts the memory-phase worker serving the `amp` tasks (the worker runs there above every task)",
+};
+/// `mps`: whether the memory-phase scheduler arbitrates (`mcs`).
+pub const MPS: Param = Param {
+    key: "mps",
+    values: "true, false",
+    default: "true",
+    doc: "the memory-phase scheduler lets one memory phase run at a time; false: the Contention baseline, plain P-FP with memory phases contending",
+};
+/// `memory_preemption`: whether memory phases are preemptive (`mcs`).
+pub const MEMORY_PREEMPTION: Param = Param {
+    key: "memory_preemption",
+    values: "true, false",
+    default: "true",
+    doc: "a memory phase of higher memory priority preempts the running one (except one written `preemptible: false`); false: every memory phase is non-preemptive",
+};
+
 /// What schedlab knows about a policy by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct PolicyDescriptor {
@@ -248,6 +270,17 @@ const DYNAMIC: &[Param] = &[
     THROTTLE,
     THROTTLE_RANGE,
 ];
+const MCS: &[Param] = &[
+    PARTITIONING,
+    PRIORITIES,
+    CAPACITY,
+    GROUP_PACKING,
+    SRT_ON_HRT_CORES,
+    MEMORY_TOTAL,
+    MASTER,
+    MPS,
+    MEMORY_PREEMPTION,
+];
 const CLUSTERED: &[Param] = &[PARTITIONING];
 const CLUSTERED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
 const GLOBAL_FP: &[Param] = &[PRIORITIES];
@@ -265,7 +298,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 17] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -311,6 +344,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 17] = {
             PerCpu,
             K::Full,
             DYNAMIC,
+        ),
+        d(
+            P::Mcs,
+            "MCS",
+            "memory-centric scheduling: P-FP on the CPUs, one memory phase at a time system-wide by memory priority",
+            Fp,
+            PerCpu,
+            K::Full,
+            MCS,
         ),
     ]
 };
@@ -377,7 +419,10 @@ mod tests {
                 "threshold",
                 "counter",
                 "throttle",
-                "throttle_range"
+                "throttle_range",
+                "master",
+                "mps",
+                "memory_preemption"
             ]
         );
     }

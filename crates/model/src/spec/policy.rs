@@ -45,6 +45,10 @@ pub enum PolicyName {
     /// The EPOS thesis' two-phase colour-aware scheduler (Ch.8): CAP-GS
     /// offline, then P-FP with a counter-driven best-effort throttle.
     CapGsDynamic,
+    /// Memory-centric scheduling (HIPPEROS, ECRTS 2019): partitioned fixed
+    /// priority on the CPUs, and a system-wide memory-phase scheduler that
+    /// lets one memory phase run at a time, by memory priority.
+    Mcs,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -74,6 +78,7 @@ impl PolicyName {
         PolicyName::Run,
         PolicyName::Hcbs,
         PolicyName::CapGsDynamic,
+        PolicyName::Mcs,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -94,6 +99,7 @@ impl PolicyName {
             PolicyName::Run => "run",
             PolicyName::Hcbs => "hcbs",
             PolicyName::CapGsDynamic => "cap-gs-dynamic",
+            PolicyName::Mcs => "mcs",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -260,6 +266,20 @@ pub struct PolicySpec {
     /// tasks of class `be`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle_range: Option<[u32; 2]>,
+    /// `mcs`: the CPU that hosts the memory-phase worker of `amp` tasks;
+    /// default: the last CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master: Option<u32>,
+    /// `mcs`: `true` (default), the memory-phase scheduler arbitrates the
+    /// memory phases; `false`, the paper's Contention baseline: plain P-FP,
+    /// memory phases run whenever their job runs and contend for memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<bool>,
+    /// `mcs`: `true` (default), a memory phase of higher memory priority
+    /// preempts the running one (unless that one is written
+    /// `preemptible: false`); `false`, every memory phase is non-preemptive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_preemption: Option<bool>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -294,6 +314,9 @@ impl PolicySpec {
             counter: None,
             throttle: None,
             throttle_range: None,
+            master: None,
+            mps: None,
+            memory_preemption: None,
         }
     }
 }
@@ -314,6 +337,8 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "counter" => g.subschema_for::<ThrottleCounter>(),
         "throttle" => g.subschema_for::<ThrottleMode>(),
         "throttle_range" => g.subschema_for::<[u32; 2]>(),
+        "master" => g.subschema_for::<u32>(),
+        "mps" | "memory_preemption" => g.subschema_for::<bool>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()
