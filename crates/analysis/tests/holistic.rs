@@ -264,3 +264,110 @@ fn the_workers_phases_block_when_non_preemptive() {
     // The background flow is not analysed.
     assert!(out.steps[2].iter().all(|s| s.response == 0));
 }
+
+mod through_the_registry {
+    use schedlab_analysis::schedulability::{find, Data, Input, Verdict};
+
+    const MS: u64 = 1_000_000;
+
+    fn input(policy: &str, tasks: &str) -> Input {
+        let yaml = format!("platform: {{cpus: 3}}\npolicy: {policy}\ntasks:\n{tasks}");
+        let spec = schedlab_model::load_str(&yaml, None, "t.yaml").map_err(|e| e.to_string()).unwrap().spec;
+        Input::from_spec(&spec)
+    }
+
+    /// The first hand-worked pair in ms: A ends at 10 ms, B at 21 ms.
+    const PAIR: &str = "  - {name: a, period: 20ms, cpu: 0, memory_priority: 1, segments: [{memory: 2ms}, {exec: 4ms}, {memory: 1ms}]}\n  - {name: b, period: 30ms, cpu: 1, memory_priority: 2, segments: [{memory: 3ms}, {exec: 5ms}, {memory: 2ms}]}\n";
+
+    #[test]
+    fn a_spec_is_analysed_and_explained_per_flow_and_step() {
+        let inp = input("{name: mcs}", PAIR);
+        for id in ["mcs.holistic", "mcs.holistic.best-case"] {
+            let out = (find(id).unwrap().run)(&inp);
+            assert_eq!(out.verdict, Verdict::Schedulable, "{id}: {}", out.reason);
+            assert_eq!(out.data, Some(Data::ResponseTimes(vec![Some(10 * MS), Some(21 * MS)])), "{id}");
+            // The tightest flow is a: 10 ms of 20, b: 21 of 30.
+            assert_eq!(out.task, Some(1));
+            let text = out.details.join("\n");
+            assert!(
+                text.contains(
+                    "task b (tasks[1]): S-MP flow of 3 steps, T = 30ms, memory priority 2: R = 21ms ≤ D = 30ms"
+                ),
+                "{text}"
+            );
+            // Holistic: J = R(E1) = 13 ms; best case: Φ = Rb(E1) = 3 + 5 = 8 ms, J = 13 − 8 = 5 ms.
+            let w1 = if id == "mcs.holistic" {
+                "  W1 on Mem: C = 2ms, J = 13ms:"
+            } else {
+                "  W1 on Mem: C = 2ms, J = 5ms, Φ = 8ms:"
+            };
+            assert!(text.contains(w1), "{text}");
+            assert!(text.contains("  E1 on CPU 1: C = 5ms"), "{text}");
+        }
+        // The best-case form names the offsets.
+        let out = (find("mcs.holistic.best-case").unwrap().run)(&inp);
+        assert!(out.details.join("\n").contains("E1 on CPU 1: C = 5ms, J = 5ms, Φ = 3ms"), "{:?}", out.details);
+    }
+
+    #[test]
+    fn default_memory_priorities_follow_the_task_priorities() {
+        // No memory_priority: rate monotonic puts a (20 ms) above b (30 ms), as above.
+        let tasks = PAIR.replace(", memory_priority: 1", "").replace(", memory_priority: 2", "");
+        let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &tasks));
+        assert_eq!(out.data, Some(Data::ResponseTimes(vec![Some(10 * MS), Some(21 * MS)])));
+        // Reversed memory priorities: b first on Mem.
+        let tasks = PAIR.replace("memory_priority: 1", "memory_priority: 3");
+        let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &tasks));
+        let Some(Data::ResponseTimes(r)) = out.data else { panic!() };
+        assert!(r[1].unwrap() < 21 * MS && r[0].unwrap() > 10 * MS, "{r:?}");
+    }
+
+    #[test]
+    fn non_preemptive_memory_phases_block() {
+        let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs, memory_preemption: false}", PAIR));
+        let Some(Data::ResponseTimes(r)) = out.data else { panic!() };
+        // a's prefetch can wait for b's 3 ms prefetch: more than 10 ms.
+        assert!(r[0].unwrap() > 10 * MS, "{r:?}");
+        assert!(
+            out.details.iter().any(|l| l.contains("P1 on Mem non-preemptive") && l.contains("B = 3ms")),
+            "{:?}",
+            out.details
+        );
+    }
+
+    #[test]
+    fn a_miss_is_inconclusive_and_named() {
+        let tasks = PAIR.replace("period: 30ms", "period: 30ms, deadline: 20ms");
+        let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &tasks));
+        assert_eq!(out.verdict, Verdict::Inconclusive);
+        assert_eq!(out.task, Some(1));
+        assert!(out.reason.contains("task b (tasks[1]): step W1 on Mem"), "{}", out.reason);
+    }
+
+    #[test]
+    fn what_the_analysis_does_not_model_is_not_applicable() {
+        let run = |policy: &str, tasks: &str| {
+            let out = (find("mcs.holistic").unwrap().run)(&input(policy, tasks));
+            assert_eq!(out.verdict, Verdict::NotApplicable, "{}", out.reason);
+            out.reason
+        };
+        assert!(run("{name: pfp}", PAIR).contains("is about `mcs`"));
+        assert!(run("{name: mcs, mps: false}", PAIR).contains("Contention baseline"));
+        assert!(run("{name: mcs}", &PAIR.replace("cpu: 1", "cpu: 0")).contains("share CPU 0"));
+        assert!(run("{name: mcs}", &PAIR.replace("cpu: 1, ", "")).contains("is not pinned"));
+        // An A-MP task while a task sits on the master CPU (the last, 2).
+        let amp = format!("{PAIR}  - {{name: c, period: 50ms, cpu: 2, memory_priority: 3, memory_mode: amp, segments: [{{memory: 1ms}}, {{exec: 2ms}}, {{memory: 1ms}}]}}\n");
+        assert!(run("{name: mcs}", &amp).contains("master CPU"));
+        // With the master elsewhere it applies... but CPU 1 hosts b: move the master to a free CPU of 4.
+        let yaml = format!("platform: {{cpus: 4}}\npolicy: {{name: mcs, master: 3}}\ntasks:\n{amp}");
+        let spec = schedlab_model::load_str(&yaml, None, "t.yaml").map_err(|e| e.to_string()).unwrap().spec;
+        let out = (find("mcs.holistic").unwrap().run)(&Input::from_spec(&spec));
+        assert_eq!(out.verdict, Verdict::Schedulable, "{}", out.reason);
+        assert!(out.details.iter().any(|l| l.contains("A-MP flow of 2 steps")), "{:?}", out.details);
+        assert!(
+            out.details.iter().any(|l| l.contains("memory-phase worker's phases") && l.contains("MPW W1 1ms")),
+            "{:?}",
+            out.details
+        );
+    }
+}
