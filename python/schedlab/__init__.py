@@ -206,6 +206,7 @@ def generate(
     wss: str | None = None,
     cache: str | None = None,
     colors_per_task: int | None = None,
+    prem: str | None = None,
 ) -> TaskSet:
     """Generate a random task set, exactly as ``schedlab gen`` does.
 
@@ -235,6 +236,9 @@ def generate(
         wss: Working-set sizes: ``"uniform:LO-HI"`` or ``"list:S1,S2,..."``.
         cache: Shared cache geometry ``"SIZE/WAYS/LINE"``, e.g. ``"8MiB/16/64B"``.
         colors_per_task: Distinct random cache colours per task (needs ``cache``).
+        prem: PREM tasks for ``policy="mcs"``: ``"default"`` or ``key=value``
+            pairs (``mode``, ``partition``, ``section``, ``bandwidth``,
+            ``compute``, ``write``); one task per CPU, ``wss`` its data.
 
     The same options and seed always give the same task set.
 
@@ -266,6 +270,7 @@ def generate(
         "wss": wss,
         "cache": cache,
         "colors_per_task": colors_per_task,
+        "prem": prem,
     }
     clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}
     return TaskSet._from_doc(_native.generate(json.dumps(clean)))

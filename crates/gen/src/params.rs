@@ -255,6 +255,9 @@ pub struct GenParams {
     pub cache: Option<CacheSpec>,
     /// Colours per task (needs a cache), drawn at random without repetition.
     pub colors_per_task: Option<u32>,
+    /// PREM tasks for memory-centric scheduling ([`crate::prem`]): one task
+    /// per CPU, its `--wss` the data its Sections split.
+    pub prem: Option<super::prem::PremSpec>,
 }
 
 impl Default for GenParams {
@@ -278,6 +281,7 @@ impl Default for GenParams {
             wss: None,
             cache: None,
             colors_per_task: None,
+            prem: None,
         }
     }
 }
@@ -328,6 +332,9 @@ impl GenParams {
         if let Some(k) = self.colors_per_task {
             a.push(format!("--colors-per-task {k}"));
         }
+        if let Some(p) = &self.prem {
+            a.push(format!("--prem {p}"));
+        }
         a.join(" ")
     }
 }
@@ -355,6 +362,7 @@ pub struct GenOptions {
     pub wss: Option<String>,
     pub cache: Option<String>,
     pub colors_per_task: Option<u32>,
+    pub prem: Option<String>,
 }
 
 impl GenOptions {
@@ -398,6 +406,7 @@ impl GenOptions {
             wss: self.wss.map(|s| s.parse().map_err(|e| format!("wss: {e}"))).transpose()?,
             cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
             colors_per_task: self.colors_per_task,
+            prem: self.prem.map(|s| s.parse().map_err(|e| format!("prem: {e}"))).transpose()?,
         })
     }
 }

@@ -9,7 +9,8 @@
 //!   "the phases operate on half the data size" [S2:L310]); the bytes are
 //!   shared evenly, the first B mod k Sections one byte more. The paper's
 //!   4 ways of a 1 MiB 16-way cache are 256 KiB, and its Sections about
-//!   200 KB (1 Section at 200 KB, 40 at 7.8 MB [S2:L380]).
+//!   200 KB (1 Section at 200 KB, 40 at 7.8 MB [S2:L380]); the default
+//!   Section is 200 KiB, which gives those counts with KiB and MiB.
 //! - P = bytes / bandwidth, W = write × bytes / bandwidth, E = bytes /
 //!   compute, each rounded up to the WCET granularity.
 //! - Periods follow from the utilisations of `--utils`/`--util`: T = C/u
@@ -98,7 +99,7 @@ impl Default for PremSpec {
         PremSpec {
             mode: PremMode::Smp,
             partition: Size(256 * 1024),
-            section: Size(200 * 1000),
+            section: Size(200 * 1024),
             bandwidth: Rate { bytes: Size(1 << 30), per: Duration::from_ms(1000) },
             compute: Rate { bytes: Size(100 << 20), per: Duration::from_ms(1000) },
             write: 1.0,
@@ -217,22 +218,21 @@ mod tests {
     #[test]
     fn the_papers_sizes_give_its_section_counts() {
         let p = PremSpec::default();
-        // 200 KB: 1 Section [S2:L380]. 7.8 MB is 39 Sections of exactly
-        // 200 KB; the paper's 40 are Sections a little under 200 KB, which a
-        // byte more gives here (195 KB each).
-        assert_eq!(p.sections(200_000, 1).len(), 1);
-        let s = p.sections(7_800_000, 1);
-        assert_eq!(s.len(), 39);
-        let s = p.sections(7_800_001, 1);
+        // 200 KiB: 1 Section; 7.8 MiB: 40 Sections of about 200 KiB [S2:L380].
+        assert_eq!(p.sections(200 << 10, 1).len(), 1);
+        let mib78 = 78 * (1 << 20) / 10;
+        let s = p.sections(mib78, 1);
         assert_eq!(s.len(), 40);
-        assert_eq!(s.iter().map(|x| x.bytes).sum::<u64>(), 7_800_001);
-        assert!(s.iter().all(|x| x.bytes == 195_000 || x.bytes == 195_001));
+        assert_eq!(s.iter().map(|x| x.bytes).sum::<u64>(), mib78);
+        // 8178892 B / 40 = 204472.3: twelve Sections of one byte more.
+        assert_eq!(s.iter().filter(|x| x.bytes == 204_473).count(), 12);
+        assert!(s.iter().all(|x| x.bytes == 204_472 || x.bytes == 204_473));
         // A-MP: half the Section, twice the Sections.
         let a = PremSpec { mode: PremMode::Amp, ..p };
-        assert_eq!(a.sections(200_000, 1).len(), 2);
+        assert_eq!(a.sections(200 << 10, 1).len(), 2);
         // A partition smaller than the Section bounds it: ⌈B/BA⌉.
         let small = PremSpec { partition: Size(64 * 1024), ..p };
-        assert_eq!(small.sections(200_000, 1).len(), 4);
+        assert_eq!(small.sections(200 << 10, 1).len(), 4);
     }
 
     #[test]
