@@ -48,6 +48,12 @@ pub enum PolicyEvent {
     TokenGrant { task: u32, job: u64 },
     /// The job gave the memory token back.
     TokenRelease { task: u32, job: u64 },
+    /// The job asked for the memory token (`memphase_start`) at the start of
+    /// a memory phase; a grant follows at once or when the token is handed to it.
+    TokenRequest { task: u32, job: u64 },
+    /// The job's memory phase was preempted: a phase of higher memory
+    /// priority took the token; the job is blocked until it is granted again.
+    TokenPreempt { task: u32, job: u64 },
     /// The two-phase colour-aware scheduler (`cap-gs-dynamic`) took the
     /// best-effort job off its CPU: the CPU's counter rose by `count` in the
     /// last quantum, above the threshold, while a real-time task sharing its
@@ -95,7 +101,7 @@ pub struct CounterReading {
 
 impl PolicyEvent {
     /// The value of `kind` for every event, in declaration order.
-    pub const KINDS: [&'static str; 12] = [
+    pub const KINDS: [&'static str; 14] = [
         "preemption-point",
         "server",
         "server-replenish",
@@ -108,6 +114,8 @@ impl PolicyEvent {
         "throttle",
         "unthrottle",
         "counters-unavailable",
+        "token-request",
+        "token-preempt",
     ];
 
     /// The event's `kind` (`server`, `preemption-point`, ...).
@@ -125,6 +133,8 @@ impl PolicyEvent {
             PolicyEvent::Throttle { .. } => "throttle",
             PolicyEvent::Unthrottle { .. } => "unthrottle",
             PolicyEvent::CountersUnavailable { .. } => "counters-unavailable",
+            PolicyEvent::TokenRequest { .. } => "token-request",
+            PolicyEvent::TokenPreempt { .. } => "token-preempt",
         }
     }
 
@@ -135,6 +145,8 @@ impl PolicyEvent {
             | PolicyEvent::PriorityPromotion { task, job, .. }
             | PolicyEvent::TokenGrant { task, job }
             | PolicyEvent::TokenRelease { task, job }
+            | PolicyEvent::TokenRequest { task, job }
+            | PolicyEvent::TokenPreempt { task, job }
             | PolicyEvent::Throttle { task, job, .. }
             | PolicyEvent::Unthrottle { task, job } => Some((task, job)),
             PolicyEvent::CounterSample(ref r) => r.task.zip(r.job),
@@ -184,6 +196,8 @@ mod tests {
             PolicyEvent::Throttle { task: 3, job: 1, count: 120 },
             PolicyEvent::Unthrottle { task: 3, job: 1 },
             PolicyEvent::CountersUnavailable { reason: "no source".into() },
+            PolicyEvent::TokenRequest { task: 1, job: 0 },
+            PolicyEvent::TokenPreempt { task: 1, job: 0 },
         ];
         for (i, e) in all.iter().enumerate() {
             let v = serde_json::to_value(e).unwrap();

@@ -122,10 +122,7 @@ pub fn build_with(
                 // The Contention baseline: P-FP, memory phases unarbitrated.
                 Box::new(inner)
             } else {
-                return Err(AdmissionError::at(
-                    "policy.mps",
-                    "the memory-phase scheduler is not built yet; set `mps: false`",
-                ));
+                Box::new(crate::mcs::build(spec, inner)?)
             }
         }
         PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {

@@ -465,6 +465,9 @@ impl Engine {
             a.seg += 1;
             a.seg_until = segs.until(a.seg);
             let (seq, next) = (a.seq, segs.kind(a.seg));
+            if let Some(m) = st.model.as_deref_mut() {
+                m.phase(task, next == SegmentKind::Memory);
+            }
             st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
             self.drv.segment_end(JobId { task, seq }, seg, kind);
             if next == SegmentKind::Suspend {

@@ -14,8 +14,8 @@ pub mod overrun;
 
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{
-    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyInfo,
-    ProtocolError, Run as Running, Time,
+    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyEvent,
+    PolicyInfo, ProtocolError, Run as Running, Time,
 };
 use std::collections::HashMap;
 
@@ -40,6 +40,8 @@ pub struct Run {
     pub done: Vec<Done>,
     pub info: PolicyInfo,
     pub switches: usize,
+    /// The policy events, with their instant.
+    pub events: Vec<(Time, PolicyEvent)>,
 }
 
 impl Run {
@@ -72,6 +74,8 @@ struct K {
     at_point: Vec<Option<Time>>,
     /// The counter source: `Some`: instructions = now, cycles = 2·now.
     counters: bool,
+    /// The policy events, with their instant.
+    events: Vec<(Time, PolicyEvent)>,
 }
 
 impl K {
@@ -111,6 +115,12 @@ impl Host for K {
             return Err(CountersUnavailable::NoSource { what: "the test host" });
         }
         Ok(Counters { instructions: Some(self.now), cycles: Some(2 * self.now), ..Counters::default() })
+    }
+    fn tracing(&self) -> bool {
+        true
+    }
+    fn note(&mut self, _cpu: Option<Cpu>, event: PolicyEvent) {
+        self.events.push((self.now, event));
     }
     fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
         let now = self.now;
@@ -217,6 +227,7 @@ pub fn try_run_with(
         conformance: info.conformance,
         at_point: vec![None; n],
         counters,
+        events: Vec::new(),
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -294,7 +305,7 @@ pub fn try_run_with(
                 let done = k.consumed_now(j);
                 if let Some(i) = points[j.task as usize].iter().position(|&p| p == done) {
                     k.at_point[j.task as usize] = Some(now);
-                    drv.segment_end(j, i as u32, schedlab_model::SegmentKind::Exec);
+                    drv.segment_end(j, i as u32, spec.tasks[j.task as usize].segments()[i].kind);
                 }
             }
         }
@@ -358,7 +369,7 @@ pub fn try_run_with(
         }
         check_priorities(&info, &*policy, &k, &k.active);
     }
-    Ok(Run { segs: k.segs, done, info, switches: k.switches })
+    Ok(Run { segs: k.segs, done, info, switches: k.switches, events: k.events })
 }
 
 /// In every domain: no idle CPU while a job waits; with preemption, no
