@@ -315,6 +315,13 @@ mod through_the_registry {
         let tasks = PAIR.replace(", memory_priority: 1", "").replace(", memory_priority: 2", "");
         let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &tasks));
         assert_eq!(out.data, Some(Data::ResponseTimes(vec![Some(10 * MS), Some(21 * MS)])));
+        // Equal periods: equal memory ranks, served FIFO by the policy, so
+        // each counts the other's phases: a now waits for b's too.
+        let same = tasks.replace("period: 20ms", "period: 30ms");
+        let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &same));
+        let Some(Data::ResponseTimes(r)) = out.data else { panic!() };
+        assert!(r[0].unwrap() > 10 * MS, "{r:?}");
+        assert!(out.details[0].contains("memory rank 30000000 (the task priorities' order)"), "{:?}", out.details);
         // Reversed memory priorities: b first on Mem.
         let tasks = PAIR.replace("memory_priority: 1", "memory_priority: 3");
         let out = (find("mcs.holistic").unwrap().run)(&input("{name: mcs}", &tasks));

@@ -18,7 +18,7 @@ pub mod prem;
 use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
 use super::registry::TestInfo;
-use super::uni::order::{by_priority, ranks};
+use super::uni::order::ranks;
 use super::Data;
 use flow::{Flow, Resource};
 use holistic::{analyse, Analysis, Failure, Jitter};
@@ -151,15 +151,13 @@ pub fn flows(id: &'static str, input: &Input) -> Result<Vec<Flow>, Box<Outcome>>
         }
     }
     let ranks = ranks(input).map_err(|(i, why)| Box::new(Outcome::not_applicable(id, why).task(i)))?;
-    // Memory priorities: the spec's, or the order of the task priorities.
+    // Memory priorities: the spec's, or the task priorities' ranks (RM: the
+    // period; DM: the deadline; explicit: the priority), equal ranks equal
+    // memory priorities (served FIFO), as the policy orders them.
     let mem: Vec<u64> = if input.prem.iter().all(|p| p.memory_priority.is_some()) {
         input.prem.iter().map(|p| p.memory_priority.unwrap_or(0) as u64).collect()
     } else {
-        let mut v = vec![0; n];
-        for (pos, i) in by_priority(&ranks, 0..n).into_iter().enumerate() {
-            v[i] = pos as u64 + 1;
-        }
-        v
+        ranks.clone()
     };
     let mut out = Vec::with_capacity(n);
     let mut background = Vec::new();
@@ -216,12 +214,18 @@ fn explain(input: &Input, flows: &[Flow], a: &Analysis, mode: Jitter) -> Vec<Str
             ),
         };
         lines.push(format!(
-            "{}: {} flow of {} steps, T = {}, memory priority {}: {head}",
+            "{}: {} flow of {} steps, T = {}, {}: {head}",
             input.task_label(f.task),
             if p.mode == Mode::Smp { "S-MP" } else { "A-MP" },
             f.steps.len(),
             ns(f.period),
-            f.steps.iter().find(|s| s.resource == Resource::Mem).map_or("-".to_string(), |s| s.priority.to_string()),
+            match p.memory_priority {
+                Some(m) => format!("memory priority {m}"),
+                None => format!(
+                    "memory rank {} (the task priorities' order)",
+                    f.steps.iter().find(|s| s.resource == Resource::Mem).map_or(0, |s| s.priority)
+                ),
+            },
         ));
         for (j, s) in f.steps.iter().enumerate() {
             let r = a.steps[i][j];
