@@ -103,6 +103,27 @@ fn the_best_case_refinement_cuts_a_hit_by_hand() {
     assert_eq!((e.jitter, e.offset, e.best), (1, 4, 6));
 }
 
+/// The first pair again, without a flow's interference on itself (D = T):
+/// Rb_A = 2, 6, 7; Rb_B = 3, 8, 10.
+///   A.P: nothing above it but its own W (excluded): R = 2.  A.E: 4 + 0 + 2 = 6.  A.W: 1 + 0 + 6 = 7.
+///   B.P: hp {P_A (J 0), W_A (J 0)}: w = 3 + 2 + 1 = 6 → 6; R = 6.
+///   B.E: Φ 3, J 6 − 3 = 3: R = 5 + 3 + 3 = 11.
+///   B.W: hp {P_A, W_A} (not P_B): w = 2 + 2 + 1 = 5; Φ 8, J 11 − 8 = 3: R = 5 + 3 + 8 = 16 (HOL: 21).
+#[test]
+fn precedence_inside_a_flow_by_hand() {
+    let flows = [pew(0, 20, 1, 0, 2, 4, 1), pew(1, 30, 2, 1, 3, 5, 2)];
+    let a = analyse(&flows, Jitter::Precedence);
+    assert_eq!(a.failure, None);
+    assert_eq!(responses(&a), vec![vec![2, 6, 7], vec![6, 11, 16]]);
+    assert_eq!(a.rounds, 3);
+    // With D > T a flow's jobs may overlap: its own steps count again.
+    let mut long = flows.clone();
+    long[1].deadline = 31;
+    let b = analyse(&long, Jitter::Precedence);
+    assert_eq!(b.end_to_end(1), analyse(&long, Jitter::BestCase).end_to_end(1));
+    assert!(b.end_to_end(1) > Some(16));
+}
+
 /// On the first pair of flows the refinement changes nothing the own-flow
 /// interference does not already dominate, and it never answers more.
 #[test]
@@ -114,9 +135,10 @@ fn the_best_case_refinement_never_answers_more() {
     ] {
         let hol = analyse(&flows, Jitter::Holistic);
         let bc = analyse(&flows, Jitter::BestCase);
-        assert_eq!((hol.failure.clone(), bc.failure.clone()), (None, None));
-        for (h, b) in hol.steps.iter().flatten().zip(bc.steps.iter().flatten()) {
-            assert!(b.response <= h.response, "{hol:?} {bc:?}");
+        let pr = analyse(&flows, Jitter::Precedence);
+        assert_eq!((hol.failure.clone(), bc.failure.clone(), pr.failure.clone()), (None, None, None));
+        for ((h, b), p) in hol.steps.iter().flatten().zip(bc.steps.iter().flatten()).zip(pr.steps.iter().flatten()) {
+            assert!(p.response <= b.response && b.response <= h.response, "{hol:?} {bc:?} {pr:?}");
         }
     }
 }

@@ -106,6 +106,7 @@ static REGISTRY: &[Test] = &[
     Test { info: reservations::INFO, run: reservations::check, decide: None },
     Test { info: mcs::HOLISTIC_INFO, run: mcs::check_holistic, decide: None },
     Test { info: mcs::BEST_CASE_INFO, run: mcs::check_best_case, decide: None },
+    Test { info: mcs::PRECEDENCE_INFO, run: mcs::check_precedence, decide: None },
 ];
 
 /// Every test, in a stable order.

@@ -2,8 +2,10 @@
 //! (Rivas et al., ECRTS 2019, §5; seed notes 002 §A3). A PREM task becomes
 //! a flow of steps on the shared memory `Mem` and on its CPU ([`prem`]),
 //! and the flows are analysed by the Tindell–Clark fixed point with jitter
-//! propagation (`mcs.holistic`, the paper's HOL) or with its best-case
-//! refinement (`mcs.holistic.best-case`) ([`holistic`]).
+//! propagation (`mcs.holistic`, the paper's HOL), with its best-case
+//! refinement (`mcs.holistic.best-case`), or with that refinement and the
+//! precedence of a flow's own steps (`mcs.holistic.precedence`)
+//! ([`holistic`]).
 //!
 //! Applies as the paper evaluates it: one task per CPU (each task pinned
 //! with `cpu`, no two on one CPU), the memory-phase scheduler on
@@ -28,6 +30,7 @@ use schedlab_model::{Duration, MemoryMode, PolicyName, Spec};
 
 pub const HOLISTIC_ID: &str = "mcs.holistic";
 pub const BEST_CASE_ID: &str = "mcs.holistic.best-case";
+pub const PRECEDENCE_ID: &str = "mcs.holistic.precedence";
 
 const ASSUMES: &str = "policy `mcs` with the memory-phase scheduler (`mps: true`); one PREM task per CPU, each pinned with `cpu`, none on the master CPU when an `amp` task's worker runs there; sporadic flows, arbitrary deadlines, release jitter; memory phases preemptive unless written `preemptible: false` or `memory_preemption: false`; A-MP as the paper models it (the first prefetch, then the summed E phases; the worker's phases covered by them)";
 
@@ -47,6 +50,15 @@ pub const BEST_CASE_INFO: TestInfo = TestInfo {
     assumes: ASSUMES,
     exactness: Exactness::Sufficient,
     source: "Palencia, Gutiérrez & González Harbour 1998 (best-case response times in the holistic analysis); Tindell & Clark 1994; Rivas et al., ECRTS 2019, §5",
+};
+
+pub const PRECEDENCE_INFO: TestInfo = TestInfo {
+    id: PRECEDENCE_ID,
+    title: "MCS: holistic analysis with best-case offsets and precedence inside a flow (no self-interference when D ≤ T)",
+    policies: &[PolicyName::Mcs],
+    assumes: ASSUMES,
+    exactness: Exactness::Sufficient,
+    source: "Tindell & Clark 1994 and Palencia, Gutiérrez & González Harbour 1998, with the precedence of a flow's own steps (the observation the offset-based analyses exploit, Palencia & González Harbour 1999); Rivas et al., ECRTS 2019, §5",
 };
 
 /// A task's PREM parameters, as the spec gives them under `mcs`.
@@ -229,7 +241,7 @@ fn explain(input: &Input, flows: &[Flow], a: &Analysis, mode: Jitter) -> Vec<Str
         ));
         for (j, s) in f.steps.iter().enumerate() {
             let r = a.steps[i][j];
-            let offset = if mode == Jitter::BestCase { format!(", Φ = {}", ns(r.offset)) } else { String::new() };
+            let offset = if mode != Jitter::Holistic { format!(", Φ = {}", ns(r.offset)) } else { String::new() };
             let blocking = if r.blocking > 0 { format!(", B = {}", ns(r.blocking)) } else { String::new() };
             let np = if s.preemptive { "" } else { " non-preemptive" };
             let result = if r.response > 0 {
@@ -333,4 +345,10 @@ pub fn check_holistic(input: &Input) -> Outcome {
 /// `mcs.holistic.best-case`: Φᵢⱼ = Rbᵢ,ⱼ₋₁, Jᵢⱼ = Rᵢ,ⱼ₋₁ − Rbᵢ,ⱼ₋₁.
 pub fn check_best_case(input: &Input) -> Outcome {
     check_with(BEST_CASE_ID, input, Jitter::BestCase)
+}
+
+/// `mcs.holistic.precedence`: the best-case form without a flow's
+/// interference on itself when Dᵢ ≤ Tᵢ.
+pub fn check_precedence(input: &Input) -> Outcome {
+    check_with(PRECEDENCE_ID, input, Jitter::Precedence)
 }
