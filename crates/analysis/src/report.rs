@@ -295,6 +295,10 @@ pub fn outcome_json(o: &Outcome, input: &Input) -> Value {
         "slack": ratio_json(&o.slack()),
         "details": o.details.iter().map(|d| readable(d)).collect::<Vec<_>>(),
         "groups": groups_json(o, input),
+        "response_times_ns": match &o.data {
+            Some(crate::schedulability::Data::ResponseTimes(r)) => json!(r),
+            _ => Value::Null,
+        },
     })
 }
 
