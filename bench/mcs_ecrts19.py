@@ -42,7 +42,8 @@ Published orderings checked (notes §A5):
 Debug or release build (`--debug` uses target/debug/schedlab). Writes
 bench/results/<UTC stamp>-mcs-ecrts19.{json,md}.
 
-Usage: python3 bench/mcs_ecrts19.py [--sets 3] [--seed 2019] [--seconds 3] [--debug | --no-build]
+Usage: python3 bench/mcs_ecrts19.py [--sets 10] [--seed 2014] [--seconds 3] [--debug | --no-build]
+(--sets: runs with random offsets per configuration)
 """
 
 from __future__ import annotations

@@ -230,8 +230,8 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     Ok(spec)
 }
 
-/// The default data sizes of `--prem`: the paper's 200 KB to 7.8 MB (in KiB and MiB).
-const PREM_DATA: WssSpec = WssSpec::Uniform(Size(200 << 10), Size(78 * (1 << 20) / 10));
+/// The default data sizes of `--prem`: the paper's 200 KB to 7.8 MB (200 KiB to 7987 KiB = 7.8 MiB).
+const PREM_DATA: WssSpec = WssSpec::Uniform(Size(200 << 10), Size(7987 << 10));
 
 /// A PREM set ([`crate::prem`]): one task per CPU (every CPU but the last,
 /// the master, for `amp`), task i on CPU i with memory priority i + 1.
