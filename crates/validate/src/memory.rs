@@ -45,10 +45,13 @@ pub(crate) struct MemoryPhases {
     kinds: Vec<Vec<(bool, bool)>>,
     rank: Vec<u64>,
     jobs: HashMap<JobRef, Place>,
-    /// Pending phases (requested or preempted, not owning): job → arrival.
-    pending: HashMap<JobRef, u64>,
-    /// The owner's arrival (a preempted owner keeps its place in the queue).
-    owner: Option<(JobRef, u64)>,
+    /// Pending phases (requested or preempted, not owning): (job, the
+    /// worker's) → arrival.
+    pending: HashMap<(JobRef, bool), u64>,
+    /// The owner and its arrival (a preempted owner keeps its place in the queue).
+    owner: Option<((JobRef, bool), u64)>,
+    /// The worker runs a phase.
+    worker_running: bool,
     arrivals: u64,
     /// Since when two memory phases run at once / a started
     /// non-preemptive phase is overlapped, and whether it was reported.
@@ -68,7 +71,7 @@ impl MemoryPhases {
             .tasks
             .iter()
             .map(|t| {
-                t.segments()
+                t.job_segments()
                     .iter()
                     .map(|s| {
                         let m = s.kind == SegmentKind::Memory;
@@ -85,6 +88,7 @@ impl MemoryPhases {
             jobs: HashMap::new(),
             pending: HashMap::new(),
             owner: None,
+            worker_running: false,
             arrivals: 0,
             overlap: None,
             np: None,
@@ -118,8 +122,8 @@ impl MemoryPhases {
             Event::Completion { task, job, .. } => {
                 let j = JobRef { task, job };
                 self.jobs.remove(&j);
-                self.pending.remove(&j);
-                if self.owner.is_some_and(|(o, _)| o == j) {
+                self.pending.remove(&(j, false));
+                if self.owner.is_some_and(|(o, _)| o == (j, false)) {
                     self.owner = None;
                 }
             }
@@ -131,21 +135,25 @@ impl MemoryPhases {
     fn token(&mut self, t: Time, cpu: Option<u32>, event: &PolicyEvent, rec: &mut Recorder) {
         let Some((task, job)) = event.job() else { return };
         let j = JobRef { task, job };
-        match event {
-            PolicyEvent::TokenRequest { .. } => {
-                self.pending.insert(j, self.arrivals);
+        match *event {
+            PolicyEvent::TokenRequest { worker, .. } => {
+                self.pending.insert((j, worker), self.arrivals);
                 self.arrivals += 1;
             }
-            PolicyEvent::TokenPreempt { .. } => {
+            PolicyEvent::TokenPreempt { worker, .. } => {
                 // Back among the pending, with the arrival of its request.
                 let a = match self.owner.take() {
-                    Some((o, a)) if o == j => a,
+                    Some((o, a)) if o == (j, worker) => a,
                     _ => {
                         self.arrivals += 1;
                         self.arrivals - 1
                     }
                 };
-                self.pending.insert(j, a);
+                self.pending.insert((j, worker), a);
+                if worker {
+                    self.worker_running = false;
+                    return;
+                }
                 let np = self.jobs.get(&j).map(|p| self.kind(j, p).1).unwrap_or(false);
                 if np {
                     rec.violation(Check::MemoryNp, t, t, cpu, |n| {
@@ -153,36 +161,56 @@ impl MemoryPhases {
                     });
                 }
             }
-            PolicyEvent::TokenGrant { .. } => {
-                let me = self.pending.remove(&j);
-                self.owner = Some((j, me.unwrap_or(u64::MAX)));
-                let rank = |j: &JobRef| self.rank.get(j.task as usize).copied().unwrap_or(u64::MAX);
-                let mine = (rank(&j), me.unwrap_or(u64::MAX));
+            PolicyEvent::TokenGrant { worker, .. } => {
+                let me = self.pending.remove(&(j, worker));
+                self.owner = Some(((j, worker), me.unwrap_or(u64::MAX)));
+                self.worker_running |= worker;
+                let rank = |j: &JobRef, w: bool| {
+                    if w {
+                        u64::MAX
+                    } else {
+                        self.rank.get(j.task as usize).copied().unwrap_or(u64::MAX)
+                    }
+                };
+                let mine = (rank(&j, worker), me.unwrap_or(u64::MAX));
                 let better = self
                     .pending
                     .iter()
-                    .filter(|(o, &a)| (rank(o), a) < mine)
-                    .min_by_key(|(o, &a)| (rank(o), a))
-                    .map(|(o, _)| *o);
-                if let Some(o) = better {
-                    let (ro, rj) = (rank(&o), rank(&j));
+                    .filter(|(&(o, w), &a)| (rank(&o, w), a) < mine)
+                    .min_by_key(|(&(o, w), &a)| (rank(&o, w), a))
+                    .map(|(&(o, w), _)| (o, w));
+                if let Some((o, w)) = better {
+                    let (ro, rj) = (rank(&o, w), rank(&j, worker));
+                    let who = |n: &crate::names::Names, j: JobRef, w: bool| {
+                        if w {
+                            format!("the worker (for {})", n.job(j))
+                        } else {
+                            n.job(j)
+                        }
+                    };
                     rec.violation(Check::MemoryGrantOrder, t, t, cpu, |n| {
                         let why = if ro < rj {
                             "a higher memory priority"
                         } else {
                             "the same memory priority, asked earlier"
                         };
+                        let p = |r: u64| if r == u64::MAX { "lowest".to_string() } else { r.to_string() };
                         Detail::new(format!(
-                            "the memory token went to {} (memory priority {rj}) while {} waited with {why} ({ro})",
-                            n.job(j),
-                            n.job(o)
+                            "the memory token went to {} (memory priority {}) while {} waited with {why} ({})",
+                            who(n, j, worker),
+                            p(rj),
+                            who(n, o, w),
+                            p(ro)
                         ))
                     });
                 }
             }
-            PolicyEvent::TokenRelease { .. } => {
-                if self.owner.is_some_and(|(o, _)| o == j) {
+            PolicyEvent::TokenRelease { worker, .. } => {
+                if self.owner.is_some_and(|(o, _)| o == (j, worker)) {
                     self.owner = None;
+                }
+                if worker {
+                    self.worker_running = false;
                 }
             }
             _ => {}
@@ -206,8 +234,9 @@ impl MemoryPhases {
                 np_started.push(*j);
             }
         }
-        let overlap = running_memory.len() >= 2;
-        let np = np_started.iter().any(|a| running_memory.iter().any(|b| b != a));
+        let phases = running_memory.len() + usize::from(self.worker_running);
+        let overlap = phases >= 2;
+        let np = np_started.iter().any(|a| self.worker_running || running_memory.iter().any(|b| b != a));
         for (flag, on) in [(&mut self.overlap, overlap), (&mut self.np, np)] {
             match (on, flag.is_some()) {
                 (true, false) => *flag = Some((t, false)),
@@ -229,11 +258,19 @@ impl MemoryPhases {
         if let Some((since, reported)) = self.overlap.as_mut() {
             if !*reported && next - *since > tol {
                 *reported = true;
-                let (s, mut r) = (*since, running.clone());
+                let (s, mut r, w) = (*since, running.clone(), self.worker_running);
                 r.sort();
                 rec.violation(Check::MemoryExclusive, s, next, r.first().map(|x| x.1), |n| {
-                    let list: Vec<String> = r.iter().map(|(j, c)| format!("{} on cpu {c}", n.job(*j))).collect();
-                    Detail::new(format!("{} memory phases ran at once from {}: {}", r.len(), time(s), list.join(", ")))
+                    let mut list: Vec<String> = r.iter().map(|(j, c)| format!("{} on cpu {c}", n.job(*j))).collect();
+                    if w {
+                        list.push("the memory-phase worker".to_string());
+                    }
+                    Detail::new(format!(
+                        "{} memory phases ran at once from {}: {}",
+                        list.len(),
+                        time(s),
+                        list.join(", ")
+                    ))
                 });
             }
         }
@@ -254,7 +291,7 @@ impl MemoryPhases {
                     Detail::new(format!(
                         "the non-preemptive memory phase of {} was unfinished while {} ran a memory phase",
                         nps.first().map(|j| n.job(*j)).unwrap_or_default(),
-                        other.map(|(j, _)| n.job(j)).unwrap_or_default()
+                        other.map(|(j, _)| n.job(j)).unwrap_or_else(|| "the memory-phase worker".to_string())
                     ))
                 });
             }

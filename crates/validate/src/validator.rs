@@ -252,12 +252,12 @@ impl<'p> Validator<'p> {
                 jitter: t.jitter.0,
                 offset: t.offset.0,
                 executions: t.executions.as_ref().map(|v| v.iter().map(|d| d.0).collect()),
-                segments: t.segments().iter().map(|g| g.kind).collect(),
+                segments: t.job_segments().iter().map(|g| g.kind).collect(),
                 // The longest subjob, scaled up when the `executions` list
                 // lets a job run longer than its WCET.
                 longest_subjob: {
                     let longest =
-                        t.segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).max().unwrap_or(0);
+                        t.job_segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).max().unwrap_or(0);
                     let most = t.executions.iter().flatten().map(|d| d.0).max().unwrap_or(0).max(t.wcet.0);
                     (longest as u128 * most as u128).div_ceil(t.wcet.0.max(1) as u128) as Time
                 },

@@ -89,7 +89,7 @@ fn a_grant_to_a_less_urgent_phase_is_caught() {
         |e| matches!(e, Event::Policy { t, event: PolicyEvent::TokenGrant { task: 1, .. }, .. } if *t == 3 * MS),
     );
     if let Event::Policy { t, cpu, .. } = ev[g] {
-        ev[g] = Event::Policy { t, cpu, event: PolicyEvent::TokenGrant { task: 2, job: 0 } };
+        ev[g] = Event::Policy { t, cpu, event: PolicyEvent::TokenGrant { task: 2, job: 0, worker: false } };
     }
     let r = check(&h, &ev);
     assert!(violations(&r, Check::MemoryGrantOrder).unwrap() >= 1, "{}", r.render());
@@ -124,4 +124,31 @@ fn a_suspended_non_preemptive_phase_is_caught() {
     assert!(violations(&r, Check::MemoryNp).unwrap() >= 1, "{}", r.render());
     let m = first(&r, Check::MemoryNp);
     assert!(m.contains("non-preemptive memory phase of tau2") && m.contains("tau1"), "{m}");
+}
+
+/// Figure 9 (A-MP, crates/policy/tests/mcs.rs): passes; with the token at
+/// 2 ms given to the worker instead of τ3's own prefetch, the worker runs
+/// beside τ3's phase and was preferred to a more urgent one.
+#[test]
+fn the_workers_phases_are_checked_too() {
+    let sec = "memory_mode: amp, segments: [{memory: 1ms}, {exec: 6ms}, {memory: 1ms}, {memory: 1ms}, {exec: 6ms}, {memory: 1ms}]";
+    let yaml = format!(
+        "platform: {{cpus: 4}}\npolicy: {{name: mcs, master: 3}}\ntasks:\n  - {{name: tau1, period: 100ms, offset: 1ms, cpu: 0, memory_priority: 1, {sec}}}\n  - {{name: tau2, period: 100ms, cpu: 1, memory_priority: 2, {sec}}}\n  - {{name: tau3, period: 100ms, cpu: 2, memory_priority: 3, {sec}}}\n"
+    );
+    let (h, mut ev) = sim(&yaml, 30 * MS);
+    let r = check(&h, &ev);
+    assert!(r.pass, "{}", r.render());
+    assert!(ev.iter().any(|e| matches!(e, Event::Policy { event: PolicyEvent::TokenGrant { worker: true, .. }, .. })));
+    let g = position(
+        &ev,
+        |e| matches!(e, Event::Policy { t, event: PolicyEvent::TokenGrant { task: 2, worker: false, .. }, .. } if *t == 2 * MS),
+    );
+    if let Event::Policy { t, cpu, .. } = ev[g] {
+        ev[g] = Event::Policy { t, cpu, event: PolicyEvent::TokenGrant { task: 1, job: 0, worker: true } };
+    }
+    let r = check(&h, &ev);
+    let m = first(&r, Check::MemoryGrantOrder);
+    assert!(m.contains("the worker (for tau2#0)") && m.contains("tau3"), "{m}");
+    let m = first(&r, Check::MemoryExclusive);
+    assert!(m.contains("the memory-phase worker") && m.contains("tau3"), "{m}");
 }

@@ -286,6 +286,7 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
     if policy == PolicyName::Mcs {
         let mut rm = Rng::new(seed ^ 0x3c5);
         let explicit = rm.below(2) == 0;
+        let mode = rm.below(5);
         for t in &mut spec.tasks {
             let c = t.wcet.0;
             let k = rm.range_u64(1, 3).min((c / 3).max(1));
@@ -309,14 +310,19 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
                     segments.push(mem(w, &mut rm));
                 }
             }
+            // A third of those that start with a prefetch use A-MP (the worker).
+            let amp = mode != 0 && segments[0].kind == SegmentKind::Memory && rm.below(3) == 0;
             t.subjobs = None;
             t.segments = Some(segments);
+            if amp {
+                t.memory_mode = Some(schedlab_model::MemoryMode::Amp);
+            }
             if explicit {
                 t.memory_priority = Some(rm.range_u64(1, 4) as u32);
             }
         }
         let pol = spec.policy.as_mut().expect("named");
-        match rm.below(5) {
+        match mode {
             0 => pol.mps = Some(false),
             1 => pol.memory_preemption = Some(false),
             _ => {}
