@@ -44,16 +44,40 @@ pub enum PolicyEvent {
     /// promotion); `reason` says why, e.g. `cache`.
     PriorityPromotion { task: u32, job: u64, reason: String },
     /// The system-wide memory token was granted to the job (memory-centric
-    /// scheduling): its memory phase may run.
-    TokenGrant { task: u32, job: u64 },
-    /// The job gave the memory token back.
-    TokenRelease { task: u32, job: u64 },
-    /// The job asked for the memory token (`memphase_start`) at the start of
-    /// a memory phase; a grant follows at once or when the token is handed to it.
-    TokenRequest { task: u32, job: u64 },
-    /// The job's memory phase was preempted: a phase of higher memory
-    /// priority took the token; the job is blocked until it is granted again.
-    TokenPreempt { task: u32, job: u64 },
+    /// scheduling): its memory phase may run. `worker`: to the memory-phase
+    /// worker, for a memory phase of the job (A-MP).
+    TokenGrant {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The job (`worker`: the memory-phase worker, for the job) gave the
+    /// memory token back.
+    TokenRelease {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The job (`worker`: the memory-phase worker, for the job) asked for
+    /// the memory token (`memphase_start`) at the start of a memory phase;
+    /// a grant follows at once or when the token is handed to it.
+    TokenRequest {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The memory phase of the job (`worker`: the worker's, for the job) was
+    /// preempted: a phase of higher memory priority took the token; it waits
+    /// until it is granted again.
+    TokenPreempt {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
     /// The two-phase colour-aware scheduler (`cap-gs-dynamic`) took the
     /// best-effort job off its CPU: the CPU's counter rose by `count` in the
     /// last quantum, above the threshold, while a real-time task sharing its
@@ -64,6 +88,10 @@ pub enum PolicyEvent {
     /// The policy has no counter readings (`reason`, e.g. the simulator has
     /// no counter source) and schedules without its dynamic phase.
     CountersUnavailable { reason: String },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A reading of a CPU's counters (cumulative since the run started, the
@@ -143,10 +171,10 @@ impl PolicyEvent {
         match *self {
             PolicyEvent::PreemptionPoint { task, job, .. }
             | PolicyEvent::PriorityPromotion { task, job, .. }
-            | PolicyEvent::TokenGrant { task, job }
-            | PolicyEvent::TokenRelease { task, job }
-            | PolicyEvent::TokenRequest { task, job }
-            | PolicyEvent::TokenPreempt { task, job }
+            | PolicyEvent::TokenGrant { task, job, .. }
+            | PolicyEvent::TokenRelease { task, job, .. }
+            | PolicyEvent::TokenRequest { task, job, .. }
+            | PolicyEvent::TokenPreempt { task, job, .. }
             | PolicyEvent::Throttle { task, job, .. }
             | PolicyEvent::Unthrottle { task, job } => Some((task, job)),
             PolicyEvent::CounterSample(ref r) => r.task.zip(r.job),
@@ -191,13 +219,13 @@ mod tests {
                 ..CounterReading::default()
             })),
             PolicyEvent::PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
-            PolicyEvent::TokenGrant { task: 0, job: 0 },
-            PolicyEvent::TokenRelease { task: 0, job: 0 },
+            PolicyEvent::TokenGrant { task: 0, job: 0, worker: false },
+            PolicyEvent::TokenRelease { task: 0, job: 0, worker: true },
             PolicyEvent::Throttle { task: 3, job: 1, count: 120 },
             PolicyEvent::Unthrottle { task: 3, job: 1 },
             PolicyEvent::CountersUnavailable { reason: "no source".into() },
-            PolicyEvent::TokenRequest { task: 1, job: 0 },
-            PolicyEvent::TokenPreempt { task: 1, job: 0 },
+            PolicyEvent::TokenRequest { task: 1, job: 0, worker: true },
+            PolicyEvent::TokenPreempt { task: 1, job: 0, worker: false },
         ];
         for (i, e) in all.iter().enumerate() {
             let v = serde_json::to_value(e).unwrap();

@@ -115,8 +115,19 @@ fn segments(f: &mut Findings, i: usize, t: &Task) {
 fn mcs(f: &mut Findings, spec: &Spec) {
     let Some(pol) = &spec.policy else { return };
     let m = spec.platform.cpus;
-    let prem_fields = |t: &Task| t.memory_priority.is_some() || t.memory_mode.is_some();
     if pol.name != PolicyName::Mcs {
+        for (i, t) in spec.tasks.iter().enumerate() {
+            if t.memory_mode() == MemoryMode::Amp {
+                f.error(
+                    format!("tasks[{i}].memory_mode"),
+                    format!(
+                        "`amp` needs the memory-phase worker of `mcs` (it runs the job's later memory phases), and `{}` has none; use `smp` or the `mcs` policy",
+                        pol.name.name()
+                    ),
+                );
+            }
+        }
+        let prem_fields = |t: &Task| t.memory_priority.is_some() || t.memory_mode == Some(MemoryMode::Smp);
         let named: Vec<&str> = spec.tasks.iter().filter(|t| prem_fields(t)).map(|t| t.name.as_str()).collect();
         if !named.is_empty() {
             f.warn(

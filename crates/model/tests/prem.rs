@@ -86,6 +86,12 @@ fn bad_prem_input_names_the_field_and_the_fix() {
             "memory-phase worker",
         ),
         (
+            "{name: pfp}",
+            format!("  - {{name: a, period: 20ms, memory_mode: amp, segments: {TWO_SECTIONS}}}\n"),
+            "tasks[0].memory_mode",
+            "needs the memory-phase worker of `mcs`",
+        ),
+        (
             "{name: pfp, master: 1}",
             "  - {name: a, period: 20ms, wcet: 1ms}\n".to_string(),
             "policy.master",

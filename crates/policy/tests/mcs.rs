@@ -144,3 +144,79 @@ fn without_the_mps_memory_phases_run_together() {
     assert_eq!((r.cpu(0), r.cpu(1)), (vec![(0, 1, 4)], vec![(1, 0, 3)]));
     assert!(tokens(&r).is_empty());
 }
+
+/// `amp` tasks (A-MP): one task per CPU, the worker on `master`.
+fn amp(tasks: &[(&[Segment], u64, u32)], master: u32) -> Spec {
+    let mut s = prem(tasks);
+    for t in &mut s.tasks {
+        t.memory_mode = Some(schedlab_model::MemoryMode::Amp);
+    }
+    s.policy.as_mut().unwrap().master = Some(master);
+    s
+}
+
+/// The worker's token grants as (time, the task it serves).
+fn worker_grants(r: &Run) -> Vec<(u64, u32)> {
+    r.events
+        .iter()
+        .filter_map(|(t, e)| match *e {
+            PolicyEvent::TokenGrant { task, worker: true, .. } => Some((*t, task)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// Figure 9: Figure 7's set with A-MP (two Sections each, P = 1, E = 6,
+/// W = 1: A-MP phases work on half the data). Each task starts with a
+/// synchronous prefetch; τ1's E^A starts at 2 and, the worker having
+/// prefetched B meanwhile (at 4), E^B follows at 8 without delay. Every
+/// job takes its initial prefetch plus its E phases (13) in one stint; the
+/// worker serves its FIFO one phase at a time when no task phase wants
+/// the token. Worked by hand: τ2 P [0, 1), τ1 P [1, 2) (preempting τ3's
+/// grant), τ3 P [2, 3); the worker: τ2's P^B [3, 4), τ1's [4, 5), τ3's
+/// [5, 6), then the write-backs W^A at 7, 8, 9 and W^B at 13, 14, 15.
+#[test]
+fn figure_9_execution_phases_follow_each_other_while_the_worker_prepares_the_other_half() {
+    let sec: &[Segment] = &[mem(1), exec(6), mem(1), mem(1), exec(6), mem(1)];
+    let s = amp(&[(sec, 1, 1), (sec, 0, 2), (sec, 0, 3)], 3);
+    let r = run(&s, build(&s, None).unwrap(), 30, &[]);
+    assert_eq!(r.cpu(0), [(0, 1, 14)]);
+    assert_eq!(r.cpu(1), [(1, 0, 13)]);
+    assert_eq!(r.cpu(2), [(2, 2, 15)]);
+    assert_eq!(r.cpu(3), []);
+    assert_eq!(worker_grants(&r), [(3, 1), (4, 0), (5, 2), (7, 1), (8, 0), (9, 2), (13, 1), (14, 0), (15, 2)]);
+    let own: Vec<(u64, u32)> = r
+        .events
+        .iter()
+        .filter_map(|(t, e)| match *e {
+            PolicyEvent::TokenGrant { task, worker: false, .. } => Some((*t, task)),
+            _ => None,
+        })
+        .collect();
+    // τ3 is handed the token at 1 and loses it to τ1 at once.
+    assert_eq!(own, [(0, 1), (1, 2), (1, 0), (2, 2)], "only the first prefetches are the jobs' own");
+    assert!(r.misses().is_empty());
+}
+
+/// A worker slower than the execution: E^B waits (blocked) until the
+/// worker's prefetch of B is done; the worker runs above the master CPU's
+/// task; the next job's first prefetch waits for the last write-back.
+#[test]
+fn the_next_execution_waits_for_the_worker_which_runs_above_the_master_cpus_tasks() {
+    let sec: &[Segment] = &[mem(1), exec(1), mem(1), mem(3), exec(1), mem(1)];
+    let mut s = amp(&[(sec, 0, 1)], 1);
+    // A plain task on the master CPU (1).
+    s.tasks.push(schedlab_model::Task::new("m", Duration(3), Duration(100)));
+    s.tasks[1].cpu = Some(1);
+    s.tasks[1].memory_priority = Some(2);
+    s.tasks[0].period = Duration(5);
+    let r = run(&s, build(&s, None).unwrap(), 12, &[]);
+    // Job 0: P [0, 1), E^A [1, 2), waits for P^B (worker [1, 4)), E^B [4, 5);
+    // W^A [4, 5), W^B [5, 6) on the worker. Job 1 (released at 5) waits for
+    // W^B, prefetches [6, 7), E^A [7, 8), waits for P^B (worker [7, 10)), E^B
+    // [10, 11); W^A [10, 11), W^B [11, 12).
+    assert_eq!(r.cpu(0), [(0, 0, 2), (0, 4, 5), (0, 6, 8), (0, 10, 11)]);
+    assert_eq!(worker_grants(&r), [(1, 0), (4, 0), (5, 0), (7, 0), (10, 0), (11, 0)]);
+    // The master CPU's task (3 units) runs only when the worker does not.
+    assert_eq!(r.cpu(1), [(1, 0, 1), (1, 6, 7)]);
+}

@@ -640,8 +640,10 @@ impl Engine {
                     if st.model.is_some() {
                         // The platform model's CPMD replaces the overhead file's.
                         st.charge_reload(c);
-                    } else if let Some(kind) = resume {
-                        let task = st.cpus[c as usize].job.expect("switched to a job");
+                    } else if let (Some(kind), Some(task)) = (resume, st.cpus[c as usize].job) {
+                        // (A job switched to and away again in a later round
+                        // of the instant, e.g. `mcs` taking the memory token
+                        // back, left nothing to reload.)
                         let ts = &mut st.tasks[task as usize];
                         let d = st.overheads.as_ref().map_or(0, |o| o.cpmd(ts.wss, kind));
                         ts.sum.cpmd += d;

@@ -159,3 +159,29 @@ fn under_the_mps_execution_times_do_not_vary_and_under_contention_they_stretch()
         assert!(hi_c - lo_c > hi - lo, "task {t}: the jitter is larger without the MPS");
     }
 }
+
+/// Figure 9 (A-MP; worked in crates/policy/tests/mcs.rs): each job runs its
+/// first prefetch and its two E phases in one stint while the worker on
+/// CPU 3 runs the other phases; the jobs' execution time is the initial
+/// prefetch plus the E phases (13 ms of the 16 ms of phases).
+#[test]
+fn figure_9_in_the_simulator() {
+    let sec = "memory_mode: amp, segments: [{memory: 1ms}, {exec: 6ms}, {memory: 1ms}, {memory: 1ms}, {exec: 6ms}, {memory: 1ms}]";
+    let s = load(&format!(
+        "platform: {{cpus: 4}}\npolicy: {{name: mcs, master: 3}}\ntasks:\n  - {{name: tau1, period: 100ms, offset: 1ms, cpu: 0, memory_priority: 1, {sec}}}\n  - {{name: tau2, period: 100ms, cpu: 1, memory_priority: 2, {sec}}}\n  - {{name: tau3, period: 100ms, cpu: 2, memory_priority: 3, {sec}}}\n"
+    ));
+    let ev = run(&s, 30 * MS);
+    let ms = |v: &[(u32, u32, u64, u64)]| v.iter().map(|&(t, c, a, b)| (t, c, a / MS, b / MS)).collect::<Vec<_>>();
+    assert_eq!(ms(&stints(&ev)), [(0, 0, 1, 14), (1, 1, 0, 13), (2, 2, 2, 15)]);
+    assert_eq!(exec_times(&ev, 3), vec![vec![13 * MS]; 3]);
+    let worker: Vec<(u64, u32)> = ev
+        .iter()
+        .filter_map(|e| match e {
+            Event::Policy { t, event: PolicyEvent::TokenGrant { task, worker: true, .. }, .. } => {
+                Some((*t / MS, *task))
+            }
+            _ => None,
+        })
+        .collect();
+    assert_eq!(worker, [(3, 1), (4, 0), (5, 2), (7, 1), (8, 0), (9, 2), (13, 1), (14, 0), (15, 2)]);
+}

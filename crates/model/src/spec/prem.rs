@@ -201,6 +201,55 @@ pub fn sections(segments: &[Segment]) -> Result<Vec<Section>, NotSections> {
     Ok(out)
 }
 
+/// What an `amp` job runs and what the memory-phase worker runs for it.
+/// The job runs its first prefetch (S-MP) and then the execution segments
+/// of every Section, back to back; the worker runs the other prefetches and
+/// every write-back.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AmpPlan {
+    /// The job's own segments: the first prefetch, then every `exec` segment.
+    pub job: Vec<Segment>,
+    /// Per own segment: the Section it belongs to (the first prefetch: 0).
+    pub section_of: Vec<usize>,
+    /// Per Section: its prefetch and write-back (`None`: it has none), as
+    /// the worker runs them (the first prefetch is the job's).
+    pub prefetch: Vec<Option<Segment>>,
+    pub writeback: Vec<Option<Segment>>,
+}
+
+/// The A-MP plan of a job's segments; `None` when they are not Sections or
+/// the first Section has no prefetch.
+pub fn amp_plan(segments: &[Segment]) -> Option<AmpPlan> {
+    let secs = sections(segments).ok()?;
+    if secs.first()?.prefetch.0 == 0 {
+        return None;
+    }
+    let roles = roles(segments);
+    let mut plan = AmpPlan { job: Vec::new(), section_of: Vec::new(), prefetch: Vec::new(), writeback: Vec::new() };
+    for (k, sec) in secs.iter().enumerate() {
+        let mut p = None;
+        let mut w = None;
+        for j in sec.first..=sec.last {
+            match roles[j] {
+                Role::Prefetch if k == 0 => {
+                    plan.job.push(segments[j]);
+                    plan.section_of.push(0);
+                }
+                Role::Prefetch => p = Some(segments[j]),
+                Role::Writeback => w = Some(segments[j]),
+                Role::Exec => {
+                    plan.job.push(segments[j]);
+                    plan.section_of.push(k);
+                }
+                Role::Suspend => return None,
+            }
+        }
+        plan.prefetch.push(p);
+        plan.writeback.push(w);
+    }
+    Some(plan)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -225,6 +274,17 @@ mod tests {
         assert_eq!((secs[0].first, secs[0].last), (0, 2));
         assert_eq!((secs[1].prefetch.0, secs[1].exec.0, secs[1].writeback.0), (3, 11, 7));
         assert_eq!((secs[1].first, secs[1].last), (3, 6));
+    }
+
+    #[test]
+    fn an_amp_job_runs_its_first_prefetch_and_its_executions() {
+        let s = [mem(1), exec(4), mem(2), mem(3), exec(5), exec(6), mem(7)];
+        let p = amp_plan(&s).unwrap();
+        assert_eq!(p.job, [mem(1), exec(4), exec(5), exec(6)]);
+        assert_eq!(p.section_of, [0, 0, 1, 1]);
+        assert_eq!(p.prefetch, [None, Some(mem(3))]);
+        assert_eq!(p.writeback, [Some(mem(2)), Some(mem(7))]);
+        assert_eq!(amp_plan(&[exec(4), mem(1)]), None, "no first prefetch");
     }
 
     #[test]

@@ -170,6 +170,18 @@ impl Task {
             (None, None) => Cow::Owned(vec![Segment::exec(self.wcet)]),
         }
     }
+    /// The segments each job runs itself: [`Task::segments`], except for
+    /// an `amp` task (memory-centric scheduling), whose job runs its first
+    /// prefetch and its execution segments while the memory-phase worker
+    /// runs its other memory phases ([`super::prem::amp_plan`]).
+    pub fn job_segments(&self) -> Cow<'_, [Segment]> {
+        if self.memory_mode() == MemoryMode::Amp {
+            if let Some(plan) = super::prem::amp_plan(&self.segments()) {
+                return Cow::Owned(plan.job);
+            }
+        }
+        self.segments()
+    }
     /// Whether the task declares segments or subjobs.
     pub fn segmented(&self) -> bool {
         self.segments.is_some() || self.subjobs.is_some()
