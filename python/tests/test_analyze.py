@@ -69,7 +69,7 @@ def test_bad_options_raise_with_the_name() -> None:
 def test_holistic_bounds_of_a_generated_prem_set() -> None:
     # Three S-MP tasks of 400 KiB (2 Sections each), one per CPU.
     ts = schedlab.generate(seed=4, cpus=3, policy="mcs", prem="default", wss="list:400KiB", util=0.3)
-    assert len(ts.tasks) == 3
+    assert [t.memory_priority for t in ts.tasks] == [1, 2, 3]
     a = schedlab.analyze(ts)
     hol, pre = a["mcs.holistic"], a["mcs.holistic.precedence"]
     assert hol.schedulable and pre.schedulable
