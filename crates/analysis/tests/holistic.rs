@@ -399,4 +399,33 @@ mod through_the_registry {
             out.details
         );
     }
+    /// A-MP holds only when the E phases cover the worker's phases. c's
+    /// worker prefetches P2 (1 ms) during E1 and writes W1 back during E2;
+    /// ahead of it on Mem: every task's own phase once (a: 2 + 1, b: 3 + 2,
+    /// c's P1: 1; one hit each in a 10 ms window: a's W has J 7 ms over
+    /// T 20, b's W J 13 over 30): w = 1 + 9 = 10 ms.
+    #[test]
+    fn an_amp_task_needs_its_e_phases_to_cover_the_worker() {
+        let c = |e1: &str, e2: &str| {
+            format!("{PAIR}  - {{name: c, period: 100ms, cpu: 2, memory_priority: 3, memory_mode: amp, segments: [{{memory: 1ms}}, {{exec: {e1}}}, {{memory: 1ms}}, {{memory: 1ms}}, {{exec: {e2}}}, {{memory: 1ms}}]}}\n")
+        };
+        let run = |tasks: &str| {
+            let yaml = format!("platform: {{cpus: 4}}\npolicy: {{name: mcs, master: 3}}\ntasks:\n{tasks}");
+            let spec = schedlab_model::load_str(&yaml, None, "t.yaml").map_err(|e| e.to_string()).unwrap().spec;
+            (find("mcs.holistic").unwrap().run)(&Input::from_spec(&spec))
+        };
+        let out = run(&c("10ms", "10ms"));
+        assert_eq!(out.verdict, Verdict::Schedulable, "{}", out.reason);
+        let out = run(&c("9999us", "10ms"));
+        assert_eq!(out.verdict, Verdict::Inconclusive);
+        assert_eq!(out.task, Some(2));
+        assert!(
+            out.reason.contains("during E1 may take up to 10ms, longer than E1's best case 9.999ms"),
+            "{}",
+            out.reason
+        );
+        assert_eq!(out.data, Some(Data::ResponseTimes(vec![None, None, None])));
+        let out = run(&c("10ms", "9ms"));
+        assert!(out.reason.contains("during E2"), "{}", out.reason);
+    }
 }

@@ -13,6 +13,7 @@
 //! runs there. With several tasks on a CPU a task's memory phase also holds
 //! its CPU, which a flow of single-resource steps does not model.
 
+pub mod coverage;
 pub mod flow;
 pub mod holistic;
 pub mod prem;
@@ -117,6 +118,24 @@ impl PremParams {
 /// The flows of `input` (each task's, then the workers' background flows),
 /// or why the analysis does not apply.
 pub fn flows(id: &'static str, input: &Input) -> Result<Vec<Flow>, Box<Outcome>> {
+    prem_tasks(id, input).map(|t| flows_of(&t))
+}
+
+/// Each task's flow, then the workers' background flows.
+pub fn flows_of(tasks: &[PremTask]) -> Vec<Flow> {
+    let mut out = Vec::with_capacity(tasks.len());
+    let mut background = Vec::new();
+    for t in tasks {
+        let (f, bg) = t.flows();
+        out.push(f);
+        background.extend(bg);
+    }
+    out.extend(background);
+    out
+}
+
+/// The PREM tasks of `input`, or why the analysis does not apply.
+pub fn prem_tasks(id: &'static str, input: &Input) -> Result<Vec<PremTask>, Box<Outcome>> {
     let na = |why: String| Box::new(Outcome::not_applicable(id, why));
     let Some(pol) = input.policy.as_ref().filter(|p| p.name == PolicyName::Mcs) else {
         return Err(na("the holistic analysis of memory-centric schedules is about `mcs`; set `policy: {name: mcs}` and give the tasks PREM segments".into()));
@@ -171,29 +190,24 @@ pub fn flows(id: &'static str, input: &Input) -> Result<Vec<Flow>, Box<Outcome>>
     } else {
         ranks.clone()
     };
-    let mut out = Vec::with_capacity(n);
-    let mut background = Vec::new();
-    for i in 0..n {
-        let t = input.tasks[i];
-        let p = &input.prem[i];
-        let task = PremTask {
-            task: i,
-            period: t.period,
-            deadline: t.deadline,
-            jitter: t.jitter,
-            cpu: input.cpu[i].unwrap_or(0),
-            priority: ranks[i],
-            memory_priority: mem[i],
-            mode: p.mode,
-            sections: p.sections.clone(),
-            best: (p.bcet, p.wcet.max(1)),
-        };
-        let (f, bg) = task.flows();
-        out.push(f);
-        background.extend(bg);
-    }
-    out.extend(background);
-    Ok(out)
+    Ok((0..n)
+        .map(|i| {
+            let t = input.tasks[i];
+            let p = &input.prem[i];
+            PremTask {
+                task: i,
+                period: t.period,
+                deadline: t.deadline,
+                jitter: t.jitter,
+                cpu: input.cpu[i].unwrap_or(0),
+                priority: ranks[i],
+                memory_priority: mem[i],
+                mode: p.mode,
+                sections: p.sections.clone(),
+                best: (p.bcet, p.wcet.max(1)),
+            }
+        })
+        .collect())
 }
 
 fn ns(v: u64) -> String {
@@ -263,20 +277,37 @@ fn explain(input: &Input, flows: &[Flow], a: &Analysis, mode: Jitter) -> Vec<Str
 }
 
 fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
-    let flows = match flows(id, input) {
-        Ok(f) => f,
+    let tasks = match prem_tasks(id, input) {
+        Ok(t) => t,
         Err(o) => return *o,
     };
+    let flows = flows_of(&tasks);
     let a = analyse(&flows, mode);
+    let uncovered = if a.failure.is_none() { coverage::uncovered(&tasks, &flows, &a) } else { None };
     let n = input.tasks.len();
     let rts: Vec<Option<u64>> = (0..n)
-        .map(|i| match &a.failure {
-            None => a.end_to_end(i),
-            Some(_) => None,
+        .map(|i| match (&a.failure, uncovered) {
+            (None, None) => a.end_to_end(i),
+            _ => None,
         })
         .collect();
     let details = explain(input, &flows, &a, mode);
     let mut out = match &a.failure {
+        None if uncovered.is_some() => {
+            let (i, k, w, e) = uncovered.unwrap_or_default();
+            Outcome::new(
+                id,
+                Verdict::Inconclusive,
+                format!(
+                    "{} (A-MP): the memory-phase worker's phases during E{k} may take up to {}, longer than E{k}'s best case {}; the paper's A-MP model (the first prefetch, then the E phases back to back) assumes they are covered [S2:L312], so the bound does not hold",
+                    input.task_label(i),
+                    super::uni::ns(w),
+                    ns(e)
+                ),
+            )
+            .task(i)
+            .compare(Ratio::new(w, 1), Ratio::new(e as u128, 1))
+        }
         None => {
             // The flow with the least slack decides.
             let i =
