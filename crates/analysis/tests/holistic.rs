@@ -427,5 +427,14 @@ mod through_the_registry {
         assert_eq!(out.data, Some(Data::ResponseTimes(vec![None, None, None])));
         let out = run(&c("10ms", "9ms"));
         assert!(out.reason.contains("during E2"), "{}", out.reason);
+        // The last write-back (5 ms) is queued when the job ends, and the
+        // next job waits for it: it must fit in the rest of the period.
+        let last = |period: &str| {
+            format!("{PAIR}  - {{name: c, period: {period}, cpu: 2, memory_priority: 3, memory_mode: amp, segments: [{{memory: 1ms}}, {{exec: 10ms}}, {{memory: 5ms}}]}}\n")
+        };
+        assert_eq!(run(&last("100ms")).verdict, Verdict::Schedulable);
+        let out = run(&last("25ms"));
+        assert_eq!(out.verdict, Verdict::Inconclusive, "{}", out.reason);
+        assert!(out.reason.contains("its last write-back, queued when a job ends"), "{}", out.reason);
     }
 }

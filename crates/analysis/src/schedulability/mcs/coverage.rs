@@ -15,8 +15,11 @@
 //!
 //! w = D_k + Σ_{other A-MP tasks} max_j (W_{j−1} + P_{j+1}) + Σ_{τₖₗ on Mem} ⌈(w + Jₖₗ)/Tₖ⌉·Cₖₗ.
 //!
-//! Covered when w ≤ the best case of E_k. The final write-back, after the
-//! last E, is not waited for in the paper's model.
+//! Covered when w ≤ the best case of E_k. The final write-back W_K is
+//! queued when the job completes, and the task's next job waits for it
+//! before its own first prefetch (docs/policies.md, `mcs`): covered when
+//! the job's bound R plus the same span for W_K is at most the period (the
+//! next job arrives no earlier).
 
 use super::flow::{Flow, Resource};
 use super::holistic::Analysis;
@@ -25,13 +28,24 @@ use super::prem::{Mode, PremTask};
 /// Iterations of one fixed point before giving up.
 const MAX_ITERATIONS: u32 = 1_000_000;
 
-/// The first Section of an A-MP task whose E phase may not cover the
-/// worker's phases: (task, Section k from 1, the bound w, E_k's best case).
-pub fn uncovered(tasks: &[PremTask], flows: &[Flow], a: &Analysis) -> Option<(usize, usize, u128, u64)> {
-    // The worker's demand while E_k runs, per A-MP task and Section.
+/// What is not covered: the worker's phases during E_k may outlast it, or
+/// the final write-back may outlast the period.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Uncovered {
+    /// (task, Section k from 1, the bound w, E_k's best case).
+    Exec { task: usize, section: usize, span: u128, exec: u64 },
+    /// (task, the job's bound R, the final write-back's span w, the period).
+    Final { task: usize, response: u64, span: u128, period: u64 },
+}
+
+/// The first A-MP task whose E phases or period may not cover the worker's
+/// phases.
+pub fn uncovered(tasks: &[PremTask], flows: &[Flow], a: &Analysis) -> Option<Uncovered> {
+    // The worker's demand while E_k runs, per A-MP task and Section, then
+    // the final write-back after the last E.
     let pairs = |t: &PremTask| -> Vec<u64> {
         let s = &t.sections;
-        (0..s.len())
+        (0..=s.len())
             .map(|k| {
                 let w = if k > 0 { s[k - 1].writeback } else { 0 };
                 let p = s.get(k + 1).map_or(0, |x| x.prefetch);
@@ -52,19 +66,30 @@ pub fn uncovered(tasks: &[PremTask], flows: &[Flow], a: &Analysis) -> Option<(us
     for t in &amp {
         let ahead: u128 =
             amp.iter().filter(|o| o.task != t.task).map(|o| pairs(o).into_iter().max().unwrap_or(0) as u128).sum();
+        let response = a.end_to_end(tasks.iter().position(|x| x.task == t.task).unwrap_or(0)).unwrap_or(0);
+        let k_last = t.sections.len();
         for (k, demand) in pairs(t).into_iter().enumerate() {
             if demand == 0 {
                 continue;
             }
-            let e = t.sections[k].exec;
-            let best = (e as u128 * t.best.0 as u128 / t.best.1.max(1) as u128).min(e as u128) as u64;
+            // The room: E_k's best case, or after the job the rest of the period.
+            let room = if k < k_last {
+                let e = t.sections[k].exec;
+                (e as u128 * t.best.0 as u128 / t.best.1.max(1) as u128).min(e as u128) as u64
+            } else {
+                t.period.saturating_sub(response)
+            };
             let base = demand as u128 + ahead;
             let mut w = base;
             let mut n = 0;
             loop {
                 let rhs = base + hp.iter().map(|&(c, p, j)| (w + j).div_ceil(p) * c).sum::<u128>();
-                if rhs > best as u128 || n > MAX_ITERATIONS {
-                    return Some((t.task, k + 1, rhs, best));
+                if rhs > room as u128 || n > MAX_ITERATIONS {
+                    return Some(if k < k_last {
+                        Uncovered::Exec { task: t.task, section: k + 1, span: rhs, exec: room }
+                    } else {
+                        Uncovered::Final { task: t.task, response, span: rhs, period: t.period }
+                    });
                 }
                 if rhs == w {
                     break;

@@ -276,6 +276,37 @@ fn explain(input: &Input, flows: &[Flow], a: &Analysis, mode: Jitter) -> Vec<Str
     lines
 }
 
+/// The outcome when the A-MP model's assumption is not shown.
+fn uncovered_outcome(id: &'static str, input: &Input, u: coverage::Uncovered) -> Outcome {
+    match u {
+        coverage::Uncovered::Exec { task, section: k, span, exec } => Outcome::new(
+            id,
+            Verdict::Inconclusive,
+            format!(
+                "{} (A-MP): the memory-phase worker's phases during E{k} may take up to {}, longer than E{k}'s best case {}; the paper's A-MP model (the first prefetch, then the E phases back to back) assumes they are covered [S2:L312], so the bound does not hold",
+                input.task_label(task),
+                super::uni::ns(span),
+                ns(exec)
+            ),
+        )
+        .task(task)
+        .compare(Ratio::new(span, 1), Ratio::new(exec as u128, 1)),
+        coverage::Uncovered::Final { task, response, span, period } => Outcome::new(
+            id,
+            Verdict::Inconclusive,
+            format!(
+                "{} (A-MP): its last write-back, queued when a job ends (up to {} after its release), may take up to {}, past the period {} when the next job waits for it; the paper's A-MP model assumes it is covered",
+                input.task_label(task),
+                ns(response),
+                super::uni::ns(span),
+                ns(period)
+            ),
+        )
+        .task(task)
+            .compare(Ratio::new(response as u128 + span, 1), Ratio::new(period as u128, 1)),
+    }
+}
+
 fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
     let tasks = match prem_tasks(id, input) {
         Ok(t) => t,
@@ -292,23 +323,9 @@ fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
         })
         .collect();
     let details = explain(input, &flows, &a, mode);
-    let mut out = match &a.failure {
-        None if uncovered.is_some() => {
-            let (i, k, w, e) = uncovered.unwrap_or_default();
-            Outcome::new(
-                id,
-                Verdict::Inconclusive,
-                format!(
-                    "{} (A-MP): the memory-phase worker's phases during E{k} may take up to {}, longer than E{k}'s best case {}; the paper's A-MP model (the first prefetch, then the E phases back to back) assumes they are covered [S2:L312], so the bound does not hold",
-                    input.task_label(i),
-                    super::uni::ns(w),
-                    ns(e)
-                ),
-            )
-            .task(i)
-            .compare(Ratio::new(w, 1), Ratio::new(e as u128, 1))
-        }
-        None => {
+    let mut out = match (&a.failure, uncovered) {
+        (None, Some(u)) => uncovered_outcome(id, input, u),
+        (None, None) => {
             // The flow with the least slack decides.
             let i =
                 (0..n).min_by_key(|&i| flows[i].deadline as i128 - a.end_to_end(i).unwrap_or(0) as i128).unwrap_or(0);
@@ -329,7 +346,7 @@ fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
                 o
             }
         }
-        Some(Failure::Overload { resource, utilisation }) => Outcome::new(
+        (Some(Failure::Overload { resource, utilisation }), _) => Outcome::new(
             id,
             Verdict::Inconclusive,
             format!(
@@ -338,7 +355,7 @@ fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
             ),
         )
         .compare(utilisation.clone(), Ratio::new(1, 1)),
-        Some(Failure::Miss { flow, step, response }) => {
+        (Some(Failure::Miss { flow, step, response }), _) => {
             let f = &flows[*flow];
             Outcome::new(
                 id,
@@ -355,7 +372,7 @@ fn check_with(id: &'static str, input: &Input, mode: Jitter) -> Outcome {
             .task(f.task)
             .compare(Ratio::new(*response, 1), Ratio::new(f.deadline as u128, 1))
         }
-        Some(Failure::Limit { flow, .. }) => Outcome::new(
+        (Some(Failure::Limit { flow, .. }), _) => Outcome::new(
             id,
             Verdict::Inconclusive,
             format!(
