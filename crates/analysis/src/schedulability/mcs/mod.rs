@@ -33,7 +33,7 @@ pub const HOLISTIC_ID: &str = "mcs.holistic";
 pub const BEST_CASE_ID: &str = "mcs.holistic.best-case";
 pub const PRECEDENCE_ID: &str = "mcs.holistic.precedence";
 
-const ASSUMES: &str = "policy `mcs` with the memory-phase scheduler (`mps: true`); one PREM task per CPU, each pinned with `cpu`, none on the master CPU when an `amp` task's worker runs there; sporadic flows, arbitrary deadlines, release jitter; memory phases preemptive unless written `preemptible: false` or `memory_preemption: false`; A-MP as the paper models it (the first prefetch, then the summed E phases; the worker's phases covered by them)";
+const ASSUMES: &str = "policy `mcs` with the memory-phase scheduler (`mps: true`); one PREM task per CPU, each pinned with `cpu`, none on the master CPU when an `amp` task's worker runs there; sporadic flows, arbitrary deadlines, release jitter; memory phases preemptive unless written `preemptible: false` or `memory_preemption: false`; A-MP as the paper models it (the first prefetch, then the summed E phases), with the worker's phases shown to fit in the E phases and the last write-back in the period";
 
 pub const HOLISTIC_INFO: TestInfo = TestInfo {
     id: HOLISTIC_ID,
