@@ -306,7 +306,8 @@ impl GenParams {
         a.push(format!("--utils {}", self.utils));
         if let Some(n) = self.tasks {
             a.push(format!("--tasks {n}"));
-        } else if self.utils.is_vector() {
+        } else if self.utils.is_vector() && self.prem.is_none() {
+            // (`--prem` puts one task per CPU when --tasks is not given.)
             a.push(format!("--tasks {DEFAULT_TASKS}"));
         }
         a.push(format!("--util {}", self.util_or_default()));
@@ -316,7 +317,10 @@ impl GenParams {
         if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) {
             a.push(format!("--umin {} --umax {}", self.umin, self.umax));
         }
-        a.push(format!("--periods {}", self.periods));
+        if self.prem.is_none() {
+            // (`--prem` derives the periods from the utilisations.)
+            a.push(format!("--periods {}", self.periods));
+        }
         a.push(format!("--period-granularity {}", self.period_granularity));
         if self.harmonic {
             a.push("--harmonic".into());

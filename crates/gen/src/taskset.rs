@@ -396,6 +396,8 @@ mod tests {
             args.contains("--policy mcs") && args.contains("--prem mode=smp,partition=256KiB,section=200KiB"),
             "{args}"
         );
+        // One task per CPU by default, periods from the utilisations: neither is recorded.
+        assert!(!args.contains("--tasks") && !args.contains("--periods"), "{args}");
     }
 
     #[test]
