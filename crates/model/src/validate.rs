@@ -560,7 +560,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 && pol.name != PolicyName::Hcbs
                 && list
                     .iter()
-                    .any(|s| !s.preemptible && !(pol.name == PolicyName::Mcs && s.kind == SegmentKind::Memory));
+                    .any(|s| !(s.preemptible || (pol.name == PolicyName::Mcs && s.kind == SegmentKind::Memory)));
             let ignored: Vec<&str> = [
                 suspends.then_some(
                     "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",
