@@ -204,6 +204,11 @@ class Policy:
         throttle: ``cap-gs-dynamic``: ``"hold"`` (default) or ``"yield"``.
         throttle_range: ``cap-gs-dynamic``: ``(low, high)`` task priorities
             that may be throttled, or None for the tasks of class ``be``.
+        master: ``mcs``: the CPU of the memory-phase worker, or None (the last CPU).
+        mps: ``mcs``: the memory-phase scheduler arbitrates (default True);
+            False is the Contention baseline.
+        memory_preemption: ``mcs``: a more urgent memory phase preempts the
+            running one (default True); False: every phase is non-preemptive.
     """
 
     name: str
@@ -221,6 +226,9 @@ class Policy:
     counter: str | None = None
     throttle: str | None = None
     throttle_range: tuple[int, int] | None = None
+    master: int | None = None
+    mps: bool | None = None
+    memory_preemption: bool | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -230,7 +238,20 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle"):
+        for key in (
+            "stagger",
+            "early_release",
+            "slack",
+            "capacity",
+            "group_packing",
+            "srt_on_hrt_cores",
+            "threshold",
+            "counter",
+            "throttle",
+            "master",
+            "mps",
+            "memory_preemption",
+        ):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:
@@ -378,6 +399,10 @@ class Task:
         write_ratio: Fraction of the task's memory accesses that are writes
             (0 to 1), or None (0).
         data_group: Its shared-data group (tasks that write the same lines), or None.
+        memory_priority: ``mcs``: the priority of its memory phases, global
+            (1 is the highest), or None (the order of the task priorities).
+        memory_mode: ``mcs``: ``"smp"`` (default) or ``"amp"`` (the
+            memory-phase worker runs all but its first prefetch), or None.
     """
 
     name: str
@@ -398,6 +423,8 @@ class Task:
     subjobs: tuple[int, ...] | None = None
     write_ratio: float | None = None
     data_group: str | None = None
+    memory_priority: int | None = None
+    memory_mode: str | None = None
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -452,6 +479,10 @@ class Task:
             d["write_ratio"] = self.write_ratio
         if self.data_group is not None:
             d["data_group"] = self.data_group
+        if self.memory_priority is not None:
+            d["memory_priority"] = self.memory_priority
+        if self.memory_mode is not None:
+            d["memory_mode"] = self.memory_mode
         return d
 
 
