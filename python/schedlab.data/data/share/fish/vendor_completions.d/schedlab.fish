@@ -131,7 +131,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l seed -d 'Seed 
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l exec -d 'Execution time of each job: `wcet`, `uniform` in [bcet, wcet], or `fraction:F` of the WCET' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l sporadic -d 'Extra inter-arrival beyond the period: `none`, `uniform:MAX` or `exponential:MEAN`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l miss -d 'A job still running at its deadline: `continue`, `skip` releases while late, or `abort` it' -r
-complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l workload -d 'Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l workload -d 'Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], prem, c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l job-timeout -d 'A job running longer than this is declared hung by the watchdog [default: max(5s, 20 periods + deadline)]' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l dl-slack -d 'SCHED_DEADLINE runtime = WCET + this + --dl-slack-ratio × WCET (at most the deadline)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l dl-slack-ratio -d 'The part of the SCHED_DEADLINE slack proportional to the WCET (interrupt time charged to the job)' -r
