@@ -7,6 +7,7 @@
 //!   studies and the "fill up to a cap" procedure;
 //! * [`period`]   – integer-nanosecond periods (uniform, log-uniform, list, harmonic);
 //! * [`deadline`] – implicit and constrained relative deadlines;
+//! * [`mtt`]      – random sets of multithreaded tasks (Calandrino's MTT sets);
 //! * [`params`]   – the options of `schedlab gen`, shared by the CLI and Python;
 //! * [`taskset`]  – turning the options into a spec.
 //!
@@ -17,6 +18,7 @@
 
 pub mod deadline;
 pub mod dist;
+pub mod mtt;
 pub mod params;
 pub mod period;
 pub mod taskset;
@@ -25,6 +27,7 @@ pub mod util;
 #[cfg(test)]
 mod testutil;
 
+pub use mtt::{MttGen, MttWss};
 pub use params::{CacheSpec, GenOptions, GenParams, PeriodSpec, UtilMethod, WssSpec};
 pub use taskset::generate;
 

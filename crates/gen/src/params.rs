@@ -4,6 +4,7 @@
 
 use super::deadline::DeadlineKind;
 use super::dist::UtilDist;
+use super::mtt::MttGen;
 use super::period::PeriodRange;
 use schedlab_model::spec::PolicyName;
 use schedlab_model::units::{Duration, Size};
@@ -255,6 +256,9 @@ pub struct GenParams {
     pub cache: Option<CacheSpec>,
     /// Colours per task (needs a cache), drawn at random without repetition.
     pub colors_per_task: Option<u32>,
+    /// Draw multithreaded tasks (Calandrino's random MTT sets, `crate::mtt`)
+    /// instead of independent tasks.
+    pub mtt: Option<MttGen>,
 }
 
 impl Default for GenParams {
@@ -278,6 +282,7 @@ impl Default for GenParams {
             wss: None,
             cache: None,
             colors_per_task: None,
+            mtt: None,
         }
     }
 }
@@ -299,17 +304,21 @@ impl GenParams {
             a.push(format!("--cluster-size {c}"));
         }
         a.push(format!("--policy {}", self.policy.name()));
-        a.push(format!("--utils {}", self.utils));
+        if let Some(g) = &self.mtt {
+            a.push(format!("--mtt {g}"));
+        } else {
+            a.push(format!("--utils {}", self.utils));
+        }
         if let Some(n) = self.tasks {
             a.push(format!("--tasks {n}"));
-        } else if self.utils.is_vector() {
+        } else if self.utils.is_vector() && self.mtt.is_none() {
             a.push(format!("--tasks {DEFAULT_TASKS}"));
         }
         a.push(format!("--util {}", self.util_or_default()));
         if let Some(s) = self.slack {
             a.push(format!("--slack {s}"));
         }
-        if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) {
+        if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) && self.mtt.is_none() {
             a.push(format!("--umin {} --umax {}", self.umin, self.umax));
         }
         a.push(format!("--periods {}", self.periods));
@@ -355,6 +364,7 @@ pub struct GenOptions {
     pub wss: Option<String>,
     pub cache: Option<String>,
     pub colors_per_task: Option<u32>,
+    pub mtt: Option<String>,
 }
 
 impl GenOptions {
@@ -398,6 +408,7 @@ impl GenOptions {
             wss: self.wss.map(|s| s.parse().map_err(|e| format!("wss: {e}"))).transpose()?,
             cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
             colors_per_task: self.colors_per_task,
+            mtt: self.mtt.map(|s| s.parse().map_err(|e| format!("mtt: {e}"))).transpose()?,
         })
     }
 }
