@@ -61,7 +61,7 @@ from ._analysis import (
 from ._errors import Diagnostic, SpecError
 from ._run import Job, JobEnded, RunError, RunResult, TimingViolation, run
 from ._sim import GanttChart, SimResult, ValidationReport, read_trace, simulate, stats, validate
-from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Memory, Meta, Platform, Policy, S, Segment, Task, TaskSet
+from ._types import GIB, KIB, MIB, MS, NS, US, Cache, Group, Memory, Meta, Mtt, Platform, Policy, S, Segment, Task, TaskSet
 
 __all__ = [
     "load",
@@ -102,6 +102,7 @@ __all__ = [
     "Memory",
     "Meta",
     "Group",
+    "Mtt",
     "Diagnostic",
     "SpecError",
     "NS",
@@ -206,6 +207,7 @@ def generate(
     wss: str | None = None,
     cache: str | None = None,
     colors_per_task: int | None = None,
+    mtt: str | None = None,
     prem: str | None = None,
 ) -> TaskSet:
     """Generate a random task set, exactly as ``schedlab gen`` does.
@@ -236,6 +238,9 @@ def generate(
         wss: Working-set sizes: ``"uniform:LO-HI"`` or ``"list:S1,S2,..."``.
         cache: Shared cache geometry ``"SIZE/WAYS/LINE"``, e.g. ``"8MiB/16/64B"``.
         colors_per_task: Distinct random cache colours per task (needs ``cache``).
+        mtt: Draw multithreaded tasks until ``util`` instead of independent
+            tasks (Calandrino's random MTT sets):
+            ``"threads=1-8,util=0.1-0.4,wss=tc:64B-512KiB"`` or ``"default"``.
         prem: PREM tasks for ``policy="mcs"``: ``"default"`` or ``key=value``
             pairs (``mode``, ``partition``, ``section``, ``bandwidth``,
             ``compute``, ``write``); one task per CPU, ``wss`` its data.
@@ -270,6 +275,7 @@ def generate(
         "wss": wss,
         "cache": cache,
         "colors_per_task": colors_per_task,
+        "mtt": mtt,
         "prem": prem,
     }
     clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}

@@ -204,11 +204,21 @@ class Policy:
         throttle: ``cap-gs-dynamic``: ``"hold"`` (default) or ``"yield"``.
         throttle_range: ``cap-gs-dynamic``: ``(low, high)`` task priorities
             that may be throttled, or None for the tasks of class ``be``.
+        cache_threshold: ``ca-gedf``: the cache utilisation (percent) from
+            which the cache-aware policy promotes jobs (default 0).
+        cache_policy: ``ca-gedf``: the cache-aware policy, 1 to 5 (default 1).
+        lost_cause_threshold: ``ca-gedf``: the cache utilisation (percent)
+            from which the lost-cause policy is used, or None (none).
+        lost_cause_policy: ``ca-gedf``: the lost-cause policy, 1 to 3 (default 1).
+        phantoms: ``ca-gedf``: phantom tasks (default True).
+        avoid_partially_eligible: ``ca-gedf``: promote partially-eligible
+            MTTs only when no other fits (default False).
+        promotion_duration: ``ca-gedf``: 1 or 2 (default 2).
         master: ``mcs``: the CPU of the memory-phase worker, or None (the last CPU).
-        mps: ``mcs``: False for the Contention baseline (no memory-phase
-            scheduler), or None (True).
-        memory_preemption: ``mcs``: False makes every memory phase
-            non-preemptive, or None (True).
+        mps: ``mcs``: the memory-phase scheduler arbitrates (default True);
+            False is the Contention baseline.
+        memory_preemption: ``mcs``: a more urgent memory phase preempts the
+            running one (default True); False: every phase is non-preemptive.
     """
 
     name: str
@@ -226,6 +236,13 @@ class Policy:
     counter: str | None = None
     throttle: str | None = None
     throttle_range: tuple[int, int] | None = None
+    cache_threshold: int | None = None
+    cache_policy: int | None = None
+    lost_cause_threshold: int | None = None
+    lost_cause_policy: int | None = None
+    phantoms: bool | None = None
+    avoid_partially_eligible: bool | None = None
+    promotion_duration: int | None = None
     master: int | None = None
     mps: bool | None = None
     memory_preemption: bool | None = None
@@ -238,7 +255,27 @@ class Policy:
             d["priorities"] = self.priorities
         if self.quantum is not None:
             d["quantum"] = _ns(self.quantum)
-        for key in ("stagger", "early_release", "slack", "capacity", "group_packing", "srt_on_hrt_cores", "threshold", "counter", "throttle", "master", "mps", "memory_preemption"):
+        for key in (
+            "stagger",
+            "early_release",
+            "slack",
+            "capacity",
+            "group_packing",
+            "srt_on_hrt_cores",
+            "threshold",
+            "counter",
+            "throttle",
+            "cache_threshold",
+            "cache_policy",
+            "lost_cause_threshold",
+            "lost_cause_policy",
+            "phantoms",
+            "avoid_partially_eligible",
+            "promotion_duration",
+            "master",
+            "mps",
+            "memory_preemption",
+        ):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
         if self.memory_total is not None:
@@ -333,6 +370,31 @@ class Group:
 
 
 @dataclass(frozen=True)
+class Mtt:
+    """A multithreaded task (``mtt`` in the spec; see ``docs/spec.md``):
+    tasks with one period that share one working set.
+
+    Attributes:
+        name: Unique among the MTTs, and not a task's name.
+        tasks: Names of its tasks (threads).
+        wss: The working-set size of one of its jobs, in bytes, or None.
+    """
+
+    name: str
+    tasks: tuple[str, ...] = ()
+    wss: int | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+
+    def _raw(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"name": self.name, "tasks": list(self.tasks)}
+        if self.wss is not None:
+            d["wss"] = _bytes(self.wss)
+        return d
+
+
+@dataclass(frozen=True)
 class Segment:
     """One segment of a task's jobs (``segments`` in the spec; see
     ``docs/spec.md``).
@@ -386,9 +448,10 @@ class Task:
         write_ratio: Fraction of the task's memory accesses that are writes
             (0 to 1), or None (0).
         data_group: Its shared-data group (tasks that write the same lines), or None.
-        memory_priority: ``mcs``: the priority of its memory phases (1 the
-            highest), or None (the order of the task priorities).
-        memory_mode: ``mcs``: ``"smp"`` or ``"amp"``, or None (``"smp"``).
+        memory_priority: ``mcs``: the priority of its memory phases, global
+            (1 is the highest), or None (the order of the task priorities).
+        memory_mode: ``mcs``: ``"smp"`` (default) or ``"amp"`` (the
+            memory-phase worker runs all but its first prefetch), or None.
     """
 
     name: str
@@ -489,6 +552,7 @@ class TaskSet:
         overheads: Path of the overhead CSV (relative to the spec file), or None.
         reservations: The top-level :class:`Group` objects (CPU reservations
             for ``hcbs``), or None.
+        mtt: The :class:`Mtt` groups (multithreaded tasks), or None.
         warnings: Warnings found when the spec was loaded (:class:`~schedlab.Diagnostic`).
         file: The file the spec came from (``"<string>"``, ``"<generated>"``),
             or None when built in Python.
@@ -500,6 +564,7 @@ class TaskSet:
     meta: Meta | None = None
     overheads: str | None = None
     reservations: tuple[Group, ...] | None = None
+    mtt: tuple[Mtt, ...] | None = None
     warnings: tuple[Diagnostic, ...] = ()
     file: str | None = field(default=None, compare=False)
     # The spec JSON as the Rust core wrote it, so that a loaded spec is written
@@ -512,6 +577,8 @@ class TaskSet:
         object.__setattr__(self, "warnings", tuple(self.warnings))
         if self.reservations is not None:
             object.__setattr__(self, "reservations", tuple(self.reservations))
+        if self.mtt is not None:
+            object.__setattr__(self, "mtt", tuple(self.mtt))
 
     # -- construction from the Rust core -------------------------------------------------
 
@@ -535,6 +602,7 @@ class TaskSet:
             reservations=None
             if v["reservations"] is None
             else tuple(Group._from_values(g) for g in v["reservations"]),
+            mtt=None if v["mtt"] is None else tuple(Mtt(**m) for m in v["mtt"]),
             warnings=tuple(Diagnostic._coerce(w) for w in doc["warnings"]),
             file=doc["file"],
         )
@@ -555,6 +623,8 @@ class TaskSet:
         d["tasks"] = [t._raw() for t in self.tasks]
         if self.reservations is not None:
             d["reservations"] = [g._raw() for g in self.reservations]
+        if self.mtt is not None:
+            d["mtt"] = [m._raw() for m in self.mtt]
         return json.dumps(d)
 
     # -- container protocol ----------------------------------------------------------------

@@ -216,6 +216,11 @@ def generate_many(
 
     clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}
     clean["seed"] = seed
+    if "mtt" in clean and tasksets:
+        raise ValueError(
+            "mtt: generate_many(tasksets=True) would drop the MTT groups; pass tasksets=False "
+            "(arrays, each task with its MTT's working-set size) or call schedlab.generate(seed=..., mtt=...)"
+        )
     tasks_b, offsets_b, wss_b, _util_b = _native.generate_many(json.dumps(clean), count, threads)
     tasks = np.frombuffer(tasks_b, dtype="<u8").reshape(-1, 3)
     offsets = np.frombuffer(offsets_b, dtype="<u8")

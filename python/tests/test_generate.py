@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -122,3 +124,23 @@ def test_generated_sets_are_valid_and_deterministic(seed: int, cpus: int, tasks:
     again = schedlab.loads(ts.to_json())
     assert again == ts
     assert schedlab.generate(seed=seed, cpus=cpus, tasks=tasks, util=util).to_json() == ts.to_json()
+
+
+def test_mtt_sets_keep_their_groups() -> None:
+    ts = schedlab.generate(seed=3, cpus=4, util=2.0, cache="1MiB/16/64B", mtt="threads=1-4,util=0.1-0.4,wss=tc:4KiB-64KiB")
+    assert ts.mtt, "the set has MTT groups"
+    names = {t.name for t in ts}
+    grouped = [n for m in ts.mtt for n in m.tasks]
+    assert sorted(grouped) == sorted(names), "every task is in one MTT"
+    for m in ts.mtt:
+        periods = {ts[n].period for n in m.tasks}
+        assert len(periods) == 1 and m.wss is not None and 0 < m.wss <= 1 << 20
+    # Rebuilt from its fields, the set keeps its groups.
+    again = dataclasses.replace(ts)
+    assert schedlab.loads(again.to_json()).mtt == ts.mtt
+    with pytest.raises(ValueError, match="^mtt: "):
+        schedlab.generate(mtt="threads=0-2")
+    with pytest.raises(ValueError, match="^mtt: "):
+        schedlab.generate_many(2, mtt="default")
+    arrays = schedlab.generate_many(2, mtt="default", tasksets=False)
+    assert len(arrays) == 2

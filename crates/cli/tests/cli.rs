@@ -117,6 +117,68 @@ fn check_prints_the_summary() {
 }
 
 #[test]
+fn gen_mtt_sets_load_and_their_recorded_options_reproduce_them() {
+    let args = [
+        "gen",
+        "--seed",
+        "4",
+        "--cpus",
+        "4",
+        "--util",
+        "2",
+        "--cache",
+        "1MiB/16/64B",
+        "--mtt",
+        "threads=1-4,util=0.1-0.4,wss=tc:4KiB-128KiB",
+    ];
+    let first = schedlab(&args);
+    assert_eq!(first.status.code(), Some(0), "{}", stderr(&first));
+    let text = stdout(&first);
+    assert!(text.contains("mtt:\n  - {name: M1, tasks: [M1T1"), "{text}");
+    let f = tmp("mtt-set.yaml");
+    std::fs::write(&f, &text).unwrap();
+    let check = schedlab(&["check", f.to_str().unwrap()]);
+    assert_eq!(check.status.code(), Some(0), "{}", stderr(&check));
+    let line = text.lines().find(|l| l.trim_start().starts_with("generator:")).unwrap();
+    let options = line.split_once(':').unwrap().1.trim().trim_matches('"').to_string();
+    let mut again = vec!["gen", "--seed", "4"];
+    again.extend(options.split(' '));
+    assert_eq!(schedlab(&again).stdout, first.stdout);
+    // A bad value names the option; an option that does not apply is refused.
+    let o = schedlab(&["gen", "--mtt", "util=0.5-2"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--mtt: `util=0.5-2` needs 0 < LO ≤ HI ≤ 1"), "{}", stderr(&o));
+    let o = schedlab(&["gen", "--mtt", "default", "--tasks", "5"]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("--tasks does not apply with --mtt"), "{}", stderr(&o));
+}
+
+#[test]
+fn simulate_reports_each_mtt_with_the_profilers_estimate() {
+    let f = tmp("mtt-alone.yaml");
+    std::fs::write(
+        &f,
+        "platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 2ms, period: 10ms}\n  - {name: b, wcet: 1ms, period: 10ms}\nmtt:\n  - {name: w, tasks: [a, b], wss: 640KiB}\n",
+    )
+    .unwrap();
+    let o = schedlab(&["simulate", "--json", f.to_str().unwrap(), "--horizon", "50ms"]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let m = &v["platform_model"]["mtts"][0];
+    assert_eq!(m["mtt"], "w");
+    assert_eq!(m["jobs"], 5);
+    assert_eq!(m["max_span_ns"], 2_000_000);
+    assert_eq!(m["source"], "platform-model");
+    assert_eq!(m["converged"], true);
+    assert_eq!(m["wss"], 640 * 1024);
+    let err = m["estimate_error"].as_f64().unwrap();
+    assert!(err.abs() < 0.001, "{m}");
+    let text = stdout(&schedlab(&["simulate", f.to_str().unwrap(), "--horizon", "50ms"]));
+    assert!(text.contains("source: platform-model"), "{text}");
+    assert!(text.lines().any(|l| l.starts_with("w ") && l.contains("640KiB") && l.contains("5/5")), "{text}");
+}
+
+#[test]
 fn a_bad_spec_exits_2_with_the_position() {
     let f = tmp("bad.yaml");
     std::fs::write(&f, "platform: {cpus: 2}\ntasks:\n  - {name: a, wcet: 1ms, perod: 10ms}\n").unwrap();
@@ -148,6 +210,29 @@ fn a_bad_spec_exits_2_with_the_position() {
     let o = schedlab(&["check", "/nonexistent/spec.yaml"]);
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("cannot read"));
+}
+
+#[test]
+fn a_bad_mtt_exits_2_with_the_field_path_and_the_fix() {
+    let f = tmp("bad-mtt.yaml");
+    std::fs::write(
+        &f,
+        "platform: {cpus: 2}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n  - {name: b, wcet: 1ms, period: 10ms, wss: 4KiB}\nmtt:\n  - {name: w, tasks: [a, b], wss: 8KiB}\n",
+    )
+    .unwrap();
+    let o = schedlab(&["check", f.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(o.stdout.is_empty());
+    let e = stderr(&o);
+    assert!(e.contains("bad-mtt.yaml:4:"), "{e}");
+    assert!(
+        e.contains("tasks[1].wss: is 4KiB but task `b` is in MTT `w`, whose working set is 8KiB (mtt[0].wss)"),
+        "{e}"
+    );
+    let j = schedlab(&["check", "--json", f.to_str().unwrap()]);
+    assert_eq!(j.status.code(), Some(2));
+    let v: serde_json::Value = serde_json::from_slice(&j.stdout).unwrap();
+    assert_eq!(v["error"]["path"], "tasks[1].wss");
 }
 
 #[test]

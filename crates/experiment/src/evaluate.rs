@@ -451,6 +451,7 @@ pub fn spec_of(set: &Drawn, cpus: u32, policy: PolicySpec, cluster_size: Option<
         policy: Some(policy),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }

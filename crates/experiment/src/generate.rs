@@ -37,6 +37,14 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
     if !(total.is_finite() && total > 0.0) || p.cpus == 0 {
         return Err(GenError::InvalidParameter(format!("util {total} on {} CPUs", p.cpus)));
     }
+    if p.mtt.is_some() {
+        return draw_mtt(p, seed, out);
+    }
+    if p.prem.is_some() {
+        return Err(GenError::InvalidParameter(
+            "prem: PREM sets (segments, memory priorities, one task per CPU) are not bare task parameters; generate them one by one (`schedlab gen --prem`, `schedlab.generate(prem=...)`)".into(),
+        ));
+    }
     let mut rng = stream(seed, 1);
     let utils = match p.utils {
         UtilMethod::Named(d) => {
@@ -105,6 +113,23 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
     Ok(())
 }
 
+/// An MTT set (`--mtt`): drawn by `schedlab_gen::generate` itself (the
+/// groups are not in `Drawn`; each task carries its MTT's working set).
+fn draw_mtt(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
+    let spec = schedlab_gen::generate(&GenParams { seed, ..p.clone() })?;
+    let of = spec.mtt_of_tasks();
+    out.tasks.clear();
+    out.wss.clear();
+    let mut sum = 0.0;
+    for (i, t) in spec.tasks.iter().enumerate() {
+        out.tasks.push(TaskParams::implicit(t.wcet.0, t.period.0));
+        out.wss.push(of[i].and_then(|k| spec.mtt_wss(k)).map_or(0, |w| w.0));
+        sum += t.wcet.0 as f64 / t.period.0 as f64;
+    }
+    out.utilization = sum;
+    Ok(())
+}
+
 fn n_tasks(p: &GenParams) -> usize {
     p.tasks.unwrap_or(schedlab_gen::params::DEFAULT_TASKS) as usize
 }
@@ -136,6 +161,23 @@ mod tests {
         };
         extra(&mut o);
         o.into_params().unwrap()
+    }
+
+    #[test]
+    fn mtt_sets_are_those_of_gen_with_their_groups_working_sets() {
+        let p =
+            opts("uunifast-discard", "moderate", |o| o.mtt = Some("threads=1-4,util=0.1-0.4,wss=tc:4KiB-64KiB".into()));
+        let mut d = Drawn::default();
+        for seed in 0..10 {
+            draw(&p, seed, &mut d).unwrap();
+            let s = generate(&GenParams { seed, ..p.clone() }).unwrap();
+            assert_eq!(d.tasks.len(), s.tasks.len());
+            for (i, t) in s.tasks.iter().enumerate() {
+                assert_eq!((d.tasks[i].wcet, d.tasks[i].period), (t.wcet.0, t.period.0));
+                let k = s.mtt_of(i).expect("every task of an MTT set is in an MTT");
+                assert_eq!(d.wss[i], s.mtt_wss(k).unwrap().0);
+            }
+        }
     }
 
     #[test]

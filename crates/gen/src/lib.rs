@@ -7,6 +7,7 @@
 //!   studies and the "fill up to a cap" procedure;
 //! * [`period`]   – integer-nanosecond periods (uniform, log-uniform, list, harmonic);
 //! * [`deadline`] – implicit and constrained relative deadlines;
+//! * [`mtt`]      – random sets of multithreaded tasks (Calandrino's MTT sets);
 //! * [`prem`]     – PREM sets of the memory-centric scheduling evaluation (Sections, phases, one task per CPU);
 //! * [`params`]   – the options of `schedlab gen`, shared by the CLI and Python;
 //! * [`taskset`]  – turning the options into a spec.
@@ -18,6 +19,7 @@
 
 pub mod deadline;
 pub mod dist;
+pub mod mtt;
 pub mod params;
 pub mod period;
 pub mod prem;
@@ -27,6 +29,7 @@ pub mod util;
 #[cfg(test)]
 mod testutil;
 
+pub use mtt::{MttGen, MttWss};
 pub use params::{CacheSpec, GenOptions, GenParams, PeriodSpec, UtilMethod, WssSpec};
 pub use taskset::generate;
 

@@ -4,6 +4,7 @@
 
 use super::deadline::DeadlineKind;
 use super::dist::UtilDist;
+use super::mtt::MttGen;
 use super::period::PeriodRange;
 use schedlab_model::spec::PolicyName;
 use schedlab_model::units::{Duration, Size};
@@ -255,6 +256,9 @@ pub struct GenParams {
     pub cache: Option<CacheSpec>,
     /// Colours per task (needs a cache), drawn at random without repetition.
     pub colors_per_task: Option<u32>,
+    /// Draw multithreaded tasks (Calandrino's random MTT sets, `crate::mtt`)
+    /// instead of independent tasks.
+    pub mtt: Option<MttGen>,
     /// PREM tasks for memory-centric scheduling ([`crate::prem`]): one task
     /// per CPU, its `--wss` the data its Sections split.
     pub prem: Option<super::prem::PremSpec>,
@@ -281,6 +285,7 @@ impl Default for GenParams {
             wss: None,
             cache: None,
             colors_per_task: None,
+            mtt: None,
             prem: None,
         }
     }
@@ -303,10 +308,14 @@ impl GenParams {
             a.push(format!("--cluster-size {c}"));
         }
         a.push(format!("--policy {}", self.policy.name()));
-        a.push(format!("--utils {}", self.utils));
+        if let Some(g) = &self.mtt {
+            a.push(format!("--mtt {g}"));
+        } else {
+            a.push(format!("--utils {}", self.utils));
+        }
         if let Some(n) = self.tasks {
             a.push(format!("--tasks {n}"));
-        } else if self.utils.is_vector() && self.prem.is_none() {
+        } else if self.utils.is_vector() && self.mtt.is_none() && self.prem.is_none() {
             // (`--prem` puts one task per CPU when --tasks is not given.)
             a.push(format!("--tasks {DEFAULT_TASKS}"));
         }
@@ -314,7 +323,7 @@ impl GenParams {
         if let Some(s) = self.slack {
             a.push(format!("--slack {s}"));
         }
-        if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) {
+        if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) && self.mtt.is_none() {
             a.push(format!("--umin {} --umax {}", self.umin, self.umax));
         }
         if self.prem.is_none() {
@@ -366,6 +375,7 @@ pub struct GenOptions {
     pub wss: Option<String>,
     pub cache: Option<String>,
     pub colors_per_task: Option<u32>,
+    pub mtt: Option<String>,
     pub prem: Option<String>,
 }
 
@@ -410,6 +420,7 @@ impl GenOptions {
             wss: self.wss.map(|s| s.parse().map_err(|e| format!("wss: {e}"))).transpose()?,
             cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
             colors_per_task: self.colors_per_task,
+            mtt: self.mtt.map(|s| s.parse().map_err(|e| format!("mtt: {e}"))).transpose()?,
             prem: self.prem.map(|s| s.parse().map_err(|e| format!("prem: {e}"))).transpose()?,
         })
     }

@@ -79,8 +79,14 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     if p.wcet_granularity.0 == 0 || p.period_granularity.0 == 0 {
         return Err(invalid("--wcet-granularity and --period-granularity must be more than 0"));
     }
+    if p.prem.is_some() && p.mtt.is_some() {
+        return Err(invalid("--prem and --mtt draw different task models; give one of them"));
+    }
     if let Some(prem) = &p.prem {
         return prem_set(p, prem);
+    }
+    if let Some(g) = &p.mtt {
+        return mtt_set(p, g, clusters, cache);
     }
 
     // Utilisations.
@@ -222,6 +228,59 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
         reservations: None,
+        mtt: None,
+        tasks,
+    };
+    if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {
+        return Err(invalid(format!("the options give an invalid spec: {}: {}", bad.path, bad.message)));
+    }
+    Ok(spec)
+}
+
+/// A set of MTTs (`--mtt`, `crate::mtt`): the options that shape single
+/// tasks do not apply.
+fn mtt_set(
+    p: &GenParams,
+    g: &crate::MttGen,
+    clusters: Option<Vec<Vec<u32>>>,
+    cache: Option<Cache>,
+) -> Result<Spec, GenError> {
+    let refuse = [
+        (p.tasks.is_some(), "--tasks"),
+        (p.slack.is_some(), "--slack"),
+        (p.wss.is_some(), "--wss"),
+        (p.colors_per_task.is_some(), "--colors-per-task"),
+        (p.harmonic, "--harmonic"),
+        (p.deadlines != super::deadline::DeadlineKind::Implicit, "--deadlines"),
+    ];
+    if let Some((_, name)) = refuse.iter().find(|(given, _)| *given) {
+        return Err(invalid(format!(
+            "{name} does not apply with --mtt: an MTT set draws its tasks, utilisations and working sets from --mtt, with implicit deadlines"
+        )));
+    }
+    let mut utils = stream(p.seed, Stream::Utils);
+    let mut periods = stream(p.seed, Stream::Periods);
+    let mut wss = stream(p.seed, Stream::Wss);
+    let (tasks, mtts) = crate::mtt::draw(
+        g,
+        p.util_or_default(),
+        &p.periods,
+        p.period_granularity.0,
+        cache.as_ref().map(|c| c.size),
+        [&mut utils, &mut periods, &mut wss],
+    )?;
+    let spec = Spec {
+        meta: Some(Meta {
+            description: None,
+            tool: Some(schedlab_model::TOOL.to_string()),
+            seed: Some(p.seed),
+            generator: Some(p.to_args()),
+        }),
+        platform: Platform { cpus: p.cpus, clusters, cache, memory: None },
+        policy: Some(PolicySpec::named(p.policy)),
+        overheads: None,
+        reservations: None,
+        mtt: Some(mtts),
         tasks,
     };
     if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {
@@ -337,6 +396,7 @@ fn prem_set(p: &GenParams, prem: &PremSpec) -> Result<Spec, GenError> {
         policy: Some(PolicySpec::named(PolicyName::Mcs)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     };
     if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {

@@ -383,6 +383,7 @@ pub fn import_bytes(text: &[u8], file: &str, opts: &ImportOptions) -> Result<(Sp
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: spec_tasks,
     };
     check(&spec, file)?;

@@ -137,6 +137,7 @@ pub fn import_str(text: &str, file: &str) -> Result<(Spec, Vec<String>), Interop
         policy: Some(serde_json::from_value(pol).expect("a known policy")),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     };
     let text = schedlab_model::emit::to_json(&spec);

@@ -41,7 +41,9 @@ pub enum PolicyEvent {
     /// the rare sample does not make every event as large as itself.
     CounterSample(Box<CounterReading>),
     /// The job's priority was raised above its base priority (cache-aware
-    /// promotion); `reason` says why, e.g. `cache`.
+    /// promotion); `reason` says why: `cache` (the cache-aware policy chose
+    /// its MTT), `urgent` (a job of its MTT with the same index started this
+    /// quantum), `lost-cause` (the lost-cause policy chose its MTT).
     PriorityPromotion { task: u32, job: u64, reason: String },
     /// The system-wide memory token was granted to the job (memory-centric
     /// scheduling): its memory phase may run. `worker`: to the memory-phase
@@ -88,6 +90,16 @@ pub enum PolicyEvent {
     /// The policy has no counter readings (`reason`, e.g. the simulator has
     /// no counter source) and schedules without its dynamic phase.
     CountersUnavailable { reason: String },
+    /// `ca-gedf`: the CPU runs a phantom job (one idle quantum of the
+    /// hyperperiod's budget) for the quantum starting now: instead of the
+    /// job `task`/`job`, which would have made the shared cache thrash, or
+    /// (both absent) because the CPU had nothing to run.
+    Phantom {
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        task: Option<u32>,
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        job: Option<u64>,
+    },
 }
 
 fn is_false(b: &bool) -> bool {
@@ -129,7 +141,7 @@ pub struct CounterReading {
 
 impl PolicyEvent {
     /// The value of `kind` for every event, in declaration order.
-    pub const KINDS: [&'static str; 14] = [
+    pub const KINDS: [&'static str; 15] = [
         "preemption-point",
         "server",
         "server-replenish",
@@ -144,6 +156,7 @@ impl PolicyEvent {
         "counters-unavailable",
         "token-request",
         "token-preempt",
+        "phantom",
     ];
 
     /// The event's `kind` (`server`, `preemption-point`, ...).
@@ -163,6 +176,7 @@ impl PolicyEvent {
             PolicyEvent::CountersUnavailable { .. } => "counters-unavailable",
             PolicyEvent::TokenRequest { .. } => "token-request",
             PolicyEvent::TokenPreempt { .. } => "token-preempt",
+            PolicyEvent::Phantom { .. } => "phantom",
         }
     }
 
@@ -226,6 +240,7 @@ mod tests {
             PolicyEvent::CountersUnavailable { reason: "no source".into() },
             PolicyEvent::TokenRequest { task: 1, job: 0, worker: true },
             PolicyEvent::TokenPreempt { task: 1, job: 0, worker: false },
+            PolicyEvent::Phantom { task: Some(2), job: Some(0) },
         ];
         for (i, e) in all.iter().enumerate() {
             let v = serde_json::to_value(e).unwrap();

@@ -69,6 +69,16 @@ pub struct GroupRow {
     pub leaf: Option<String>,
 }
 
+/// One multithreaded task (`mtt`).
+#[derive(Debug, Clone, Serialize)]
+pub struct MttRow {
+    pub name: String,
+    pub tasks: Vec<String>,
+    /// The group's working-set size (its `wss`, else its tasks').
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub wss: Option<crate::units::Size>,
+}
+
 /// Facts about a task set.
 #[derive(Debug, Clone, Serialize)]
 pub struct Summary {
@@ -89,6 +99,9 @@ pub struct Summary {
     /// The reservation groups, when the spec has `reservations`.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub groups: Vec<GroupRow>,
+    /// The multithreaded tasks, when the spec has `mtt`.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mtts: Vec<MttRow>,
 }
 
 impl Summary {
@@ -150,6 +163,12 @@ impl Summary {
                         leaf: g.leaf.map(|l| format!("{} / {}", l.budget, l.period)),
                     }
                 })
+                .collect(),
+            mtts: spec
+                .mtts()
+                .iter()
+                .enumerate()
+                .map(|(k, m)| MttRow { name: m.name.clone(), tasks: m.tasks.clone(), wss: spec.mtt_wss(k) })
                 .collect(),
         }
     }

@@ -4,7 +4,7 @@
 
 use crate::exact::Ratio;
 use crate::spec::{Domains, Group, MemoryMode, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
-use crate::units::Duration;
+use crate::units::{Duration, Size};
 use std::collections::HashMap;
 
 /// Largest platform accepted.
@@ -496,10 +496,37 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             f.error("policy.memory_total", "must be more than 0, e.g. `64MiB`");
         }
         match pol.quantum {
-            Some(q) if q.0 == 0 && (pol.name == PolicyName::Pd2 || dynamic) => {
+            Some(q) if q.0 == 0 && (matches!(pol.name, PolicyName::Pd2 | PolicyName::CaGedf) || dynamic) => {
                 f.error("policy.quantum", "must be more than 0, e.g. `1ms`")
             }
             _ => {}
+        }
+        if pol.name == PolicyName::CaGedf {
+            if p.cache.is_none() {
+                f.error(
+                    "platform.cache",
+                    "`ca-gedf` needs the shared cache (its size is what the working sets scheduled in a quantum are compared with); add e.g. `cache: {size: 1MiB}`",
+                );
+            }
+            for (key, value, max) in [
+                ("cache_policy", pol.cache_policy, 5),
+                ("lost_cause_policy", pol.lost_cause_policy, 3),
+                ("promotion_duration", pol.promotion_duration, 2),
+            ] {
+                if value.is_some_and(|v| v == 0 || v > max) {
+                    let range = if max == 2 { "1 or 2".to_string() } else { format!("1 to {max}") };
+                    f.error(
+                        format!("policy.{key}"),
+                        format!("{} is not a policy of Fig. 4.2; use {range}", value.unwrap_or(0)),
+                    );
+                }
+            }
+            if pol.lost_cause_policy.is_some() && pol.lost_cause_threshold.is_none() {
+                f.error(
+                    "policy.lost_cause_policy",
+                    "has no effect without `lost_cause_threshold` (no lost-cause policy by default); add e.g. `lost_cause_threshold: 110` or remove the key",
+                );
+            }
         }
         if domains == Domains::PerCluster && p.clusters.is_none() {
             f.error(
@@ -560,7 +587,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 && pol.name != PolicyName::Hcbs
                 && list
                     .iter()
-                    .any(|s| !s.preemptible && !(pol.name == PolicyName::Mcs && s.kind == SegmentKind::Memory));
+                    .any(|s| !(s.preemptible || (pol.name == PolicyName::Mcs && s.kind == SegmentKind::Memory)));
             let ignored: Vec<&str> = [
                 suspends.then_some(
                     "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",
@@ -605,6 +632,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
         }
     }
     reservations(&mut f, spec);
+    mtts(&mut f, spec);
     if let Some(o) = &spec.overheads {
         if o.trim().is_empty() {
             f.error("overheads", "is empty; give the path of an overhead CSV or leave the key out");
@@ -859,6 +887,114 @@ fn reservations(f: &mut Findings, spec: &Spec) {
         );
     }
     check(f, top, "reservations", cpus);
+}
+
+/// The `mtt` groups: unique names apart from the tasks', known tasks, a
+/// task in at most one MTT, and, inside an MTT, one period, deadline,
+/// offset, colour set and working-set size (see `spec/mtt.rs` for why).
+fn mtts(f: &mut Findings, spec: &Spec) {
+    let Some(list) = &spec.mtt else { return };
+    if list.is_empty() {
+        f.error(
+            "mtt",
+            "is empty; give at least one group, e.g. `[{name: w, tasks: [w1, w2], wss: 768KiB}]`, or leave the key out",
+        );
+        return;
+    }
+    let task_names: HashMap<&str, usize> = spec.tasks.iter().enumerate().map(|(i, t)| (t.name.as_str(), i)).collect();
+    let mut names: HashMap<&str, usize> = HashMap::new();
+    let mut member_of: HashMap<usize, String> = HashMap::new();
+    for (k, m) in list.iter().enumerate() {
+        let at = |field: &str| format!("mtt[{k}].{field}");
+        if m.name.trim().is_empty() || m.name.chars().count() > MAX_NAME || m.name.chars().any(char::is_control) {
+            f.error(at("name"), format!("must be a name of 1 to {MAX_NAME} printable characters, e.g. `video`"));
+        } else if let Some(prev) = names.insert(m.name.as_str(), k) {
+            f.error(at("name"), format!("`{}` is already the name of mtt[{prev}]; MTT names must be unique", m.name));
+        } else if let Some(&i) = task_names.get(m.name.as_str()) {
+            f.error(
+                at("name"),
+                format!("`{}` is the name of tasks[{i}]; give the MTT a name of its own (metrics and the profiler report by it)", m.name),
+            );
+        }
+        if m.tasks.is_empty() {
+            f.error(at("tasks"), "is empty; list the MTT's tasks by name, e.g. `[w1, w2]`");
+            continue;
+        }
+        if m.wss.is_some_and(|w| w.0 == 0) {
+            f.error(at("wss"), "must be more than 0, e.g. `768KiB`; leave the key out when the working set is unknown");
+        }
+        // The first member is the reference for the shared parameters.
+        let mut first: Option<(usize, &Task)> = None;
+        let mut wss: Option<(Size, String)> = m.wss.map(|w| (w, at("wss")));
+        for (j, name) in m.tasks.iter().enumerate() {
+            let tp = format!("mtt[{k}].tasks[{j}]");
+            let Some(&i) = task_names.get(name.as_str()) else {
+                let mut known: Vec<&str> = task_names.keys().copied().collect();
+                known.sort_by_key(|n| task_names[n]);
+                known.truncate(8);
+                f.error(tp, format!("no task is named `{name}`; the tasks are {}", known.join(", ")));
+                continue;
+            };
+            if let Some(prev) = member_of.insert(i, tp.clone()) {
+                f.error(tp, format!("task `{name}` is already in an MTT ({prev}); a task belongs to at most one MTT"));
+                continue;
+            }
+            let t = &spec.tasks[i];
+            if let (Some(w), Some((ref_w, ref_at))) = (t.wss, &wss) {
+                if w != *ref_w {
+                    f.error(
+                        format!("tasks[{i}].wss"),
+                        format!(
+                            "is {w} but task `{name}` is in MTT `{}`, whose working set is {ref_w} ({ref_at}); the MTT's tasks share one working set: remove the task's `wss` or make it {ref_w}",
+                            m.name
+                        ),
+                    );
+                }
+            } else if let Some(w) = t.wss {
+                wss = Some((w, format!("tasks[{i}].wss")));
+            }
+            let Some((i0, t0)) = first else {
+                first = Some((i, t));
+                continue;
+            };
+            let n0 = &t0.name;
+            let same = |what: &str, field: &str, a: String, b: String, f: &mut Findings| {
+                f.error(
+                    format!("tasks[{i}].{field}"),
+                    format!(
+                        "is {b} but `{n0}` (tasks[{i0}]), in the same MTT `{}`, has {what} {a}; the tasks of an MTT share their {what}: make them equal",
+                        m.name
+                    ),
+                );
+            };
+            if t.period != t0.period {
+                same("period", "period", t0.period.to_string(), t.period.to_string(), f);
+            }
+            // A deadline defaulting to a different period would repeat the period's error.
+            else if t.deadline() != t0.deadline() {
+                same("deadline", "deadline", t0.deadline().to_string(), t.deadline().to_string(), f);
+            }
+            if t.offset != t0.offset {
+                same("offset", "offset", t0.offset.to_string(), t.offset.to_string(), f);
+            }
+            if t.colors != t0.colors {
+                let show =
+                    |c: &Option<crate::units::ColorSet>| c.as_ref().map_or("none".to_string(), |c| format!("{c}"));
+                same("colours", "colors", show(&t0.colors), show(&t.colors), f);
+            }
+        }
+        if m.tasks.len() as u64 > spec.platform.cpus as u64 && spec.platform.cpus > 0 {
+            f.warn(
+                at("tasks"),
+                format!(
+                    "MTT `{}` has {} tasks on {} CPUs: its threads can never all run together (the thesis bounds an MTT at one task per CPU)",
+                    m.name,
+                    m.tasks.len(),
+                    spec.platform.cpus
+                ),
+            );
+        }
+    }
 }
 
 /// Why `policy.KEY` is refused under policy `p`: the policies that take it

@@ -105,6 +105,11 @@ fn semantic_constraints() {
         ("platform: {cpus: 4294967296}\ntasks: []\n", "platform.cpus", "out of range"),
         ("platform: {cpus: four}\ntasks: []\n", "platform.cpus", "expected u32"),
         ("platform: [4]\ntasks: []\n", "platform", "mapping"),
+        ("platform: {cpus: 2}\npolicy: {name: ca-gedf}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n", "platform.cache", "`ca-gedf` needs the shared cache"),
+        ("platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: ca-gedf, cache_policy: 6}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n", "policy.cache_policy", "use 1 to 5"),
+        ("platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: ca-gedf, promotion_duration: 0}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n", "policy.promotion_duration", "use 1 or 2"),
+        ("platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: ca-gedf, lost_cause_policy: 2}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n", "policy.lost_cause_policy", "without `lost_cause_threshold`"),
+        ("platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: ca-gedf, quantum: 0ms}\ntasks:\n  - {name: a, wcet: 1ms, period: 10ms}\n", "policy.quantum", "more than 0"),
     ];
     for (text, path, want) in cases {
         let e = err(text);

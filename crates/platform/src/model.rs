@@ -27,6 +27,21 @@
 //!   (and the memory phases of PREM tasks add `μ · B` each, [`prem_traffic`]);
 //! * **rate** — `1 / (1 + refs · (p_cap·miss·f + p_alone·miss·(f − 1) + p_coh·hitm) + μ·(f − 1))`.
 //!
+//! **Multithreaded tasks.** The cache state belongs to working-set
+//! *owners*: a task in no MTT owns its working set, the tasks (threads) of
+//! an MTT share their MTT's (`Spec::wss_owner`). The model is built on the
+//! owners — an MTT is one entry with the MTT's WSS and colours — so its
+//! bytes occupy the cache once however many of its threads run, threads of
+//! one MTT running at once do not contend with each other, and a thread
+//! coming back finds evicted only what other owners pushed out since the
+//! MTT's last thread left the cache (none while another of its threads runs
+//! there). An MTT's job references new data (the thesis' assumption that
+//! job i's data is unique to job i): a thread's first dispatch in a job
+//! reloads nothing, and the job's compulsory misses, WSS / line per MTT job
+//! shared by its threads in proportion to their WCETs, are counted (not
+//! charged: they are in the WCET). Without `mtt:` the owners are the tasks
+//! in order and nothing changes.
+//!
 //! A task's WCET is its time alone with a warm cache: the model adds only
 //! what other jobs cause (what a task's own working set misses when it
 //! exceeds its colours is in its WCET already and costs extra only through
@@ -43,7 +58,7 @@ const NONE: u32 = u32::MAX;
 /// Millionths in 1.0 (the simulator's `Rate`).
 pub const MICROS: u32 = 1_000_000;
 
-/// What a task keeps of the model's state.
+/// What a working-set owner (a task, or an MTT) keeps of the model's state.
 #[derive(Debug, Clone)]
 struct TaskModel {
     wss: f64,
@@ -60,9 +75,19 @@ struct TaskModel {
     overlaps: Vec<Overlap>,
     /// Σ capacity of its classes: once the others' bytes reach it, the scan can stop.
     full: f64,
+}
+
+/// Per task: what is its own rather than its working-set owner's.
+#[derive(Debug, Clone)]
+struct Thread {
+    /// Index of its owner in `PlatformModel::tasks`.
+    owner: u32,
     /// Its shared-data group.
     group: Option<u32>,
     write: f64,
+    /// Compulsory misses per ns of demand (an MTT's new data each job); 0
+    /// for a task in no MTT.
+    fresh: f64,
     /// Its memory-phase traffic, as a fraction of the bandwidth its job
     /// uses per ns of demand: (in a memory segment, in any other).
     prem: (f64, f64),
@@ -97,12 +122,18 @@ pub struct PlatformModel {
     private: Option<f64>,
     /// Bytes per ns, if limited.
     bandwidth: Option<f64>,
+    /// The owners' parts (index: owner).
     layout: Layout,
     /// Cache instance of each CPU.
     instance: Vec<u32>,
     instances: usize,
+    /// Per working-set owner (a task in no MTT, or an MTT), in the order
+    /// their first task appears; the owners' arrays below are indexed so.
     tasks: Vec<TaskModel>,
-    /// Per (task, instance): when the task last left a CPU of the instance.
+    threads: Vec<Thread>,
+    /// Per (owner, instance): how many of its tasks run there now.
+    running_here: Vec<u32>,
+    /// Per (owner, instance): when the owner last left a CPU of the instance.
     left: Vec<u64>,
     /// Per (task, instance): whether it has run there.
     ran: Vec<bool>,
@@ -112,7 +143,9 @@ pub struct PlatformModel {
     touch: Vec<u64>,
     /// The (part index, bytes) pairs of every [`Overlap`].
     shared: Vec<(u32, f64)>,
+    /// Per owner: whether it has run anywhere.
     ran_anywhere: Vec<bool>,
+    /// Per task: the CPU it last ran on.
     last_cpu: Vec<u32>,
     /// Task running on each CPU.
     running: Vec<u32>,
@@ -146,9 +179,47 @@ impl PlatformModel {
     /// The model of `spec`'s platform, `None` when the spec has no cache.
     pub fn new(spec: &Spec, cal: Calibration) -> Option<PlatformModel> {
         let cache = spec.platform.cache.as_ref()?;
+        // The owners as a task list: an MTT is its first task with the
+        // MTT's working set (validation gives its tasks one colour set).
+        let of = spec.mtt_of_tasks();
+        let mut owner_of_mtt = vec![NONE; spec.mtts().len()];
+        let mut owner = Vec::with_capacity(spec.tasks.len());
+        let mut owners = spec.clone();
+        owners.tasks.clear();
+        owners.mtt = None;
+        for (i, t) in spec.tasks.iter().enumerate() {
+            match of[i] {
+                Some(k) if owner_of_mtt[k] != NONE => owner.push(owner_of_mtt[k]),
+                mtt => {
+                    let mut t = t.clone();
+                    if let Some(k) = mtt {
+                        owner_of_mtt[k] = owners.tasks.len() as u32;
+                        t.wss = spec.mtt_wss(k);
+                    }
+                    owner.push(owners.tasks.len() as u32);
+                    owners.tasks.push(t);
+                }
+            }
+        }
+        // Compulsory misses per ns: WSS / line per MTT job over the WCETs of its tasks.
+        let line = cache.line.0.max(1) as f64;
+        let fresh: Vec<f64> = (0..spec.mtts().len())
+            .map(|k| {
+                let wcets: f64 = spec.mtt_tasks(k).iter().map(|&i| spec.tasks[i].wcet.0 as f64).sum();
+                let wss = spec.mtt_wss(k).map_or(0, |w| w.0) as f64;
+                if wcets > 0.0 {
+                    wss / line / wcets
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        let spec_tasks = &spec.tasks;
+        let spec = &owners;
         let layout = Layout::of(spec)?;
         let m = spec.platform.cpus as usize;
         let n = spec.tasks.len();
+        let tasks_n = spec_tasks.len();
         let mut instance = vec![0u32; m];
         let groups = cache.instances(spec.platform.cpus);
         for (k, g) in groups.iter().enumerate() {
@@ -159,6 +230,21 @@ impl PlatformModel {
             }
         }
         let mut names: HashMap<&str, u32> = HashMap::new();
+        let threads: Vec<Thread> = spec_tasks
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let next = names.len() as u32;
+                Thread {
+                    owner: owner[i],
+                    group: t.data_group.as_deref().map(|g| *names.entry(g).or_insert(next)),
+                    write: t.write_ratio().as_f64(),
+                    fresh: of[i].map_or(0.0, |k| fresh[k]),
+                    prem: prem_traffic(spec, t),
+                    in_memory: false,
+                }
+            })
+            .collect();
         let mut tasks = Vec::with_capacity(n);
         // Tasks by class, to find neighbours without comparing every pair.
         let mut by_class: Vec<Vec<u32>> = vec![Vec::new(); layout.capacity.len()];
@@ -192,20 +278,7 @@ impl PlatformModel {
                 })
                 .collect();
             let full = parts.iter().map(|p| layout.capacity[p.class as usize]).sum();
-            let next = names.len() as u32;
-            let group = t.data_group.as_deref().map(|g| *names.entry(g).or_insert(next));
-            tasks.push(TaskModel {
-                wss,
-                resident,
-                alone_miss,
-                neighbours,
-                overlaps,
-                full,
-                group,
-                write: t.write_ratio().as_f64(),
-                prem: prem_traffic(spec, t),
-                in_memory: false,
-            });
+            tasks.push(TaskModel { wss, resident, alone_miss, neighbours, overlaps, full });
         }
         let instances = groups.len().max(1);
         let classes = layout.capacity.len();
@@ -213,21 +286,23 @@ impl PlatformModel {
         let max_parts = layout.parts.iter().map(Vec::len).max().unwrap_or(0);
         Some(PlatformModel {
             cal,
-            line: cache.line.0.max(1) as f64,
+            line,
             private: cache.private.map(|p| p.0 as f64),
             bandwidth: spec.platform.memory.as_ref().and_then(|m| m.bandwidth).map(|b| b.0 as f64 / 1e9),
             layout,
             instance,
             instances,
             tasks,
+            threads,
+            running_here: vec![0; n * instances],
             left: vec![0; n * instances],
             ran: vec![false; n * instances],
             touch: vec![0; n * instances],
             shared,
             ran_anywhere: vec![false; n],
-            last_cpu: vec![NONE; n],
+            last_cpu: vec![NONE; tasks_n],
             running: vec![NONE; m],
-            running_on: vec![NONE; n],
+            running_on: vec![NONE; tasks_n],
             p_cap: vec![0.0; m],
             p_coh: vec![0.0; m],
             bw: vec![1.0; m],
@@ -242,7 +317,7 @@ impl PlatformModel {
             rates: [(0, 1.0, MICROS); 32],
             dirty: false,
             cpu_counts: vec![Counts::default(); m],
-            task_counts: vec![Counts::default(); n],
+            task_counts: vec![Counts::default(); tasks_n],
             scratch: vec![0.0; max_parts],
         })
     }
@@ -260,12 +335,26 @@ impl PlatformModel {
     /// The task's job starts running on `cpu` at `now`: returns what it
     /// reloads (the CPMD), counted as misses of the CPU and the task.
     pub fn enter(&mut self, task: u32, cpu: u32, now: u64) -> Reload {
-        let (i, c) = (task as usize, cpu as usize);
+        self.enter_job(task, cpu, now, false)
+    }
+
+    /// [`PlatformModel::enter`], saying whether this is the job's first
+    /// dispatch: then a task of an MTT reloads nothing (its job's data is
+    /// new, counted as compulsory misses as it runs); a task in no MTT
+    /// reloads what was evicted either way.
+    pub fn enter_job(&mut self, task: u32, cpu: u32, now: u64, first: bool) -> Reload {
+        let c = cpu as usize;
+        let i = self.threads[task as usize].owner as usize;
         let k = self.instance[c] as usize;
         let at = i * self.instances + k;
         self.dirty = true;
         let (wss, resident) = (self.tasks[i].wss, self.tasks[i].resident);
-        let evicted = if self.ran_anywhere[i] && !self.ran[at] {
+        let fresh = first && self.threads[task as usize].fresh > 0.0;
+        let evicted = if self.running_here[at] > 0 || fresh {
+            // Another thread of its MTT keeps the working set touched, or
+            // the job's data is new.
+            0.0
+        } else if self.ran_anywhere[i] && !self.ran[at] {
             // First time on this cache: everything is cold.
             resident
         } else {
@@ -273,29 +362,33 @@ impl PlatformModel {
         };
         let mut bytes_hit = 0.0;
         if let Some(p) = self.private {
-            if self.ran_anywhere[i] && self.last_cpu[i] != cpu {
+            if self.ran_anywhere[i] && self.last_cpu[task as usize] != cpu && !fresh {
                 bytes_hit = (wss - evicted).max(0.0).min(p);
             }
         }
         let (misses, hits) = (evicted / self.line, bytes_hit / self.line);
         let ns = misses * self.cal.miss_ns() + hits * self.cal.hit_ns();
-        for counts in [&mut self.cpu_counts[c], &mut self.task_counts[i]] {
+        for counts in [&mut self.cpu_counts[c], &mut self.task_counts[task as usize]] {
             counts.misses += misses;
             counts.references += misses + hits;
         }
         self.running[c] = task;
-        self.running_on[i] = cpu;
-        self.touch[at] = u64::MAX;
-        self.occupy(i, k, true);
+        self.running_on[task as usize] = cpu;
+        if self.running_here[at] == 0 {
+            self.touch[at] = u64::MAX;
+            self.occupy(i, k, true);
+        }
+        self.running_here[at] += 1;
+        self.group(task as usize, true);
         self.ran_anywhere[i] = true;
-        self.last_cpu[i] = cpu;
+        self.last_cpu[task as usize] = cpu;
         Reload { ns: ns.round() as u64, misses }
     }
 
     /// The task's job is now in a memory segment (`memory`) or not: its
     /// memory-phase traffic changes ([`prem_traffic`]).
     pub fn phase(&mut self, task: u32, memory: bool) {
-        let t = &mut self.tasks[task as usize];
+        let t = &mut self.threads[task as usize];
         if t.in_memory != memory {
             t.in_memory = memory;
             if t.prem.0 != t.prem.1 && self.running_on[task as usize] != NONE {
@@ -307,7 +400,7 @@ impl PlatformModel {
     /// Task `t`'s memory-phase traffic now, as a fraction of the bandwidth.
     #[inline]
     fn prem_now(&self, t: usize) -> f64 {
-        let m = &self.tasks[t];
+        let m = &self.threads[t];
         if m.in_memory {
             m.prem.0
         } else {
@@ -315,7 +408,7 @@ impl PlatformModel {
         }
     }
 
-    /// Bytes of task `i` evicted from instance `k` since it left it.
+    /// Bytes of owner `i` evicted from instance `k` since it left it.
     fn evicted(&mut self, i: usize, k: usize, now: u64) -> f64 {
         let parts = &self.layout.parts[i];
         if parts.is_empty() || self.tasks[i].neighbours.is_empty() {
@@ -373,19 +466,24 @@ impl PlatformModel {
 
     /// The task's job leaves `cpu` at `now` (preempted, blocked, completed).
     pub fn leave(&mut self, task: u32, cpu: u32, now: u64) {
-        let (i, c) = (task as usize, cpu as usize);
+        let c = cpu as usize;
+        let i = self.threads[task as usize].owner as usize;
         let at = i * self.instances + self.instance[c] as usize;
-        self.left[at] = now;
-        self.ran[at] = true;
-        self.touch[at] = now;
+        self.running_here[at] -= 1;
+        if self.running_here[at] == 0 {
+            self.left[at] = now;
+            self.ran[at] = true;
+            self.touch[at] = now;
+            self.occupy(i, self.instance[c] as usize, false);
+        }
+        self.group(task as usize, false);
         self.running[c] = NONE;
-        self.running_on[i] = NONE;
-        self.occupy(i, self.instance[c] as usize, false);
+        self.running_on[task as usize] = NONE;
         self.dirty = true;
     }
 
-    /// Adds (or removes) task `i`'s bytes in instance `k` and its writes to
-    /// its group's, the aggregates the rates are computed from.
+    /// Adds (or removes) owner `i`'s bytes in instance `k`, the aggregates
+    /// the rates are computed from.
     fn occupy(&mut self, i: usize, k: usize, add: bool) {
         let classes = self.layout.capacity.len();
         for p in &self.layout.parts[i] {
@@ -398,15 +496,19 @@ impl PlatformModel {
                 self.occ[at] = if self.occ_jobs[at] == 0 { 0.0 } else { self.occ[at] - p.bytes };
             }
         }
-        if let Some(g) = self.tasks[i].group {
+    }
+
+    /// Adds (or removes) task `t`'s writes to its shared-data group's.
+    fn group(&mut self, t: usize, add: bool) {
+        if let Some(g) = self.threads[t].group {
             let g = g as usize;
             if add {
-                self.group_write[g] += self.tasks[i].write;
+                self.group_write[g] += self.threads[t].write;
                 self.group_jobs[g] += 1;
             } else {
                 self.group_jobs[g] -= 1;
                 self.group_write[g] =
-                    if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.tasks[i].write };
+                    if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.threads[t].write };
             }
         }
     }
@@ -430,7 +532,8 @@ impl PlatformModel {
                 let (cap, coh, stall) = if t == NONE {
                     (0.0, 0.0, 0.0)
                 } else {
-                    let (cap, coh) = (self.capacity_misses(c, t as usize), self.coherence(t as usize));
+                    let (cap, coh) =
+                        (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
                     (cap, coh, refs * (cap * miss + coh * hitm))
                 };
                 self.settle_next(c, cap, coh, 1.0, stall);
@@ -440,12 +543,15 @@ impl PlatformModel {
         let mut traffic = 0.0;
         for c in 0..m {
             let t = self.running[c];
-            let (cap, coh) =
-                if t == NONE { (0.0, 0.0) } else { (self.capacity_misses(c, t as usize), self.coherence(t as usize)) };
+            let (cap, coh) = if t == NONE {
+                (0.0, 0.0)
+            } else {
+                (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize))
+            };
             self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
             if let (true, Some(b)) = (t != NONE, self.bandwidth) {
-                traffic += self.cal.refs_per_ns * (cap + self.tasks[t as usize].alone_miss) * self.line
-                    + self.prem_now(t as usize) * b;
+                traffic +=
+                    self.cal.refs_per_ns * (cap + self.owner(t).alone_miss) * self.line + self.prem_now(t as usize) * b;
             }
         }
         let f = match self.bandwidth {
@@ -458,7 +564,7 @@ impl PlatformModel {
             let stall = if t == NONE {
                 0.0
             } else {
-                let alone = self.tasks[t as usize].alone_miss;
+                let alone = self.owner(t).alone_miss;
                 refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm) + self.prem_now(t as usize) * (f - 1.0)
             };
             self.settle_next(c, cap, coh, f, stall);
@@ -516,7 +622,13 @@ impl PlatformModel {
         self.commit(changed);
     }
 
-    /// Task `t` on CPU `c`: its miss fraction beyond what it has alone,
+    /// The working-set owner of task `t`.
+    #[inline(always)]
+    fn owner(&self, t: u32) -> &TaskModel {
+        &self.tasks[self.threads[t as usize].owner as usize]
+    }
+
+    /// Owner `t` on CPU `c`: its miss fraction beyond what it has alone,
     /// from the jobs running at once on the same cache (the aggregates).
     #[inline(always)]
     fn capacity_misses(&self, c: usize, t: usize) -> f64 {
@@ -548,12 +660,12 @@ impl PlatformModel {
     /// Task `t`: the fraction of its references that are HITM, from the
     /// writers of its data group running on other CPUs.
     fn coherence(&self, t: usize) -> f64 {
-        let Some(g) = self.tasks[t].group else { return 0.0 };
+        let Some(g) = self.threads[t].group else { return 0.0 };
         let g = g as usize;
         if self.group_jobs[g] < 2 {
             return 0.0;
         }
-        let others = (self.group_write[g] - self.tasks[t].write).max(0.0);
+        let others = (self.group_write[g] - self.threads[t].write).max(0.0);
         (self.cal.coherence * others).min(1.0)
     }
 
@@ -572,13 +684,19 @@ impl PlatformModel {
         }
         let demand = d as f64 * self.rate[c];
         let refs = demand * self.cal.refs_per_ns;
-        let add = Counts {
+        let fresh = self.threads[t as usize].fresh;
+        let mut add = Counts {
             instructions: demand * self.cal.instructions_per_ns,
             cycles: d as f64 * self.cal.clock_ghz,
             references: refs,
-            misses: refs * (self.p_cap[c] + self.tasks[t as usize].alone_miss),
+            misses: refs * (self.p_cap[c] + self.owner(t).alone_miss),
             hitm: refs * self.p_coh[c],
         };
+        if fresh > 0.0 {
+            // An MTT job's compulsory misses (its new data), as it runs.
+            add.misses += demand * fresh;
+            add.references += demand * fresh;
+        }
         for counts in [&mut self.cpu_counts[c], &mut self.task_counts[t as usize]] {
             counts.instructions += add.instructions;
             counts.cycles += add.cycles;

@@ -108,6 +108,10 @@ pub fn build_with(
             lay()?; // refuses pinned tasks and a non-global recorded placement
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
         }
+        PolicyName::CaGedf => {
+            lay()?; // refuses pinned tasks and a non-global recorded placement
+            Box::new(crate::cache_aware::CaGedf::new(crate::cache_aware::params(spec)?))
+        }
         PolicyName::Run => crate::run::build(spec, placement)?,
         PolicyName::Hcbs => crate::hcbs::build(spec, placement)?,
         PolicyName::CapGsDynamic => {

@@ -7,6 +7,7 @@
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
 pub mod build;
+mod cache_aware;
 mod counters;
 pub mod descriptor;
 mod domain;
@@ -23,6 +24,7 @@ pub mod mcs;
 mod order;
 mod pd2;
 mod placement;
+pub mod profiler;
 mod rate;
 mod ready;
 mod run;

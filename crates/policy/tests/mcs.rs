@@ -35,9 +35,9 @@ fn prem(tasks: &[(&[Segment], u64, u32)]) -> Spec {
 
 /// The token events as (time, kind, task).
 fn tokens(r: &Run) -> Vec<(u64, &'static str, u32)> {
-    r.events
+    r.notes
         .iter()
-        .filter_map(|(t, e)| match *e {
+        .filter_map(|(t, _, e)| match *e {
             PolicyEvent::TokenRequest { task, .. } => Some((*t, "request", task)),
             PolicyEvent::TokenGrant { task, .. } => Some((*t, "grant", task)),
             PolicyEvent::TokenPreempt { task, .. } => Some((*t, "preempt", task)),
@@ -53,7 +53,7 @@ fn tokens(r: &Run) -> Vec<(u64, &'static str, u32)> {
 #[test]
 fn figures_5_and_6_tau2_runs_is_suspended_and_resumes_at_2() {
     let s = prem(&[(&[mem(1), exec(2)], 1, 1), (&[mem(2), exec(1)], 0, 2)]);
-    let r = run(&s, build(&s, None).unwrap(), 10, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 10);
     assert_eq!(r.cpu(0), [(0, 1, 4)]);
     assert_eq!(r.cpu(1), [(1, 0, 1), (1, 2, 4)], "τ2: [0,1), suspended [1,2), resumes at 2");
     assert_eq!(
@@ -84,7 +84,7 @@ fn figures_5_and_6_tau2_runs_is_suspended_and_resumes_at_2() {
 fn figure_7_the_most_urgent_memory_phase_runs_preempting_when_needed() {
     let sec: &[Segment] = &[mem(2), exec(4), mem(2)];
     let s = prem(&[(sec, 1, 1), (sec, 0, 2), (sec, 0, 3)]);
-    let r = run(&s, build(&s, None).unwrap(), 20, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 20);
     assert_eq!(r.cpu(0), [(0, 1, 9)]);
     assert_eq!(r.cpu(1), [(1, 0, 1), (1, 3, 8), (1, 9, 11)]);
     assert_eq!(r.cpu(2), [(2, 4, 10), (2, 11, 13)]);
@@ -101,12 +101,12 @@ fn figure_7_the_most_urgent_memory_phase_runs_preempting_when_needed() {
 fn a_non_preemptive_phase_is_not_preempted() {
     let np = Segment { preemptible: false, ..mem(2) };
     let s = prem(&[(&[mem(1), exec(2)], 1, 1), (&[np, exec(1)], 0, 2)]);
-    let r = run(&s, build(&s, None).unwrap(), 10, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 10);
     assert_eq!(r.cpu(1), [(1, 0, 3)], "τ2's phase runs through");
     assert_eq!(r.cpu(0), [(0, 2, 5)], "τ1 waits for the token until 2");
     let mut s = prem(&[(&[mem(1), exec(2)], 1, 1), (&[mem(2), exec(1)], 0, 2)]);
     s.policy.as_mut().unwrap().memory_preemption = Some(false);
-    let r = run(&s, build(&s, None).unwrap(), 10, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 10);
     assert_eq!((r.cpu(0), r.cpu(1)), (vec![(0, 2, 5)], vec![(1, 0, 3)]));
 }
 
@@ -114,7 +114,7 @@ fn a_non_preemptive_phase_is_not_preempted() {
 #[test]
 fn equal_memory_priorities_are_served_in_request_order() {
     let s = prem(&[(&[mem(2), exec(1)], 1, 1), (&[mem(2), exec(1)], 0, 1), (&[mem(2), exec(1)], 1, 1)]);
-    let r = run(&s, build(&s, None).unwrap(), 20, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 20);
     assert_eq!(r.cpu(1), [(1, 0, 3)]);
     // Task 0 and task 2 both ask at 1 (CPU order): task 0 first.
     assert_eq!(r.cpu(0), [(0, 2, 5)]);
@@ -130,7 +130,7 @@ fn a_waiting_job_leaves_its_cpu_to_local_work() {
     let mut s = prem(&[(&[mem(4), exec(1)], 0, 1), (&[mem(1), exec(1)], 0, 2), (&[exec(3)], 0, 3)]);
     s.tasks[1].period = Duration(50);
     s.tasks[2].cpu = Some(1);
-    let r = run(&s, build(&s, None).unwrap(), 20, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 20);
     assert_eq!(r.cpu(1), [(2, 0, 3), (1, 4, 6)]);
 }
 
@@ -140,7 +140,7 @@ fn a_waiting_job_leaves_its_cpu_to_local_work() {
 fn without_the_mps_memory_phases_run_together() {
     let mut s = prem(&[(&[mem(1), exec(2)], 1, 1), (&[mem(2), exec(1)], 0, 2)]);
     s.policy.as_mut().unwrap().mps = Some(false);
-    let r = run(&s, build(&s, None).unwrap(), 10, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 10);
     assert_eq!((r.cpu(0), r.cpu(1)), (vec![(0, 1, 4)], vec![(1, 0, 3)]));
     assert!(tokens(&r).is_empty());
 }
@@ -157,9 +157,9 @@ fn amp(tasks: &[(&[Segment], u64, u32)], master: u32) -> Spec {
 
 /// The worker's token grants as (time, the task it serves).
 fn worker_grants(r: &Run) -> Vec<(u64, u32)> {
-    r.events
+    r.notes
         .iter()
-        .filter_map(|(t, e)| match *e {
+        .filter_map(|(t, _, e)| match *e {
             PolicyEvent::TokenGrant { task, worker: true, .. } => Some((*t, task)),
             _ => None,
         })
@@ -179,16 +179,16 @@ fn worker_grants(r: &Run) -> Vec<(u64, u32)> {
 fn figure_9_execution_phases_follow_each_other_while_the_worker_prepares_the_other_half() {
     let sec: &[Segment] = &[mem(1), exec(6), mem(1), mem(1), exec(6), mem(1)];
     let s = amp(&[(sec, 1, 1), (sec, 0, 2), (sec, 0, 3)], 3);
-    let r = run(&s, build(&s, None).unwrap(), 30, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 30);
     assert_eq!(r.cpu(0), [(0, 1, 14)]);
     assert_eq!(r.cpu(1), [(1, 0, 13)]);
     assert_eq!(r.cpu(2), [(2, 2, 15)]);
     assert_eq!(r.cpu(3), []);
     assert_eq!(worker_grants(&r), [(3, 1), (4, 0), (5, 2), (7, 1), (8, 0), (9, 2), (13, 1), (14, 0), (15, 2)]);
     let own: Vec<(u64, u32)> = r
-        .events
+        .notes
         .iter()
-        .filter_map(|(t, e)| match *e {
+        .filter_map(|(t, _, e)| match *e {
             PolicyEvent::TokenGrant { task, worker: false, .. } => Some((*t, task)),
             _ => None,
         })
@@ -210,7 +210,7 @@ fn the_next_execution_waits_for_the_worker_which_runs_above_the_master_cpus_task
     s.tasks[1].cpu = Some(1);
     s.tasks[1].memory_priority = Some(2);
     s.tasks[0].period = Duration(5);
-    let r = run(&s, build(&s, None).unwrap(), 12, &[]);
+    let r = run_traced(&s, build(&s, None).unwrap(), 12);
     // Job 0: P [0, 1), E^A [1, 2), waits for P^B (worker [1, 4)), E^B [4, 5);
     // W^A [4, 5), W^B [5, 6) on the worker. Job 1 (released at 5) waits for
     // W^B, prefetches [6, 7), E^A [7, 8), waits for P^B (worker [7, 10)), E^B

@@ -78,6 +78,13 @@ fn values(spec: &Spec) -> Value {
             "counter": pol.counter,
             "throttle": pol.throttle,
             "throttle_range": pol.throttle_range,
+            "cache_threshold": pol.cache_threshold,
+            "cache_policy": pol.cache_policy,
+            "lost_cause_threshold": pol.lost_cause_threshold,
+            "lost_cause_policy": pol.lost_cause_policy,
+            "phantoms": pol.phantoms,
+            "avoid_partially_eligible": pol.avoid_partially_eligible,
+            "promotion_duration": pol.promotion_duration,
             "master": pol.master,
             "mps": pol.mps,
             "memory_preemption": pol.memory_preemption,
@@ -132,6 +139,9 @@ fn values(spec: &Spec) -> Value {
         "overheads": spec.overheads,
         "tasks": tasks,
         "reservations": spec.reservations.as_ref().map(|v| v.iter().map(group).collect::<Vec<_>>()),
+        "mtt": spec.mtt.as_ref().map(|v| v.iter().map(|m| json!({
+            "name": m.name, "tasks": m.tasks, "wss": m.wss.map(|w| w.0),
+        })).collect::<Vec<_>>()),
     })
 }
 

@@ -86,6 +86,9 @@ pub fn simulate(
             s.cache_misses = m.cpu_reading(c as u32).misses;
         }
     }
+    if let Some(t) = st.mtt.as_deref() {
+        summary.mtts = t.summaries();
+    }
     Ok(summary)
 }
 
@@ -153,6 +156,9 @@ fn prepare<'a>(
     st.base_rates.iter_mut().zip(&config.rates).for_each(|(b, &r)| *b = r);
     if config.platform_model {
         st.model = PlatformModel::new(spec, config.calibration).map(Box::new);
+        if st.model.is_some() {
+            st.mtt = crate::mtt::MttTracker::new(spec).map(Box::new);
+        }
     }
     let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, events: 0, drv };
     Ok((st, engine))
@@ -412,6 +418,9 @@ impl Engine {
         let ts = &mut st.tasks[task as usize];
         let a = ts.active.take().expect("active job");
         ts.sum.completed += 1;
+        if let (Some(t), Some(m)) = (st.mtt.as_deref_mut(), st.model.as_deref()) {
+            t.completed(task, a.seq, cpu, forced, now, m);
+        }
         if forced {
             ts.sum.aborted += 1;
         } else {

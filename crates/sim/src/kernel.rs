@@ -38,6 +38,8 @@ pub(crate) struct State<'a> {
     pub counters: Option<std::sync::Arc<dyn crate::platform::CounterSource>>,
     /// The platform model (`schedlab-platform`), when the spec has a cache.
     pub model: Option<Box<PlatformModel>>,
+    /// Per-MTT metrics and the profiler, with a model and MTTs (`crate::mtt`).
+    pub mtt: Option<Box<crate::mtt::MttTracker>>,
     /// Each CPU's rate from the configuration, which the model's rate scales.
     pub base_rates: Vec<Rate>,
     pub now: Time,
@@ -122,6 +124,7 @@ impl<'a> State<'a> {
         State {
             counters: None,
             model: None,
+            mtt: None,
             base_rates: vec![Rate::ONE; cpus],
             now: 0,
             tasks,
@@ -221,6 +224,9 @@ impl<'a> State<'a> {
     /// colour classes).
     pub fn update_model_rates(&mut self) {
         let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
+        if let Some(t) = self.mtt.as_deref_mut() {
+            t.running(self.cpus.iter().filter_map(|c| c.job));
+        }
         model.recompute();
         for i in 0..model.pending().len() {
             let c = self.model.as_deref().expect("checked").pending()[i];
@@ -247,6 +253,9 @@ impl<'a> State<'a> {
     /// The job of `task` (number `job`) leaves `cpu` now for `reason`: its
     /// progress is settled, the switch-away written and the CPU emptied.
     pub fn vacate(&mut self, cpu: u32, task: u32, job: u64, reason: SwitchReason) {
+        if let Some(t) = self.mtt.as_deref_mut() {
+            t.preempted(task);
+        }
         self.settle(cpu);
         self.left_cpu(cpu, task);
         let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
@@ -379,6 +388,9 @@ impl<'a> State<'a> {
             a.last_cpu = Some(c);
             let (job, exec) = (a.seq, a.consumed);
             self.tasks[old as usize].sum.preemptions += 1;
+            if let Some(t) = self.mtt.as_deref_mut() {
+                t.preempted(old);
+            }
             let cs = &mut self.cpus[c as usize];
             cs.job = None;
             cs.predicted = None;
@@ -417,7 +429,10 @@ impl<'a> State<'a> {
         let cs = &mut self.cpus[c as usize];
         cs.resume = resume;
         if let Some(m) = self.model.as_deref_mut() {
-            cs.reload = m.enter(task, c, now).ns;
+            if let Some(t) = self.mtt.as_deref_mut() {
+                t.dispatched(task, job, c, resume.is_none(), now, m);
+            }
+            cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
         }
         self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
     }

@@ -27,6 +27,7 @@ pub mod error;
 pub mod header;
 pub mod horizon;
 mod kernel;
+mod mtt;
 pub mod platform;
 mod queue;
 mod segments;
@@ -45,7 +46,7 @@ pub use platform::{CounterSource, CpuView};
 pub use schedlab_jobs::{Arrivals, Execution, MissPolicy, Sporadic};
 pub use schedlab_model::overheads::{Costs, Overheads};
 pub use session::{Outcome, Outputs, Session, SessionError};
-pub use summary::{CpuSummary, SimSummary, TaskSummary};
+pub use summary::{CpuSummary, MttSummary, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;
 use schedlab_policy::Policy;

@@ -3,6 +3,7 @@
 //! does not grow with the number of jobs). Detailed metrics come from the
 //! trace crate's streaming accumulator fed by the event sink.
 
+pub use crate::mtt::MttSummary;
 use schedlab_policy::Time;
 
 /// Per-task metrics.
@@ -65,6 +66,9 @@ pub struct SimSummary {
     pub cpus: Vec<CpuSummary>,
     /// Jobs released to the policy and not complete at the horizon, plus queued ones.
     pub incomplete: u64,
+    /// Per MTT (`spec.mtt`), with a platform model: its jobs' spans and
+    /// misses, and the working-set profiler's estimate (empty otherwise).
+    pub mtts: Vec<MttSummary>,
 }
 
 impl SimSummary {

@@ -292,6 +292,7 @@ mod tests {
             policy: None,
             overheads: None,
             reservations: None,
+            mtt: None,
             tasks: vec![Task::new("a", Duration::from_ms(1), Duration::from_ms(4))],
         };
         Header::new(spec, crate::Source::Simulator, 7, 1_000_000)

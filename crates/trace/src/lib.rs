@@ -16,6 +16,7 @@ pub mod header;
 pub mod histogram;
 pub mod jsonl;
 pub mod metrics;
+pub mod mtt_span;
 pub mod schema;
 pub mod varint;
 

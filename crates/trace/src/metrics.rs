@@ -233,6 +233,10 @@ pub struct MetricsReport {
     /// Overheads by kind over all CPUs (kinds that occurred, in kind order).
     pub overheads: Vec<OverheadStats>,
     pub totals: Totals,
+    /// Per MTT (the spec's `mtt` groups): the spans of its jobs (left out
+    /// of the JSON without MTTs).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub mtts: Vec<crate::mtt_span::MttStats>,
 }
 
 #[derive(Debug, Clone)]
@@ -349,6 +353,7 @@ pub struct Metrics<S: JobSink = ()> {
     rel_deadlines: Vec<Time>,
     implicit_releases: u64,
     anomalies: u64,
+    mtts: crate::mtt_span::MttSpans,
 }
 
 impl Metrics<()> {
@@ -367,6 +372,7 @@ impl Metrics<()> {
             rel_deadlines: spec.tasks.iter().map(|t| t.deadline().0).collect(),
             implicit_releases: 0,
             anomalies: 0,
+            mtts: crate::mtt_span::MttSpans::new(spec),
         }
     }
 
@@ -391,6 +397,7 @@ impl<S: JobSink> Metrics<S> {
             rel_deadlines: self.rel_deadlines,
             implicit_releases: self.implicit_releases,
             anomalies: self.anomalies,
+            mtts: self.mtts,
         }
     }
 
@@ -459,6 +466,7 @@ impl<S: JobSink> Metrics<S> {
                 if let Some(j) = self.jobs.remove(&key) {
                     let status = if forced { JobStatus::Aborted } else { JobStatus::Completed };
                     let rec = j.record(key, Some(t), status, t);
+                    self.mtts.ended(task, job, rec.start, t, !forced);
                     emit(&mut self.tasks, &mut self.sink, &rec);
                 }
             }
@@ -619,7 +627,14 @@ impl<S: JobSink> Metrics<S> {
             implicit_releases: self.implicit_releases,
             anomalies: self.anomalies,
         };
-        let report = MetricsReport { horizon: end, tasks, cpus, overheads: overhead_list(&by_kind), totals };
+        let report = MetricsReport {
+            horizon: end,
+            tasks,
+            cpus,
+            overheads: overhead_list(&by_kind),
+            totals,
+            mtts: self.mtts.stats(),
+        };
         (report, self.sink)
     }
 

@@ -77,7 +77,7 @@ fn every_schedule_passes(policy: PolicyName) {
         t.with_overheads += usize::from(case.config.overheads.is_some());
         // `mcs` with its memory-phase scheduler is replayed; its Contention baseline is P-FP.
         let mps = case.spec.policy.as_ref().is_some_and(|p| p.mps != Some(false));
-        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs)
+        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs | PolicyName::CaGedf)
             || (policy == PolicyName::Mcs && mps);
         let checks = if replayed {
             schedlab_validate::PolicyChecks::Replay
@@ -163,6 +163,7 @@ every_schedule_passes! {
     every_schedule_passes_g_fpds: GFpds,
     every_schedule_passes_fpns: Fpns,
     every_schedule_passes_hcbs: Hcbs,
+    every_schedule_passes_ca_gedf: CaGedf,
     every_schedule_passes_mcs: Mcs,
 }
 
@@ -378,6 +379,7 @@ fn dhall_effect_under_gedf_not_under_pedf() {
             overheads: None,
             tasks,
             reservations: None,
+            mtt: None,
         };
         let u = 2.0 * eps as f64 * m as f64 / p as f64 + p as f64 / (p + eps) as f64;
 

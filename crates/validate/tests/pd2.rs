@@ -109,6 +109,7 @@ fn spec(m: u32, quantum: u64, tasks: Vec<Task>, stagger: bool, early_release: bo
         policy: Some(policy),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }

@@ -86,6 +86,7 @@ fn spec(m: u32, tasks: Vec<Task>) -> Spec {
         policy: Some(PolicySpec::named(PolicyName::Run)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }

@@ -95,6 +95,7 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, poli
         policy: Some(policy),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }
@@ -280,6 +281,7 @@ fn the_preempter_pays_the_cpmd_because_a_job_can_resume_many_times() {
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: vec![short, long],
     };
     let costs = Costs { release: US, schedule: US, context_switch: US, ipi: US, tick: US, release_latency: 0 };
@@ -329,6 +331,7 @@ fn an_interrupt_releases_every_job_due_so_the_burst_is_charged() {
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     };
     let o = Overheads::constant(Costs {

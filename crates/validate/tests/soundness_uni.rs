@@ -62,6 +62,7 @@ fn random_spec(r: &mut Rng, cpus: u32, n: usize, u: f64, constrained: bool, jitt
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }

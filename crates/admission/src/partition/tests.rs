@@ -186,6 +186,7 @@ fn spec(cpus: u32, clusters: Option<Vec<Vec<u32>>>, tasks: &[(u64, u64)]) -> Spe
         policy: None,
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: tasks
             .iter()
             .enumerate()

@@ -139,6 +139,15 @@ fn render(file: &str, s: &Summary, priorities: Option<&str>, warnings: &[Diagnos
             out += &format!("  in no group (background): {}\n", background.join(", "));
         }
     }
+    if !s.mtts.is_empty() {
+        out += "\nmultithreaded tasks (one working set each):\n";
+        let w0 = s.mtts.iter().map(|m| m.name.chars().count()).max().unwrap_or(0);
+        let sizes: Vec<String> = s.mtts.iter().map(|m| m.wss.map_or("no wss".into(), |w| w.to_string())).collect();
+        let w1 = sizes.iter().map(|x| x.chars().count()).max().unwrap_or(0);
+        for (m, size) in s.mtts.iter().zip(&sizes) {
+            out += &format!("  {:<w0$}  {size:>w1$}  {}\n", m.name, m.tasks.join(", "));
+        }
+    }
     if !warnings.is_empty() {
         out += "\nwarnings:\n";
         for w in warnings {

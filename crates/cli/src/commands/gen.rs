@@ -17,6 +17,9 @@ Utilisation methods (--utils):
   bimo-WEIGHT(SPLIT), uniform(LO,HI)                          draw tasks until the cap --util (within --slack)
 Periods (--periods): short [3,33]ms, moderate [10,100]ms (default), long [50,250]ms,
   uniform:LO-HI, log-uniform:LO-HI, list:25ms,50ms,100ms,200ms
+Multithreaded tasks (--mtt): draw MTTs until --util (Calandrino's random MTT sets):
+  threads=LO-HI (default 1-8), util=LO-HI per thread (default 0.01-0.9),
+  wss=uni:LO-HI (default uni:64B-2MiB) or tc:LO-HI (task count x uniform), or `default'
 
 Examples:
   schedlab gen --seed 7
@@ -24,6 +27,7 @@ Examples:
   schedlab gen --seed 1 --utils randfixedsum --tasks 20 --util 3 --umax 0.5 --deadlines constrained
   schedlab gen --seed 3 --cache 8MiB/16/64B --wss list:32KiB,64KiB,128KiB,256KiB --colors-per-task 8
   schedlab gen --seed 2 --cpus 4 --cluster-size 2 --policy cedf --format json
+  schedlab gen --seed 4 --cpus 8 --util 4 --cache 2MiB/8/64B --mtt threads=1-8,util=0.1-0.4,wss=tc:64B-512KiB
   schedlab gen --seed 1 --cpus 4 --policy mcs --prem mode=amp --wss list:800KiB --util 1.5")]
 pub struct Args {
     /// Seed of the random generator (recorded in the output).
@@ -81,6 +85,10 @@ pub struct Args {
     /// Give each task this many distinct random cache colours (needs --cache).
     #[arg(long)]
     colors_per_task: Option<u32>,
+    /// Draw multithreaded tasks until --util instead of independent tasks:
+    /// `threads=LO-HI,util=LO-HI,wss=uni:LO-HI|tc:LO-HI`, or `default` (see below).
+    #[arg(long)]
+    mtt: Option<String>,
     /// PREM tasks for memory-centric scheduling (with --policy mcs): one task per
     /// CPU, --wss its data, split into Sections: key=value pairs mode, partition,
     /// section, bandwidth, compute, write, or `default`.
@@ -136,6 +144,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         wss: a.wss,
         cache: a.cache,
         colors_per_task: a.colors_per_task,
+        mtt: a.mtt,
         prem: a.prem,
     };
     let params = options.into_params().map_err(|e| match e.split_once(": ") {

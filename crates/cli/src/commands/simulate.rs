@@ -238,7 +238,30 @@ fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> s
         .collect();
     let cpus: Vec<_> =
         s.cpus.iter().enumerate().map(|(c, m)| serde_json::json!({"cpu": c, "cache_misses": m.cache_misses})).collect();
-    serde_json::json!({"tasks": tasks, "cpus": cpus})
+    let mtts: Vec<_> = s
+        .mtts
+        .iter()
+        .map(|m| {
+            serde_json::json!({
+                "mtt": m.name,
+                "jobs": m.jobs,
+                "mean_span_ns": m.mean_span(),
+                "max_span_ns": m.max_span,
+                "cache_misses": m.misses,
+                "miss_rate": m.miss_rate(),
+                "max_job_misses": m.max_job_misses,
+                "max_job_miss_rate": m.max_miss_rate_ppm as f64 / 1e6,
+                "wss": m.wss,
+                "wss_estimate": m.estimate,
+                "estimate_error": m.estimate_error(),
+                "profiled_jobs": m.profiled,
+                "discarded_jobs": m.discarded,
+                "converged": m.converged,
+                "source": m.source,
+            })
+        })
+        .collect();
+    serde_json::json!({"tasks": tasks, "cpus": cpus, "mtts": mtts})
 }
 
 /// The platform model's table: each task's synthetic cache misses and CPMD.
@@ -251,6 +274,45 @@ fn render_platform(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) ->
             t.name,
             m.cache_misses,
             schedlab_model::Duration(m.cpmd).to_string()
+        ));
+    }
+    if !s.mtts.is_empty() {
+        out.push_str(&render_mtts(s));
+    }
+    out
+}
+
+/// Each MTT's jobs (span, misses, miss rate) and the working-set profiler's
+/// estimate against the declared WSS.
+fn render_mtts(s: &schedlab_sim::SimSummary) -> String {
+    let width = s.mtts.iter().map(|m| m.name.chars().count()).max().unwrap_or(3).max(3);
+    let mut out = format!(
+        "\n{:<width$}  {:>5}  {:>10}  {:>10}  {:>12}  {:>9}  {:>10}  {:>10}  {:>9}   (per MTT job; WSS estimate by the profiler, source: {})\n",
+        "mtt",
+        "jobs",
+        "mean span",
+        "max span",
+        "misses/job",
+        "miss rate",
+        "wss",
+        "estimate",
+        "profiled",
+        s.mtts[0].source
+    );
+    for m in &s.mtts {
+        let size = |b: u64| schedlab_model::Size(b).to_string();
+        out.push_str(&format!(
+            "{:<width$}  {:>5}  {:>10}  {:>10}  {:>12}  {:>9.4}  {:>10}  {:>10}  {:>9}{}\n",
+            m.name,
+            m.jobs,
+            schedlab_model::Duration(m.mean_span().round() as u64).to_string(),
+            schedlab_model::Duration(m.max_span).to_string(),
+            m.misses.checked_div(m.jobs).unwrap_or(0),
+            m.miss_rate(),
+            m.wss.map_or("-".to_string(), size),
+            if m.profiled > 0 { size(m.estimate) } else { "-".to_string() },
+            format!("{}/{}", m.profiled, m.profiled + m.discarded),
+            if m.converged { "" } else { "  (not converged)" },
         ));
     }
     out

@@ -198,6 +198,7 @@ pub fn scan(files: &[PathBuf], opts: &Options) -> Result<Scan, InteropError> {
         policy,
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: spec_tasks,
     };
     let mut header = Header::new(spec, Source::Import, 0, max_time.saturating_sub(zero));

@@ -34,6 +34,9 @@ pub enum Family {
     /// Hierarchical reservations: servers by EDF, tasks by fixed priority
     /// inside their group.
     Hcbs,
+    /// Cache-aware EDF: EDF with job promotions driven by the shared
+    /// cache's working sets (quantum-based).
+    CacheAware,
 }
 
 impl Family {
@@ -46,6 +49,7 @@ impl Family {
             Family::Pfair => "pfair",
             Family::Run => "run",
             Family::Hcbs => "hcbs",
+            Family::CacheAware => "cache-aware",
         }
     }
 }
@@ -204,6 +208,63 @@ pub const THROTTLE_RANGE: Param = Param {
     doc: "the tasks that may be throttled: those whose `priority` is in the inclusive range",
 };
 
+/// `quantum` under `ca-gedf`: the quantum its decisions are taken at.
+pub const CA_QUANTUM: Param = Param {
+    key: "quantum",
+    values: "duration > 0",
+    default: "1ms",
+    doc: "the scheduling quantum: decisions are taken only at its boundaries",
+};
+/// `cache_threshold`: Fig. 4.2's cache-utilisation threshold.
+pub const CACHE_THRESHOLD: Param = Param {
+    key: "cache_threshold",
+    values: "integer percent ≥ 0, e.g. 50",
+    default: "0",
+    doc: "the cache utilisation (percent of the shared cache taken by the working sets scheduled so far at a boundary) from which the cache-aware policy promotes jobs; below it, G-EDF",
+};
+/// `cache_policy`: Fig. 4.2's cache-aware policy.
+pub const CACHE_POLICY: Param = Param {
+    key: "cache_policy",
+    values: "1, 2, 3, 4, 5",
+    default: "1",
+    doc: "which MTT is promoted: 1 smallest WSS; 2 largest WSS fitting the free cache; 3 smallest WSS/tc; 4 largest WSS/tc fitting the free cache; 5 largest WSS/tc fitting the free cache per free CPU",
+};
+/// `lost_cause_threshold`: Fig. 4.2's lost-cause threshold.
+pub const LOST_CAUSE_THRESHOLD: Param = Param {
+    key: "lost_cause_threshold",
+    values: "integer percent ≥ 0, e.g. 110",
+    default: "none (no lost-cause policy)",
+    doc: "the cache utilisation (percent) from which thrashing is inevitable and the lost-cause policy is used",
+};
+/// `lost_cause_policy`: Fig. 4.2's lost-cause policy.
+pub const LOST_CAUSE_POLICY: Param = Param {
+    key: "lost_cause_policy",
+    values: "1, 2, 3",
+    default: "1",
+    doc: "above the lost-cause threshold: 1 G-EDF; 2 promote the largest WSS; 3 promote the largest WSS/tc",
+};
+/// `phantoms`: phantom tasks.
+pub const PHANTOMS: Param = Param {
+    key: "phantoms",
+    values: "true, false",
+    default: "true",
+    doc: "the idle quanta of a hyperperiod (m·H − Σ e·H/p) are phantom tasks; a CPU runs one instead of a job that would thrash",
+};
+/// `avoid_partially_eligible`: Fig. 4.2's option.
+pub const AVOID_PARTIALLY_ELIGIBLE: Param = Param {
+    key: "avoid_partially_eligible",
+    values: "true, false",
+    default: "false",
+    doc:
+        "promote an MTT with fewer eligible jobs than tasks (or than free CPUs) only when no other fits the free cache",
+};
+/// `promotion_duration`: Fig. 4.2's promotion-duration policy.
+pub const PROMOTION_DURATION: Param = Param {
+    key: "promotion_duration",
+    values: "1, 2",
+    default: "2",
+    doc: "1: a promotion lasts until the next decision (urgent ones until the job runs); 2: promotions and urgency last until the job completes",
+};
 /// `master`: the CPU of the memory-phase worker (`mcs`).
 pub const MASTER: Param = Param {
     key: "master",
@@ -270,6 +331,16 @@ const DYNAMIC: &[Param] = &[
     THROTTLE,
     THROTTLE_RANGE,
 ];
+const CACHE_AWARE: &[Param] = &[
+    CA_QUANTUM,
+    CACHE_THRESHOLD,
+    CACHE_POLICY,
+    LOST_CAUSE_THRESHOLD,
+    LOST_CAUSE_POLICY,
+    PHANTOMS,
+    AVOID_PARTIALLY_ELIGIBLE,
+    PROMOTION_DURATION,
+];
 const MCS: &[Param] = &[
     PARTITIONING,
     PRIORITIES,
@@ -298,7 +369,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 19] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -344,6 +415,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
             PerCpu,
             K::Full,
             DYNAMIC,
+        ),
+        d(
+            P::CaGedf,
+            "CA-G-EDF",
+            "Calandrino's cache-aware global EDF: quantum-driven job promotions against shared-cache thrashing, phantom tasks",
+            CacheAware,
+            Global,
+            K::Full,
+            CACHE_AWARE,
         ),
         d(
             P::Mcs,
@@ -420,6 +500,13 @@ mod tests {
                 "counter",
                 "throttle",
                 "throttle_range",
+                "cache_threshold",
+                "cache_policy",
+                "lost_cause_threshold",
+                "lost_cause_policy",
+                "phantoms",
+                "avoid_partially_eligible",
+                "promotion_duration",
                 "master",
                 "mps",
                 "memory_preemption"
@@ -434,7 +521,8 @@ mod tests {
             let partitions = d.domains != Domains::Global || d.family == Family::Run;
             assert_eq!(d.param("partitioning").is_some(), partitions, "{}", d.title);
             let sampled = d.name == PolicyName::CapGsDynamic;
-            assert_eq!(d.param("quantum").is_some(), d.family == Family::Pfair || sampled, "{}", d.title);
+            let quantised = matches!(d.family, Family::Pfair | Family::CacheAware);
+            assert_eq!(d.param("quantum").is_some(), quantised || sampled, "{}", d.title);
             // Colour-aware partitioning places tasks on CPUs.
             assert_eq!(d.param("capacity").is_some(), d.domains == Domains::PerCpu, "{}", d.title);
         }

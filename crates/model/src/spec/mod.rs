@@ -3,6 +3,7 @@
 
 mod capacity;
 pub mod descriptor;
+mod mtt;
 mod placement;
 mod platform;
 mod policy;
@@ -13,6 +14,7 @@ mod task;
 
 pub use capacity::Capacity;
 pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTORS};
+pub use mtt::{Mtt, WssOwner};
 pub use placement::Placement;
 pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
 pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
@@ -65,6 +67,10 @@ pub struct Spec {
     /// on every CPU, holding tasks by name (the `hcbs` policy).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub reservations: Option<Vec<Group>>,
+    /// Multithreaded tasks: groups of tasks with one period that share one
+    /// working set, listing their tasks by name (see `docs/spec.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mtt: Option<Vec<Mtt>>,
 }
 
 impl Spec {

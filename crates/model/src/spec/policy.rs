@@ -45,6 +45,11 @@ pub enum PolicyName {
     /// The EPOS thesis' two-phase colour-aware scheduler (Ch.8): CAP-GS
     /// offline, then P-FP with a counter-driven best-effort throttle.
     CapGsDynamic,
+    /// Calandrino's cache-aware global EDF (2009, Ch.4): quantum-driven,
+    /// job promotions that keep multithreaded tasks whose working sets
+    /// together exceed the shared cache apart, phantom tasks; the
+    /// heuristic of the thesis' LITMUS^RT implementation by default.
+    CaGedf,
     /// Memory-centric scheduling (HIPPEROS, ECRTS 2019): partitioned fixed
     /// priority on the CPUs, and a system-wide memory-phase scheduler that
     /// lets one memory phase run at a time, by memory priority.
@@ -78,6 +83,7 @@ impl PolicyName {
         PolicyName::Run,
         PolicyName::Hcbs,
         PolicyName::CapGsDynamic,
+        PolicyName::CaGedf,
         PolicyName::Mcs,
     ];
     pub fn name(self) -> &'static str {
@@ -99,6 +105,7 @@ impl PolicyName {
             PolicyName::Run => "run",
             PolicyName::Hcbs => "hcbs",
             PolicyName::CapGsDynamic => "cap-gs-dynamic",
+            PolicyName::CaGedf => "ca-gedf",
             PolicyName::Mcs => "mcs",
         }
     }
@@ -266,6 +273,30 @@ pub struct PolicySpec {
     /// tasks of class `be`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub throttle_range: Option<[u32; 2]>,
+    /// `ca-gedf`: the cache utilisation, in percent of the shared cache,
+    /// from which the cache-aware policy promotes jobs; default 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_threshold: Option<u32>,
+    /// `ca-gedf`: the cache-aware policy (1 to 5, Fig. 4.2); default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_policy: Option<u8>,
+    /// `ca-gedf`: the cache utilisation, in percent, from which thrashing
+    /// is a lost cause and the lost-cause policy is used; default: none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_cause_threshold: Option<u32>,
+    /// `ca-gedf`: the lost-cause policy (1 to 3); default 1.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub lost_cause_policy: Option<u8>,
+    /// `ca-gedf`: idle quanta as phantom tasks; default `true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub phantoms: Option<bool>,
+    /// `ca-gedf`: promote a partially-eligible MTT only when no other
+    /// fits; default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub avoid_partially_eligible: Option<bool>,
+    /// `ca-gedf`: the promotion-duration policy (1 or 2); default 2.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub promotion_duration: Option<u8>,
     /// `mcs`: the CPU that hosts the memory-phase worker of `amp` tasks;
     /// default: the last CPU.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -314,6 +345,13 @@ impl PolicySpec {
             counter: None,
             throttle: None,
             throttle_range: None,
+            cache_threshold: None,
+            cache_policy: None,
+            lost_cause_threshold: None,
+            lost_cause_policy: None,
+            phantoms: None,
+            avoid_partially_eligible: None,
+            promotion_duration: None,
             master: None,
             mps: None,
             memory_preemption: None,
@@ -337,6 +375,9 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "counter" => g.subschema_for::<ThrottleCounter>(),
         "throttle" => g.subschema_for::<ThrottleMode>(),
         "throttle_range" => g.subschema_for::<[u32; 2]>(),
+        "cache_threshold" | "lost_cause_threshold" => g.subschema_for::<u32>(),
+        "cache_policy" | "lost_cause_policy" | "promotion_duration" => g.subschema_for::<u8>(),
+        "phantoms" | "avoid_partially_eligible" => g.subschema_for::<bool>(),
         "master" => g.subschema_for::<u32>(),
         "mps" | "memory_preemption" => g.subschema_for::<bool>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
@@ -367,6 +408,12 @@ impl JsonSchema for PolicySpec {
                     }
                     if d.name == PolicyName::CapGsDynamic && p.key == "partitioning" {
                         s = serde_json::json!({"allOf": [s, {"enum": ["cap", "cap-gs"]}]});
+                    }
+                    match p.key {
+                        "cache_policy" => s = serde_json::json!({"allOf": [s, {"minimum": 1, "maximum": 5}]}),
+                        "lost_cause_policy" => s = serde_json::json!({"allOf": [s, {"minimum": 1, "maximum": 3}]}),
+                        "promotion_duration" => s = serde_json::json!({"allOf": [s, {"enum": [1, 2]}]}),
+                        _ => {}
                     }
                     s["description"] = format!("{} (default: {}).", p.doc, p.default).into();
                     props.insert(p.key.into(), s);

@@ -40,8 +40,9 @@ pub struct Run {
     pub done: Vec<Done>,
     pub info: PolicyInfo,
     pub switches: usize,
-    /// The policy events, with their instant.
-    pub events: Vec<(Time, PolicyEvent)>,
+    /// The policy's events (`Kernel::note`) with their instant and CPU,
+    /// when run with [`run_traced`].
+    pub notes: Vec<(Time, Option<Cpu>, PolicyEvent)>,
 }
 
 impl Run {
@@ -74,8 +75,8 @@ struct K {
     at_point: Vec<Option<Time>>,
     /// The counter source: `Some`: instructions = now, cycles = 2·now.
     counters: bool,
-    /// The policy events, with their instant.
-    events: Vec<(Time, PolicyEvent)>,
+    /// The policy's events, when tracing.
+    notes: Option<Vec<(Time, Option<Cpu>, PolicyEvent)>>,
 }
 
 impl K {
@@ -117,10 +118,13 @@ impl Host for K {
         Ok(Counters { instructions: Some(self.now), cycles: Some(2 * self.now), ..Counters::default() })
     }
     fn tracing(&self) -> bool {
-        true
+        self.notes.is_some()
     }
-    fn note(&mut self, _cpu: Option<Cpu>, event: PolicyEvent) {
-        self.events.push((self.now, event));
+    fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
+        let now = self.now;
+        if let Some(n) = self.notes.as_mut() {
+            n.push((now, cpu, event));
+        }
     }
     fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
         let now = self.now;
@@ -177,6 +181,7 @@ pub fn spec(cpus: u32, policy: PolicyName, tasks: &[(u64, u64)]) -> Spec {
         policy: Some(PolicySpec::named(policy)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: tasks
             .iter()
             .enumerate()
@@ -206,10 +211,26 @@ pub fn try_run(
 /// (instructions = now, cycles = 2·now) instead of "no source".
 pub fn try_run_with(
     spec: &Spec,
+    policy: Box<dyn Policy>,
+    horizon: Time,
+    blocks: &[(Time, u32, Time)],
+    counters: bool,
+) -> Result<Run, ProtocolError> {
+    try_run_host(spec, policy, horizon, blocks, counters, false)
+}
+
+/// Like [`run`], recording the policy's events (`Run::notes`).
+pub fn run_traced(spec: &Spec, policy: Box<dyn Policy>, horizon: Time) -> Run {
+    try_run_host(spec, policy, horizon, &[], false, true).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn try_run_host(
+    spec: &Spec,
     mut policy: Box<dyn Policy>,
     horizon: Time,
     blocks: &[(Time, u32, Time)],
     counters: bool,
+    traced: bool,
 ) -> Result<Run, ProtocolError> {
     let m = spec.platform.cpus as usize;
     let n = spec.tasks.len();
@@ -227,7 +248,7 @@ pub fn try_run_with(
         conformance: info.conformance,
         at_point: vec![None; n],
         counters,
-        events: Vec::new(),
+        notes: traced.then(Vec::new),
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -382,7 +403,7 @@ pub fn try_run_with(
         }
         check_priorities(&info, &*policy, &k, &k.active);
     }
-    Ok(Run { segs: k.segs, done, info, switches: k.switches, events: k.events })
+    Ok(Run { segs: k.segs, done, info, switches: k.switches, notes: k.notes.unwrap_or_default() })
 }
 
 /// In every domain: no idle CPU while a job waits; with preemption, no

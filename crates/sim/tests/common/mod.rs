@@ -18,6 +18,7 @@ pub fn spec(cpus: u32, tasks: Vec<Task>) -> Spec {
         overheads: None,
         tasks,
         reservations: None,
+        mtt: None,
     }
 }
 

@@ -138,6 +138,19 @@ pub fn render_stats(report: &MetricsReport) -> String {
         }
         out.push_str(&table(&rows));
     }
+    if !r.mtts.is_empty() {
+        out.push('\n');
+        let mut rows = vec![["mtt", "jobs", "max span", "mean span"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        for m in &r.mtts {
+            rows.push(vec![
+                m.name.clone(),
+                m.jobs.to_string(),
+                opt_ns(m.max_span),
+                m.mean_span.map_or_else(|| "-".to_string(), human_ns),
+            ]);
+        }
+        out.push_str(&table(&rows));
+    }
 
     out.push('\n');
     let _ = write!(out, "horizon {}, {} events", Duration(r.horizon), to.events);

@@ -17,6 +17,7 @@ pub fn header() -> Header {
         policy: Some(PolicySpec::named(PolicyName::Gedf)),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks: vec![
             Task::new("A", Duration::from_ms(2), Duration::from_ms(5)),
             Task::new("B", Duration::from_ms(4), Duration::from_ms(10)),

@@ -30,6 +30,7 @@ pub fn spec(cpus: u32, tasks: Vec<Task>, policy: Option<PolicyName>) -> Spec {
         policy: policy.map(PolicySpec::named),
         overheads: None,
         reservations: None,
+        mtt: None,
         tasks,
     }
 }

@@ -35,6 +35,7 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::GFpds,
     PolicyName::Fpns,
     PolicyName::Hcbs,
+    PolicyName::CaGedf,
     PolicyName::Mcs,
 ];
 
@@ -173,6 +174,8 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
         harmonic: Some(harmonic),
         deadlines: Some(deadlines.into()),
         wss: Some("uniform:4KiB-128KiB".into()),
+        // The cache-aware policy compares the working sets with a cache.
+        cache: (policy == PolicyName::CaGedf).then(|| "512KiB/16/64B".into()),
         ..GenOptions::default()
     };
     let params = options.into_params().expect("valid generator options");
