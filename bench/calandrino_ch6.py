@@ -52,7 +52,8 @@ the model runs is recorded in the JSON too.
 The published orderings (notes §6.5-6.7, 6.9): the heuristics have fewer
 shared-cache misses than G-EDF on 8 CPUs (Table 6.2: every combination),
 on 32 CPUs in most combinations (Table 6.4: 13 of 16) and on the video sets
-(Table 6.6: every combination); their tardiness is bounded and comparable
+(Table 6.6: every combination) — a rate within 1 % of G-EDF's counts as
+equal; their tardiness is bounded and comparable
 with G-EDF's, larger on average (Table 6.3: mean 0.216 G-EDF against 1.843
 heuristics and 3.711 the best; maximum 474 against 572 and 493 quanta). The
 script says whether each holds.
@@ -289,9 +290,12 @@ def main() -> None:
                 rows["video"].append(r)
                 print(f"video {pct} % levels {label['levels']}: G-EDF {r['G_miss']:6.2f} %  H {r['H_miss']:6.2f} %", flush=True)
     def count(rs: list[dict[str, object]], n: str) -> tuple[int, int, int]:
-        """(fewer, equal, more) misses than G-EDF, over the combinations."""
-        d = [round(float(r[f"{n}_miss"]) - float(r["G_miss"]), 6) for r in rs]  # type: ignore[arg-type]
-        return sum(x < 0 for x in d), sum(x == 0 for x in d), sum(x > 0 for x in d)
+        """(fewer, equal, more) misses than G-EDF over the combinations;
+        equal: within 1 % of G-EDF's miss rate (a few jobs cut by the
+        horizon move a rate that much)."""
+        d = [float(r[f"{n}_miss"]) - float(r["G_miss"]) for r in rs]  # type: ignore[arg-type]
+        tol = [0.01 * float(r["G_miss"]) for r in rs]  # type: ignore[arg-type]
+        return sum(x < -t for x, t in zip(d, tol)), sum(abs(x) <= t for x, t in zip(d, tol)), sum(x > t for x, t in zip(d, tol))
 
     c8, c8b, c32, cv = count(rows["8"], "H"), count(rows["8"], "B"), count(rows["32"], "H"), count(rows["video"], "H")
     tard = {n: (sum(r[f"{n}_mean_tard"] for r in rows["8"]) / len(rows["8"]), max(r[f"{n}_max_tard"] for r in rows["8"]), max(r[f"{n}_model_max_tard"] for r in rows["8"])) for n in ("G", "H", "B")}  # type: ignore[misc, type-var]
