@@ -35,7 +35,10 @@ fn an_mtt_memwalk_cannot_walk_is_refused_before_anything_runs() {
     let config = schedlab_rt::RunConfig { workload: "memwalk".parse::<WorkloadSpec>().unwrap(), ..dispatch_cfg(100) };
     for (text, want) in [
         (SPEC.replace(", wss: 256KiB}", "}"), "which has no `wss`"),
-        (SPEC.replace("period: 20ms}\n  - {name: b", "period: 20ms, colors: [0]}\n  - {name: b"), "does not colour the shared working set"),
+        (
+            SPEC.replace("period: 20ms}\n  - {name: b", "period: 20ms, colors: [0]}\n  - {name: b"),
+            "does not colour the shared working set",
+        ),
     ] {
         // Colours need the task set to agree: give b the same.
         let text = if want.starts_with("does not colour") {

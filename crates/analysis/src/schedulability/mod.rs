@@ -11,6 +11,7 @@ mod data;
 pub mod gedf;
 pub mod gfp;
 mod input;
+pub mod mcs;
 mod options;
 mod outcome;
 pub mod partitioned;
@@ -20,6 +21,7 @@ pub mod reservations;
 mod run;
 pub mod tardiness;
 pub mod uni;
+pub mod window_constrained;
 
 pub use data::{Data, Partition};
 pub use input::{Input, TaskParams};

@@ -128,6 +128,27 @@ pub const EARLY_RELEASE: Param = Param {
     default: "false",
     doc: "ER-PD^2: a subtask is eligible as soon as its predecessor ran and its job is released (work-conserving)",
 };
+/// `spread`: PD^2's spread minimisation for MTTs.
+pub const SPREAD: Param = Param {
+    key: "spread",
+    values: "true, false",
+    default: "false",
+    doc: "co-schedule each MTT's tasks quantum by quantum: early release by up to X − 1 quanta (Theorem 3.1), jobs up to X − 1 quanta late",
+};
+/// `megatasks`: PD^2's megatasks.
+pub const MEGATASKS: Param = Param {
+    key: "megatasks",
+    values: "greedy, or lists of task names",
+    default: "none",
+    doc: "groups of tasks scheduled as one PD^2 entity (⌊u⌋ CPUs every quantum plus a task of weight u − ⌊u⌋) and by PD^2 among themselves, so at most ⌈u⌉ of them run together",
+};
+/// `reweight`: PD^2 megatasks' reweighting.
+pub const REWEIGHT: Param = Param {
+    key: "reweight",
+    values: "true, false",
+    default: "false",
+    doc: "megatasks: round each megatask's fractional allocation up to a whole CPU (no misses, up to one CPU's idle fraction lost)",
+};
 /// `slack`: RUN's distribution of spare capacity.
 pub const SLACK: Param = Param {
     key: "slack",
@@ -265,6 +286,27 @@ pub const PROMOTION_DURATION: Param = Param {
     default: "2",
     doc: "1: a promotion lasts until the next decision (urgent ones until the job runs); 2: promotions and urgency last until the job completes",
 };
+/// `master`: the CPU of the memory-phase worker (`mcs`).
+pub const MASTER: Param = Param {
+    key: "master",
+    values: "a CPU number",
+    default: "the last CPU",
+    doc: "the CPU that hosts the memory-phase worker serving the `amp` tasks (the worker runs there above every task)",
+};
+/// `mps`: whether the memory-phase scheduler arbitrates (`mcs`).
+pub const MPS: Param = Param {
+    key: "mps",
+    values: "true, false",
+    default: "true",
+    doc: "the memory-phase scheduler lets one memory phase run at a time; false: the Contention baseline, plain P-FP with memory phases contending",
+};
+/// `memory_preemption`: whether memory phases are preemptive (`mcs`).
+pub const MEMORY_PREEMPTION: Param = Param {
+    key: "memory_preemption",
+    values: "true, false",
+    default: "true",
+    doc: "a memory phase of higher memory priority preempts the running one (except one written `preemptible: false`); false: every memory phase is non-preemptive",
+};
 
 /// What schedlab knows about a policy by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,6 +362,17 @@ const CACHE_AWARE: &[Param] = &[
     AVOID_PARTIALLY_ELIGIBLE,
     PROMOTION_DURATION,
 ];
+const MCS: &[Param] = &[
+    PARTITIONING,
+    PRIORITIES,
+    CAPACITY,
+    GROUP_PACKING,
+    SRT_ON_HRT_CORES,
+    MEMORY_TOTAL,
+    MASTER,
+    MPS,
+    MEMORY_PREEMPTION,
+];
 const CLUSTERED: &[Param] = &[PARTITIONING];
 const CLUSTERED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
 const GLOBAL_FP: &[Param] = &[PRIORITIES];
@@ -337,7 +390,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 19] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -364,7 +417,7 @@ pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
         ),
         d(P::GFpds, "G-FPDS", "global fixed priority with deferred preemption", Fp, Global, K::AtPoints, GLOBAL_FP),
         d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
-        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
+        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE, SPREAD, MEGATASKS, REWEIGHT]),
         d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
         d(
             P::Hcbs,
@@ -392,6 +445,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
             Global,
             K::Full,
             CACHE_AWARE,
+        ),
+        d(
+            P::Mcs,
+            "MCS",
+            "memory-centric scheduling: P-FP on the CPUs, one memory phase at a time system-wide by memory priority",
+            Fp,
+            PerCpu,
+            K::Full,
+            MCS,
         ),
     ]
 };
@@ -454,6 +516,9 @@ mod tests {
                 "quantum",
                 "stagger",
                 "early_release",
+                "spread",
+                "megatasks",
+                "reweight",
                 "slack",
                 "threshold",
                 "counter",
@@ -465,7 +530,10 @@ mod tests {
                 "lost_cause_policy",
                 "phantoms",
                 "avoid_partially_eligible",
-                "promotion_duration"
+                "promotion_duration",
+                "master",
+                "mps",
+                "memory_preemption"
             ]
         );
     }

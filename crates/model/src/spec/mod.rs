@@ -7,6 +7,7 @@ mod mtt;
 mod placement;
 mod platform;
 mod policy;
+pub mod prem;
 mod reservation;
 mod segment;
 mod task;
@@ -16,7 +17,11 @@ pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTOR
 pub use mtt::{Mtt, WssOwner};
 pub use placement::Placement;
 pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
-pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
+pub use policy::{
+    Domains, MegataskPacking, Megatasks, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter,
+    ThrottleMode,
+};
+pub use prem::{MemoryMode, Role, Section};
 pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};

@@ -50,6 +50,10 @@ pub enum PolicyName {
     /// together exceed the shared cache apart, phantom tasks; the
     /// heuristic of the thesis' LITMUS^RT implementation by default.
     CaGedf,
+    /// Memory-centric scheduling (HIPPEROS, ECRTS 2019): partitioned fixed
+    /// priority on the CPUs, and a system-wide memory-phase scheduler that
+    /// lets one memory phase run at a time, by memory priority.
+    Mcs,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -80,6 +84,7 @@ impl PolicyName {
         PolicyName::Hcbs,
         PolicyName::CapGsDynamic,
         PolicyName::CaGedf,
+        PolicyName::Mcs,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -101,6 +106,7 @@ impl PolicyName {
             PolicyName::Hcbs => "hcbs",
             PolicyName::CapGsDynamic => "cap-gs-dynamic",
             PolicyName::CaGedf => "ca-gedf",
+            PolicyName::Mcs => "mcs",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -122,6 +128,30 @@ impl PolicyName {
         use super::descriptor::Family;
         matches!(self.descriptor().family, Family::Fp | Family::Hcbs)
     }
+}
+
+/// PD^2 megatasks (Calandrino 2009 §3.2.1): which tasks form each
+/// megatask, scheduled as one entity by PD^2 and among themselves by PD^2.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Megatasks {
+    /// `greedy`: the dissertation's packing, from the tasks' (or their
+    /// MTTs') working-set sizes and the platform's cache size.
+    Packing(MegataskPacking),
+    /// Explicit megatasks, each a list of task names, e.g. `[[a, b], [c, d]]`;
+    /// tasks in none are scheduled on their own.
+    Groups(Vec<Vec<String>>),
+}
+
+/// How megatasks are formed automatically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MegataskPacking {
+    /// Tasks by decreasing working-set size, one megatask at a time: a task
+    /// joins the current megatask when its utilisation stays within the same
+    /// integer, or when the ⌈u⌉ largest working sets that could then run
+    /// together still fit the cache; otherwise it opens a new megatask.
+    Greedy,
 }
 
 /// Bin-packing heuristics for partitioned and clustered policies.
@@ -230,6 +260,23 @@ pub struct PolicySpec {
     /// start, so no CPU idles while work is pending; default `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_release: Option<bool>,
+    /// PD^2: spread minimisation for the `mtt` groups (Calandrino 2009
+    /// §3.2.2): subtasks are early released by up to X − 1 quanta (X from
+    /// the largest weight, Theorem 3.1) so that an MTT's tasks run their
+    /// i-th quanta together; jobs may finish up to X − 1 quanta late;
+    /// default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<bool>,
+    /// PD^2: megatasks, `greedy` or explicit lists of task names; default
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub megatasks: Option<Megatasks>,
+    /// PD^2 megatasks: reweighting — each megatask's fractional allocation
+    /// u − ⌊u⌋ is rounded up to a whole CPU, so its tasks meet their
+    /// deadlines at the cost of up to one CPU's idle fraction; default
+    /// `false` (the exact weight; tardiness bounded, not zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reweight: Option<bool>,
     /// RUN: where the spare capacity goes when total utilisation is below
     /// the CPU count; default `greedy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -291,6 +338,20 @@ pub struct PolicySpec {
     /// `ca-gedf`: the promotion-duration policy (1 or 2); default 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promotion_duration: Option<u8>,
+    /// `mcs`: the CPU that hosts the memory-phase worker of `amp` tasks;
+    /// default: the last CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master: Option<u32>,
+    /// `mcs`: `true` (default), the memory-phase scheduler arbitrates the
+    /// memory phases; `false`, the paper's Contention baseline: plain P-FP,
+    /// memory phases run whenever their job runs and contend for memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<bool>,
+    /// `mcs`: `true` (default), a memory phase of higher memory priority
+    /// preempts the running one (unless that one is written
+    /// `preemptible: false`); `false`, every memory phase is non-preemptive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_preemption: Option<bool>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -316,6 +377,9 @@ impl PolicySpec {
             quantum: None,
             stagger: None,
             early_release: None,
+            spread: None,
+            megatasks: None,
+            reweight: None,
             slack: None,
             capacity: None,
             group_packing: None,
@@ -332,6 +396,9 @@ impl PolicySpec {
             phantoms: None,
             avoid_partially_eligible: None,
             promotion_duration: None,
+            master: None,
+            mps: None,
+            memory_preemption: None,
         }
     }
 }
@@ -342,7 +409,8 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "partitioning" => g.subschema_for::<Packing>(),
         "priorities" => g.subschema_for::<Priorities>(),
         "quantum" => g.subschema_for::<Duration>(),
-        "stagger" | "early_release" => g.subschema_for::<bool>(),
+        "stagger" | "early_release" | "spread" | "reweight" => g.subschema_for::<bool>(),
+        "megatasks" => g.subschema_for::<Megatasks>(),
         "slack" => g.subschema_for::<Slack>(),
         "capacity" => g.subschema_for::<Capacity>(),
         "group_packing" => g.subschema_for::<Packing>(),
@@ -355,6 +423,8 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "cache_threshold" | "lost_cause_threshold" => g.subschema_for::<u32>(),
         "cache_policy" | "lost_cause_policy" | "promotion_duration" => g.subschema_for::<u8>(),
         "phantoms" | "avoid_partially_eligible" => g.subschema_for::<bool>(),
+        "master" => g.subschema_for::<u32>(),
+        "mps" | "memory_preemption" => g.subschema_for::<bool>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()
