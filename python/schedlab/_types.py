@@ -187,6 +187,9 @@ class Policy:
         quantum: Scheduling quantum in nanoseconds (PD^2), or None for the default.
         stagger: PD^2: stagger the CPUs' quantum boundaries (default False).
         early_release: PD^2: early release, ER-PD^2 (default False).
+        spread: PD^2: spread minimisation for the MTTs (default False).
+        megatasks: PD^2: megatasks, ``"greedy"`` or lists of task names (default none).
+        reweight: PD^2 megatasks: round each megatask up to whole CPUs (default False).
         slack: RUN: ``"greedy"`` or ``"proportional"`` distribution of spare
             capacity, or None for the default (``"greedy"``).
         capacity: CAP / CAP-GS: a CPU's capacity, a number in (0, 1] such as
@@ -227,6 +230,9 @@ class Policy:
     quantum: int | None = None
     stagger: bool | None = None
     early_release: bool | None = None
+    spread: bool | None = None
+    megatasks: str | list[list[str]] | None = None
+    reweight: bool | None = None
     slack: str | None = None
     capacity: float | str | None = None
     group_packing: str | None = None
@@ -258,6 +264,9 @@ class Policy:
         for key in (
             "stagger",
             "early_release",
+            "spread",
+            "megatasks",
+            "reweight",
             "slack",
             "capacity",
             "group_packing",

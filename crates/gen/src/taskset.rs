@@ -9,7 +9,7 @@ use super::period;
 use super::util;
 use super::GenError;
 use schedlab_model::rng::Rng;
-use schedlab_model::spec::{Cache, Domains, Meta, Platform, PolicySpec, Spec, Task};
+use schedlab_model::spec::{Cache, Domains, Meta, Mtt, Platform, PolicySpec, Spec, Task};
 use schedlab_model::units::{ColorSet, Duration, Size};
 use schedlab_model::validate::{validate, Severity};
 
@@ -209,24 +209,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
             t
         })
         .collect();
-    let spec = Spec {
-        meta: Some(Meta {
-            description: None,
-            tool: Some(schedlab_model::TOOL.to_string()),
-            seed: Some(p.seed),
-            generator: Some(p.to_args()),
-        }),
-        platform: Platform { cpus: p.cpus, clusters, cache, memory: None },
-        policy: Some(PolicySpec::named(p.policy)),
-        overheads: None,
-        reservations: None,
-        mtt: None,
-        tasks,
-    };
-    if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {
-        return Err(invalid(format!("the options give an invalid spec: {}: {}", bad.path, bad.message)));
-    }
-    Ok(spec)
+    finish(p, clusters, cache, tasks, None)
 }
 
 /// A set of MTTs (`--mtt`, `crate::mtt`): the options that shape single
@@ -261,6 +244,19 @@ fn mtt_set(
         cache.as_ref().map(|c| c.size),
         [&mut utils, &mut periods, &mut wss],
     )?;
+    finish(p, clusters, cache, tasks, Some(mtts))
+}
+
+/// The generated spec of `tasks` (and `mtt`) on the options' platform and
+/// policy, recording the options that reproduce it; an error if the options
+/// gave an invalid spec.
+fn finish(
+    p: &GenParams,
+    clusters: Option<Vec<Vec<u32>>>,
+    cache: Option<Cache>,
+    tasks: Vec<Task>,
+    mtt: Option<Vec<Mtt>>,
+) -> Result<Spec, GenError> {
     let spec = Spec {
         meta: Some(Meta {
             description: None,
@@ -272,7 +268,7 @@ fn mtt_set(
         policy: Some(PolicySpec::named(p.policy)),
         overheads: None,
         reservations: None,
-        mtt: Some(mtts),
+        mtt,
         tasks,
     };
     if let Some(bad) = validate(&spec).into_iter().find(|i| i.severity == Severity::Error) {

@@ -6,6 +6,7 @@
 //! G-/P-/C-FP, LLF, P-LLF, EDZL) share one mechanism: a linking scheduler per
 //! scheduling domain ([`domain`]), parameterised by a job order ([`order`]).
 
+mod boundaries;
 pub mod build;
 mod cache_aware;
 mod counters;

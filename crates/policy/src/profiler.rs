@@ -23,11 +23,12 @@
 //! by job index (Fig. 5.3 keeps one per MTT, which assumes job *i* of every
 //! thread completes before any thread's job *i*+1 does).
 //!
-//! The profiler is driver-neutral: a policy feeds it from
-//! `Kernel::counters` (`cache_misses` read at a job's dispatch and at its
-//! completion), the simulator from the platform model's per-task counts,
-//! the runtime from its counter source; [`Source`] names where the counts
-//! came from.
+//! The profiler is driver-neutral: [`CounterFeed`] turns readings of
+//! `Kernel::counters` (`cache_misses` of the job's CPU at its first dispatch
+//! and at its completion) into per-job counts. The simulator feeds it so
+//! from the platform model's counts; a policy or the runtime can feed it
+//! the same way from theirs (the runtime does not yet). [`Source`] names
+//! where the counts came from.
 
 use crate::counters::Counters;
 use std::collections::BTreeMap;

@@ -135,6 +135,12 @@ impl Plan {
                 groups.entry(g.as_str()).or_insert_with(|| workload::memwalk::SharedLines::new(size, line));
             }
         }
+        // Multithreaded tasks: one working set per MTT, walked by its threads.
+        let mtt_of = spec.mtt_of_tasks();
+        let mut mtt_sets: std::collections::HashMap<
+            usize,
+            (workload::memwalk::Pattern, std::sync::Arc<workload::memwalk::SharedSet>),
+        > = Default::default();
         let mut tasks = Vec::new();
         let mut bodies: Vec<Option<Box<dyn JobBody>>> = Vec::new();
         for (i, t) in spec.tasks.iter().enumerate() {
@@ -142,6 +148,44 @@ impl Plan {
             let body: Box<dyn JobBody> = match &w {
                 WorkloadSpec::Spin => Box::new(workload::spin::Spin),
                 WorkloadSpec::SpinCpu => Box::new(workload::spin::SpinCpu),
+                WorkloadSpec::MemWalk(p) if mtt_of[i].is_some() => {
+                    let k = mtt_of[i].expect("guarded");
+                    let m = &spec.mtts()[k];
+                    let Some(wss) = spec.mtt_wss(k) else {
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the memwalk workload walks the working set of its MTT `{}`, which has no `wss`; give mtt[{k}] a `wss`",
+                            t.name, m.name
+                        )));
+                    };
+                    if wss.0 > 4 << 30 {
+                        return Err(bad(format!("mtt[{k}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
+                    }
+                    if t.colors.is_some() {
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the memwalk workload does not colour the shared working set of an MTT (`{}`); remove the task's `colors` or take it out of the MTT",
+                            t.name, m.name
+                        )));
+                    }
+                    let (pattern, set) = mtt_sets.entry(k).or_insert_with(|| {
+                        (*p, workload::memwalk::SharedSet::new(wss.0, line, *p, config.seed ^ (k as u64) << 32))
+                    });
+                    if pattern != p {
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the threads of MTT `{}` walk one working set, in one pattern; give them the same memwalk pattern",
+                            t.name, m.name
+                        )));
+                    }
+                    let threads = spec.mtt_tasks(k);
+                    let at = threads.iter().position(|&j| j == i).unwrap_or(0);
+                    let walk = workload::memwalk::MemWalk::shared_set(set.clone(), at, threads.len());
+                    let r = t.write_ratio().as_f64();
+                    match t.data_group.as_deref().and_then(|g| groups.get(g)) {
+                        Some(shared) if r > 0.0 => {
+                            Box::new(walk.with_shared(shared.clone(), workload::memwalk::every_for_ratio(r)))
+                        }
+                        _ => Box::new(walk),
+                    }
+                }
                 WorkloadSpec::MemWalk(p) => {
                     let Some(wss) = t.wss else {
                         return Err(bad(format!(

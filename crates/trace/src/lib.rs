@@ -18,6 +18,7 @@ pub mod jsonl;
 pub mod metrics;
 pub mod mtt_span;
 pub mod schema;
+pub mod spread;
 pub mod varint;
 
 mod fasthash;

@@ -17,6 +17,9 @@
 //! 5. Admission errors.
 //! 6. Determinism.
 //! 7. Replay catches wrong PD^2 schedules.
+//! 8. Spread minimisation (MTTs of the tasks sharing a period and offset)
+//!    and megatasks (two halves of the set) replay; with spread
+//!    minimisation periodic jobs end at most X − 1 quanta late.
 //!
 //! `SCHEDLAB_ORACLE_SETS=N` runs N sets per campaign instead of the default
 //! and `SCHEDLAB_ORACLE_SEED=S` draws another family; a failure prints the
@@ -604,4 +607,89 @@ fn replay_catches_a_subtask_order_pd2_would_not_choose() {
     let v = r.first(Check::Replay).unwrap();
     assert_eq!((v.t, v.cpu), (0, Some(1)), "{}", v.message);
     assert!(v.message.contains("cpu 1 runs b#0, the policy chose a#0"), "{}", v.message);
+}
+
+// ---------------------------------------------------------------------------
+// 8. Spread minimisation and megatasks (Calandrino 2009 §3.2): the schedules
+// replay, and spread minimisation's lateness stays within its X − 1 quanta.
+
+/// Theorem 3.1's X for the largest weight of `weights` ((e, p, offset)).
+fn spread_x(weights: &[(u64, u64, u64)]) -> u64 {
+    let &(e, p, _) = weights.iter().max_by(|a, b| (a.0 * b.1).cmp(&(b.0 * a.1))).unwrap();
+    if 3 * e <= p {
+        3
+    } else if 2 * e <= p {
+        4
+    } else {
+        2 * p.div_ceil(p - e) - 1
+    }
+}
+
+/// The tasks sharing a period and an offset form an MTT; sets with a
+/// weight-1 task (no X) run plain PD^2. Periodic jobs end at most X − 1
+/// quanta after their deadlines, intra-sporadic ones less than X quanta.
+#[test]
+fn spread_minimisation_replays_and_stays_within_x_minus_1_quanta() {
+    let t = campaign(
+        8,
+        sets(SETS / 4),
+        |c| {
+            if c.weights.iter().any(|&(e, p, _)| e == p) {
+                return;
+            }
+            let mut groups: BTreeMap<(u64, u64), Vec<String>> = BTreeMap::new();
+            for (i, &(_, p, o)) in c.weights.iter().enumerate() {
+                groups.entry((p, o)).or_default().push(c.spec.tasks[i].name.clone());
+            }
+            let mtts: Vec<schedlab_model::Mtt> = groups
+                .into_values()
+                .filter(|g| g.len() > 1)
+                .enumerate()
+                .map(|(k, g)| {
+                    let names: Vec<&str> = g.iter().map(|s| s.as_str()).collect();
+                    schedlab_model::Mtt::new(format!("m{k}"), &names, None)
+                })
+                .collect();
+            c.spec.mtt = (!mtts.is_empty()).then_some(mtts);
+            c.spec.policy.as_mut().unwrap().spread = Some(true);
+        },
+        |c, misses, late| {
+            if c.spec.policy.as_ref().unwrap().spread != Some(true) || c.weights.is_empty() {
+                return optimal(c, misses, late);
+            }
+            let x = spread_x(&c.weights);
+            let limit = (x - 1) * c.quantum + if c.flavour == Flavour::Sporadic { c.quantum - 1 } else { 0 };
+            if late > limit {
+                return Err(format!("a job is {} late, more than X − 1 = {} quanta", Duration(late), x - 1));
+            }
+            Ok(())
+        },
+    );
+    println!("PD^2 spread: {t:?}");
+    assert!(t.jobs > 50 * t.sets as u64, "{t:?}");
+}
+
+/// Two megatasks (the first half of the tasks, the rest): the schedules
+/// replay (misses are allowed: exact megatask weights bound tardiness only).
+#[test]
+fn megatask_schedules_replay() {
+    let t = campaign(
+        9,
+        sets(SETS / 4),
+        |c| {
+            let names: Vec<String> = c.spec.tasks.iter().map(|t| t.name.clone()).collect();
+            if names.is_empty() {
+                return;
+            }
+            let half = names.len().div_ceil(2);
+            let mut groups = vec![names[..half].to_vec()];
+            if half < names.len() {
+                groups.push(names[half..].to_vec());
+            }
+            c.spec.policy.as_mut().unwrap().megatasks = Some(schedlab_model::Megatasks::Groups(groups));
+        },
+        |_, _, _| Ok(()),
+    );
+    println!("PD^2 megatasks: {t:?}");
+    assert!(t.jobs > 50 * t.sets as u64, "{t:?}");
 }

@@ -20,6 +20,7 @@ pub mod reservations;
 mod run;
 pub mod tardiness;
 pub mod uni;
+pub mod window_constrained;
 
 pub use data::{Data, Partition};
 pub use input::{Input, TaskParams};

@@ -2,7 +2,7 @@
 
 use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
-use super::{clustered, gedf, gfp, partitioned, pfair, reservations, run, tardiness, uni};
+use super::{clustered, gedf, gfp, partitioned, pfair, reservations, run, tardiness, uni, window_constrained};
 use schedlab_model::PolicyName;
 
 /// What a test is and what it applies to.
@@ -92,6 +92,8 @@ static REGISTRY: &[Test] = &[
     Test { info: clustered::CFP_INFO, run: clustered::cfp, decide: Some(clustered::cfp_decide) },
     Test { info: tardiness::GEDF_INFO, run: tardiness::gedf, decide: None },
     Test { info: tardiness::NPGEDF_INFO, run: tardiness::npgedf, decide: None },
+    Test { info: window_constrained::WINDOW_INFO, run: window_constrained::window, decide: None },
+    Test { info: window_constrained::CA_INFO, run: window_constrained::cache_aware, decide: None },
     Test { info: gedf::gfb::INFO, run: gedf::gfb::check_input, decide: Some(gfb_decide) },
     Test { info: gedf::bak::INFO, run: gedf::bak::check_input, decide: Some(bak_decide) },
     Test { info: gedf::bar::INFO, run: gedf::bar::check_input, decide: Some(bar_decide) },

@@ -52,16 +52,16 @@ pub const NPGEDF_INFO: TestInfo = TestInfo {
     source: "Devi & Anderson 2005/2008; Calandrino 2009 Eq. 2.3",
 };
 
-fn int(v: u128) -> BigRational {
+pub(super) fn int(v: u128) -> BigRational {
     BigRational::from_integer(BigInt::from(v))
 }
 
-fn frac(n: u64, d: u64) -> BigRational {
+pub(super) fn frac(n: u64, d: u64) -> BigRational {
     BigRational::new(BigInt::from(n), BigInt::from(d))
 }
 
 /// Sum of the `k` largest of `values` (k ≤ 0: 0).
-fn largest<T: Clone + Ord + std::iter::Sum<T>>(mut values: Vec<T>, k: i64, zero: T) -> T {
+pub(super) fn largest<T: Clone + Ord + std::iter::Sum<T>>(mut values: Vec<T>, k: i64, zero: T) -> T {
     if k <= 0 {
         return zero;
     }
@@ -108,81 +108,112 @@ pub fn bounds(tasks: &[TaskParams], m: u32, np: bool) -> Terms {
     Terms { lambda, e, b, u: Ratio(u), shift: Ratio(shift), bounds }
 }
 
-fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
+/// The model checks every tardiness bound shares: implicit deadlines, no
+/// jitter, every u ≤ 1 and U ≤ m. `Ok(U)` when the bound applies; else the
+/// outcome to answer (not applicable, or unbounded).
+pub(super) fn precheck(id: &'static str, input: &Input) -> Result<Ratio, Box<Outcome>> {
     let m = input.cpus;
     if m == 0 {
-        return Outcome::not_applicable(id, "the platform has no CPU");
+        return Err(Box::new(Outcome::not_applicable(id, "the platform has no CPU")));
     }
     if input.tasks.is_empty() {
-        return Outcome::new(id, Verdict::Schedulable, "no tasks").with_data(Data::Tardiness(Vec::new()));
+        return Err(Box::new(
+            Outcome::new(id, Verdict::Schedulable, "no tasks").with_data(Data::Tardiness(Vec::new())),
+        ));
     }
     for (i, t) in input.tasks.iter().enumerate() {
         if t.period == 0 {
-            return Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i);
+            return Err(Box::new(Outcome::not_applicable(id, format!("{} has period 0", input.task_label(i))).task(i)));
         }
         if t.deadline != t.period {
-            return Outcome::not_applicable(
-                id,
-                format!(
-                    "{} has deadline {} ≠ period {}: the bound is for implicit deadlines",
-                    input.task_label(i),
-                    Duration(t.deadline),
-                    Duration(t.period)
-                ),
-            )
-            .task(i);
+            return Err(Box::new(
+                Outcome::not_applicable(
+                    id,
+                    format!(
+                        "{} has deadline {} ≠ period {}: the bound is for implicit deadlines",
+                        input.task_label(i),
+                        Duration(t.deadline),
+                        Duration(t.period)
+                    ),
+                )
+                .task(i),
+            ));
         }
         if t.jitter > 0 {
-            return Outcome::not_applicable(
-                id,
-                format!("{} has release jitter, which the bound does not model", input.task_label(i)),
-            )
-            .task(i);
+            return Err(Box::new(
+                Outcome::not_applicable(
+                    id,
+                    format!("{} has release jitter, which the bound does not model", input.task_label(i)),
+                )
+                .task(i),
+            ));
         }
         if t.wcet > t.period {
-            return Outcome::new(
-                id,
-                Verdict::Unschedulable,
-                format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)),
-            )
-            .task(i)
-            .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1));
+            return Err(Box::new(
+                Outcome::new(
+                    id,
+                    Verdict::Unschedulable,
+                    format!("{} has utilisation above 1: its tardiness grows without bound", input.task_label(i)),
+                )
+                .task(i)
+                .compare(Ratio::new(t.wcet as u128, t.period as u128), Ratio::new(1, 1)),
+            ));
         }
     }
     let u = Ratio::sum(input.tasks.iter().map(|t| (t.wcet as u128, t.period as u128)));
     if u.gt_int(m as u128) {
-        return Outcome::new(
-            id,
-            Verdict::Unschedulable,
-            format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64()),
-        )
-        .compare(u, Ratio::new(m as u128, 1));
+        return Err(Box::new(
+            Outcome::new(
+                id,
+                Verdict::Unschedulable,
+                format!("total utilisation {:.4} exceeds the {m} CPUs: tardiness grows without bound", u.to_f64()),
+            )
+            .compare(u, Ratio::new(m as u128, 1)),
+        ));
     }
-    let terms = bounds(&input.tasks, m, np);
-    let (worst, max) =
-        terms.bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).map(|(i, b)| (i, b.clone())).expect("non-empty");
-    let policy = if np { "NP-G-EDF" } else { "G-EDF" };
-    let (shift, e_name, u_name) = if np { ("y", "E_y", "U_y") } else { ("x", "E_x", "U_x") };
-    let ns = |r: &Ratio| {
-        if r.0.is_integer() {
-            format!("{} ns", r.0.numer())
-        } else {
-            format!("{} ns ({:.1})", r.to_fraction(), r.to_f64())
-        }
-    };
-    let mut out = Outcome::new(
+    Ok(u)
+}
+
+/// A duration in ns, exact, with its decimal when it is a fraction.
+pub(super) fn ns(r: &Ratio) -> String {
+    if r.0.is_integer() {
+        format!("{} ns", r.0.numer())
+    } else {
+        format!("{} ns ({:.1})", r.to_fraction(), r.to_f64())
+    }
+}
+
+/// The outcome "tardiness under `what` is bounded", naming the task with
+/// the largest of `bounds` (its index is returned too).
+pub(super) fn bounded(id: &'static str, input: &Input, what: &str, u: &Ratio, bounds: &[Ratio]) -> (Outcome, usize) {
+    let m = input.cpus;
+    let (worst, max) = bounds.iter().enumerate().max_by(|a, b| a.1.cmp(b.1)).expect("non-empty");
+    let out = Outcome::new(
         id,
         Verdict::Schedulable,
         format!(
-            "tardiness under {policy} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
+            "tardiness under {what} is bounded (U = {:.4} ≤ {m}); the largest bound is {}'s, {}",
             u.to_f64(),
             input.task_label(worst),
-            ns(&max)
+            ns(max)
         ),
     )
     .task(worst)
-    .compare(u, Ratio::new(m as u128, 1))
-    .detail(format!(
+    .compare(u.clone(), Ratio::new(m as u128, 1));
+    (out, worst)
+}
+
+fn check(id: &'static str, input: &Input, np: bool) -> Outcome {
+    let m = input.cpus;
+    let u = match precheck(id, input) {
+        Ok(u) => u,
+        Err(o) => return *o,
+    };
+    let terms = bounds(&input.tasks, m, np);
+    let policy = if np { "NP-G-EDF" } else { "G-EDF" };
+    let (shift, e_name, u_name) = if np { ("y", "E_y", "U_y") } else { ("x", "E_x", "U_x") };
+    let (out, _) = bounded(id, input, policy, &u, &terms.bounds);
+    let mut out = out.detail(format!(
         "Λ = ⌈U⌉ − 1 = {}, {e_name} = {} ns, {u_name} = {}, {shift} = {}",
         terms.lambda,
         terms.e,

@@ -152,8 +152,12 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let keep = a.perfetto.is_some() || a.svg.is_some();
     let csv = a.csv.as_ref().map(|_| JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory"));
     let mut invalid: Option<String> = None;
+    let mut spread = spread_meter(session.spec());
     let outcome = session
         .run(Outputs { sink: csv, trace, keep_events: keep }, &mut |e| {
+            if let Some(m) = spread.as_mut() {
+                m.push(e);
+            }
             if let Some(v) = validator.as_mut() {
                 if let Err(err) = v.push(e.clone()) {
                     invalid.get_or_insert_with(|| format!("validator: {err}"));
@@ -185,6 +189,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     }
     write_files(outputs)?;
     let report = outcome.report;
+    let spreads = spread.map(|m| mtt_spreads(&header.spec, m.finish(header.horizon)));
     let verdict = validator.map(|v| v.finish());
     let failed_validation = verdict.as_ref().is_some_and(|r| !r.pass);
     let failed_misses = a.fail_on_miss && outcome.hrt_misses > 0;
@@ -208,6 +213,14 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         v["hrt_misses"] = serde_json::json!(outcome.hrt_misses);
         v["platform_model"] =
             if modelled { platform_json(&header.spec, &outcome.summary) } else { serde_json::Value::Null };
+        if let Some(sp) = &spreads {
+            v["mtt_spread"] = serde_json::json!(sp
+                .iter()
+                .map(|(name, sp)| {
+                    serde_json::json!({"mtt": name, "spread": sp.map(|s| s.max), "mean_unit_spread": sp.map(|s| s.mean), "units": sp.map_or(0, |s| s.units)})
+                })
+                .collect::<Vec<_>>());
+        }
         v["failed"] = serde_json::json!(why);
         print_json(&v);
     } else {
@@ -215,6 +228,19 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         if modelled {
             println!();
             print!("{}", render_platform(&header.spec, &outcome.summary));
+        }
+        if let Some(sp) = &spreads {
+            println!();
+            println!("MTT spread (quanta; 1 = every i-th quantum co-scheduled):");
+            for (name, sp) in sp {
+                match sp {
+                    Some(sp) => println!(
+                        "  {name}: {} (mean {:.2} per quantum of work, over the first {} quanta of each of its tasks)",
+                        sp.max, sp.mean, sp.units
+                    ),
+                    None => println!("  {name}: - (a task of it never ran)"),
+                }
+            }
         }
         if let Some(r) = &verdict {
             println!();
@@ -226,6 +252,27 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         return Ok(exit::NEGATIVE);
     }
     Ok(exit::OK)
+}
+
+/// A spread meter when the spec has MTTs and a quantum-based policy (PD^2):
+/// the spread is counted in its quanta.
+fn spread_meter(spec: &schedlab_model::Spec) -> Option<schedlab_trace::spread::SpreadMeter> {
+    let pol = spec.policy.as_ref()?;
+    if spec.mtts().is_empty() || pol.name != schedlab_model::PolicyName::Pd2 {
+        return None;
+    }
+    let q = pol.quantum.map_or(1_000_000, |d| d.0);
+    Some(schedlab_trace::spread::SpreadMeter::new(spec.tasks.len(), q))
+}
+
+/// Each MTT's name and spread.
+fn mtt_spreads(
+    spec: &schedlab_model::Spec,
+    quanta: Vec<Vec<u64>>,
+) -> Vec<(String, Option<schedlab_trace::spread::Spread>)> {
+    (0..spec.mtts().len())
+        .map(|k| (spec.mtts()[k].name.clone(), schedlab_trace::spread::spread(&quanta, &spec.mtt_tasks(k))))
+        .collect()
 }
 
 /// The platform model's per-task and per-CPU figures (`platform_model` of `--json`).
@@ -248,6 +295,7 @@ fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> s
                 "mean_span_ns": m.mean_span(),
                 "max_span_ns": m.max_span,
                 "cache_misses": m.misses,
+                "cache_references": m.references,
                 "miss_rate": m.miss_rate(),
                 "max_job_misses": m.max_job_misses,
                 "max_job_miss_rate": m.max_miss_rate_ppm as f64 / 1e6,

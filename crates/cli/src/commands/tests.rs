@@ -32,7 +32,12 @@ pub fn run(_a: Args, as_json: bool) -> i32 {
         let i = t.info;
         let kind = if i.exactness == Exactness::Exact { "exact" } else { "sufficient" };
         let policies: Vec<&str> = i.policies.iter().map(|p| p.name()).collect();
-        println!("{:<width$}  {} ({kind}; {})", i.id, i.title, policies.join(", "));
+        if policies.is_empty() {
+            // Selected by `--test` or `--all` only: no policy's own test.
+            println!("{:<width$}  {} ({kind}; by --test)", i.id, i.title);
+        } else {
+            println!("{:<width$}  {} ({kind}; {})", i.id, i.title, policies.join(", "));
+        }
         println!("{:<width$}  assumes {}; {}", "", i.assumes, i.source);
     }
     0

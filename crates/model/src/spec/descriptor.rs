@@ -128,6 +128,27 @@ pub const EARLY_RELEASE: Param = Param {
     default: "false",
     doc: "ER-PD^2: a subtask is eligible as soon as its predecessor ran and its job is released (work-conserving)",
 };
+/// `spread`: PD^2's spread minimisation for MTTs.
+pub const SPREAD: Param = Param {
+    key: "spread",
+    values: "true, false",
+    default: "false",
+    doc: "co-schedule each MTT's tasks quantum by quantum: early release by up to X − 1 quanta (Theorem 3.1), jobs up to X − 1 quanta late",
+};
+/// `megatasks`: PD^2's megatasks.
+pub const MEGATASKS: Param = Param {
+    key: "megatasks",
+    values: "greedy, or lists of task names",
+    default: "none",
+    doc: "groups of tasks scheduled as one PD^2 entity (⌊u⌋ CPUs every quantum plus a task of weight u − ⌊u⌋) and by PD^2 among themselves, so at most ⌈u⌉ of them run together",
+};
+/// `reweight`: PD^2 megatasks' reweighting.
+pub const REWEIGHT: Param = Param {
+    key: "reweight",
+    values: "true, false",
+    default: "false",
+    doc: "megatasks: round each megatask's fractional allocation up to a whole CPU (no misses, up to one CPU's idle fraction lost)",
+};
 /// `slack`: RUN's distribution of spare capacity.
 pub const SLACK: Param = Param {
     key: "slack",
@@ -396,7 +417,7 @@ pub const DESCRIPTORS: [PolicyDescriptor; 19] = {
         ),
         d(P::GFpds, "G-FPDS", "global fixed priority with deferred preemption", Fp, Global, K::AtPoints, GLOBAL_FP),
         d(P::Fpns, "FPNS", "partitioned non-preemptive fixed priority", Fp, PerCpu, K::None, PARTITIONED_FP),
-        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE]),
+        d(P::Pd2, "PD^2", "PD^2 Pfair (quantum-based)", Pfair, Global, K::Full, &[QUANTUM, STAGGER, EARLY_RELEASE, SPREAD, MEGATASKS, REWEIGHT]),
         d(P::Run, "RUN", "RUN, reduction to uniprocessor (server-based)", Run, Global, K::Full, &[RUN_PACKING, SLACK]),
         d(
             P::Hcbs,
@@ -495,6 +516,9 @@ mod tests {
                 "quantum",
                 "stagger",
                 "early_release",
+                "spread",
+                "megatasks",
+                "reweight",
                 "slack",
                 "threshold",
                 "counter",

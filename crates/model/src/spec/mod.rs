@@ -17,7 +17,10 @@ pub use descriptor::{Family, Param, PolicyDescriptor, PreemptionKind, DESCRIPTOR
 pub use mtt::{Mtt, WssOwner};
 pub use placement::Placement;
 pub use platform::{Cache, Memory, Platform, DEFAULT_PAGE};
-pub use policy::{Domains, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter, ThrottleMode};
+pub use policy::{
+    Domains, MegataskPacking, Megatasks, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter,
+    ThrottleMode,
+};
 pub use prem::{MemoryMode, Role, Section};
 pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};

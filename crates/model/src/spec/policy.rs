@@ -130,6 +130,30 @@ impl PolicyName {
     }
 }
 
+/// PD^2 megatasks (Calandrino 2009 §3.2.1): which tasks form each
+/// megatask, scheduled as one entity by PD^2 and among themselves by PD^2.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(untagged)]
+pub enum Megatasks {
+    /// `greedy`: the dissertation's packing, from the tasks' (or their
+    /// MTTs') working-set sizes and the platform's cache size.
+    Packing(MegataskPacking),
+    /// Explicit megatasks, each a list of task names, e.g. `[[a, b], [c, d]]`;
+    /// tasks in none are scheduled on their own.
+    Groups(Vec<Vec<String>>),
+}
+
+/// How megatasks are formed automatically.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum MegataskPacking {
+    /// Tasks by decreasing working-set size, one megatask at a time: a task
+    /// joins the current megatask when its utilisation stays within the same
+    /// integer, or when the ⌈u⌉ largest working sets that could then run
+    /// together still fit the cache; otherwise it opens a new megatask.
+    Greedy,
+}
+
 /// Bin-packing heuristics for partitioned and clustered policies.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, JsonSchema)]
 #[serde(rename_all = "kebab-case")]
@@ -236,6 +260,23 @@ pub struct PolicySpec {
     /// start, so no CPU idles while work is pending; default `false`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub early_release: Option<bool>,
+    /// PD^2: spread minimisation for the `mtt` groups (Calandrino 2009
+    /// §3.2.2): subtasks are early released by up to X − 1 quanta (X from
+    /// the largest weight, Theorem 3.1) so that an MTT's tasks run their
+    /// i-th quanta together; jobs may finish up to X − 1 quanta late;
+    /// default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub spread: Option<bool>,
+    /// PD^2: megatasks, `greedy` or explicit lists of task names; default
+    /// none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub megatasks: Option<Megatasks>,
+    /// PD^2 megatasks: reweighting — each megatask's fractional allocation
+    /// u − ⌊u⌋ is rounded up to a whole CPU, so its tasks meet their
+    /// deadlines at the cost of up to one CPU's idle fraction; default
+    /// `false` (the exact weight; tardiness bounded, not zero).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reweight: Option<bool>,
     /// RUN: where the spare capacity goes when total utilisation is below
     /// the CPU count; default `greedy`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -336,6 +377,9 @@ impl PolicySpec {
             quantum: None,
             stagger: None,
             early_release: None,
+            spread: None,
+            megatasks: None,
+            reweight: None,
             slack: None,
             capacity: None,
             group_packing: None,
@@ -365,7 +409,8 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "partitioning" => g.subschema_for::<Packing>(),
         "priorities" => g.subschema_for::<Priorities>(),
         "quantum" => g.subschema_for::<Duration>(),
-        "stagger" | "early_release" => g.subschema_for::<bool>(),
+        "stagger" | "early_release" | "spread" | "reweight" => g.subschema_for::<bool>(),
+        "megatasks" => g.subschema_for::<Megatasks>(),
         "slack" => g.subschema_for::<Slack>(),
         "capacity" => g.subschema_for::<Capacity>(),
         "group_packing" => g.subschema_for::<Packing>(),

@@ -42,6 +42,7 @@ mod rules;
 
 pub(crate) use params::params;
 
+use crate::boundaries::Boundaries;
 use crate::interface::{
     Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, Time, TimerId,
 };
@@ -90,9 +91,8 @@ pub(crate) struct CaGedf {
     /// Per CPU: the task that holds its current quantum (`NONE`: idle or phantom).
     slot: Vec<u32>,
     assigned: Vec<Option<JobId>>,
-    timer: Option<(TimerId, Time)>,
-    /// The last boundary processed.
-    done_until: Option<Time>,
+    /// The boundary timer chain.
+    boundaries: Boundaries,
     // Scratch for a boundary.
     taken: Vec<bool>,
     /// (owner, job index) whose WSS is counted at this boundary.
@@ -120,8 +120,7 @@ impl CaGedf {
             tasks: vec![state; n],
             slot: vec![NONE; m],
             assigned: vec![None; m],
-            timer: None,
-            done_until: None,
+            boundaries: Boundaries::default(),
             taken: vec![false; n],
             counted: Vec::with_capacity(m),
             picked: Vec::with_capacity(m),
@@ -135,23 +134,13 @@ impl CaGedf {
 
     /// The first boundary at or after `t` not yet processed.
     fn boundary_from(&self, t: Time) -> Time {
-        let t = match self.done_until {
-            Some(d) if t <= d => d + 1,
-            _ => t,
-        };
+        let t = self.boundaries.unprocessed_from(t);
         t.div_ceil(self.p.quantum) * self.p.quantum
     }
 
     fn wake(&mut self, k: &mut dyn Kernel) {
         let b = self.boundary_from(k.now());
-        match self.timer {
-            Some((_, at)) if at <= b => {}
-            Some((id, _)) => {
-                k.cancel(id);
-                self.timer = Some((k.arm(b, 0), b));
-            }
-            None => self.timer = Some((k.arm(b, 0), b)),
-        }
+        self.boundaries.cover(b, k);
     }
 
     /// The job leaves its CPU (which idles to the next boundary).
@@ -343,11 +332,11 @@ impl CaGedf {
     fn boundary(&mut self, t: Time, k: &mut dyn Kernel) {
         let (q, m) = (self.p.quantum, self.p.cpus);
         if let Some(ph) = self.p.phantoms.as_mut() {
-            let from = self.done_until.map_or(0, |d| d + q);
+            let from = self.boundaries.done_until().map_or(0, |d| d + q);
             ph.idle(from, t, q, m);
             ph.start_quantum();
         }
-        self.done_until = Some(t);
+        self.boundaries.processing(t);
         self.taken.fill(false);
         self.counted.clear();
         self.picked.clear();
@@ -383,7 +372,7 @@ impl CaGedf {
         self.place(k);
         let busy = self.tasks.iter().any(|ts| ts.job.is_some());
         if busy {
-            self.timer = Some((k.arm(t + q, 0), t + q));
+            self.boundaries.arm_next(t + q, k);
         }
     }
 
@@ -483,18 +472,11 @@ impl Policy for CaGedf {
     }
 
     /// The boundary is processed at the instant the timer was armed for
-    /// (a driver may report it late: the runtime's dispatcher), so the
-    /// quantum grid is kept.
+    /// ([`Boundaries::fired`]).
     fn timer(&mut self, timer: TimerId, _tag: u64, k: &mut dyn Kernel) {
-        let at = match self.timer {
-            Some((id, at)) if id == timer => at,
-            _ => return,
-        };
-        self.timer = None;
-        if self.done_until.is_some_and(|d| d >= at) {
-            return;
+        if let Some(at) = self.boundaries.fired(timer) {
+            self.boundary(at, k);
         }
-        self.boundary(at, k);
     }
 
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {

@@ -19,18 +19,30 @@
 //! subtask or some subtask is eligible; otherwise it sleeps until the first
 //! boundary at which a waiting subtask becomes eligible, and stops when no
 //! task waits (a release or resume restarts it).
+//!
+//! Two options change how an aligned boundary chooses ([`spread`]:
+//! early-release spread minimisation for MTTs; [`megatasks`]: groups of
+//! tasks scheduled as one PD^2 entity); both take every eligible candidate
+//! out of `ready`, sort them and put back the ones not chosen.
 
 mod admit;
 mod key;
+mod megatasks;
+mod spread;
 mod subtasks;
 mod window;
 
 pub(crate) use admit::params;
 
+use crate::boundaries::Boundaries;
 use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
 use key::{key, Key};
+use megatasks::Megatasks;
+pub(crate) use megatasks::{pack_greedy, split_weight, MegataskParams, PackTask};
 use schedlab_model::Placement;
+pub(crate) use spread::x as spread_bound;
+use spread::Spread;
 use subtasks::{Pos, Subtasks, TABLE_BUDGET};
 use window::Weight;
 
@@ -47,6 +59,18 @@ pub(crate) struct Params {
     pub cpus: u32,
     pub stagger: bool,
     pub early_release: bool,
+    /// Spread minimisation for MTTs ([`spread`]), aligned quanta only.
+    pub spread: Option<SpreadParams>,
+    /// Megatasks ([`megatasks`]; empty: none), aligned quanta only.
+    pub megatasks: Vec<MegataskParams>,
+}
+
+/// The spread option: each task's MTT index (if in one) and the early
+/// release X − 1 in quanta.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct SpreadParams {
+    pub mtt: Vec<Option<u32>>,
+    pub er: u64,
 }
 
 struct TaskState {
@@ -96,10 +120,12 @@ pub(crate) struct Pd2 {
     /// and the CPU each goes to.
     picked: Vec<u32>,
     placed: Vec<u32>,
-    /// The boundary timer and its instant.
-    timer: Option<(TimerId, Time)>,
-    /// The last boundary processed (a boundary is never processed twice).
-    done_until: Option<Time>,
+    /// The boundary timer chain.
+    boundaries: Boundaries,
+    /// Spread minimisation's state, when on.
+    spread: Option<Spread>,
+    /// The megatasks' state, when there are megatasks.
+    megatasks: Option<Megatasks>,
 }
 
 impl Pd2 {
@@ -144,18 +170,16 @@ impl Pd2 {
             assigned: vec![None; m as usize],
             picked: Vec::with_capacity(m as usize),
             placed: vec![NONE; m as usize],
-            timer: None,
-            done_until: None,
+            boundaries: Boundaries::default(),
+            spread: p.spread.as_ref().map(|sp| Spread::new(&sp.mtt, sp.er)),
+            megatasks: (!p.megatasks.is_empty()).then(|| Megatasks::new(n, m, &p.megatasks)),
         }
     }
 
     /// The first quantum boundary of any CPU at or after `t`, and after the
     /// last boundary processed.
     fn boundary_from(&self, t: Time) -> Time {
-        let t = match self.done_until {
-            Some(d) if t <= d => d + 1,
-            _ => t,
-        };
+        let t = self.boundaries.unprocessed_from(t);
         let base = t - t % self.q;
         let rem = t - base;
         let k = self.offset.partition_point(|&o| o < rem);
@@ -202,14 +226,7 @@ impl Pd2 {
     /// Makes sure a boundary is processed at the first boundary at or after `t`.
     fn wake(&mut self, t: Time, k: &mut dyn Kernel) {
         let b = self.boundary_from(t);
-        match self.timer {
-            Some((_, at)) if at <= b => {}
-            Some((id, _)) => {
-                k.cancel(id);
-                self.timer = Some((k.arm(b, 0), b));
-            }
-            None => self.timer = Some((k.arm(b, 0), b)),
-        }
+        self.boundaries.cover(b, k);
     }
 
     /// The job leaves every CPU it was assigned to (they idle for the rest
@@ -241,6 +258,8 @@ impl Pd2 {
     #[inline]
     fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
         let q = self.q;
+        let pos = self.tasks[task as usize].next;
+        self.spread_took(task, pos);
         let ts = &mut self.tasks[task as usize];
         ts.next = ts.s.after(ts.next);
         ts.slot_end = t + q;
@@ -276,7 +295,13 @@ impl Pd2 {
     fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
         self.promote(t);
         self.picked.clear();
-        while self.picked.len() < self.m as usize {
+        let special = self.spread.is_some() || self.megatasks.is_some();
+        if self.spread.is_some() {
+            self.pick_spread(t);
+        } else if self.megatasks.is_some() {
+            self.pick_megatasks(t);
+        }
+        while !special && self.picked.len() < self.m as usize {
             match self.ready.pop() {
                 Some((task, _)) => self.picked.push(task),
                 None => break,
@@ -344,7 +369,7 @@ impl Pd2 {
     }
 
     fn boundary(&mut self, t: Time, k: &mut dyn Kernel) {
-        self.done_until = Some(t);
+        self.boundaries.processing(t);
         if self.stagger {
             self.staggered_boundary(t, k);
         } else {
@@ -354,7 +379,7 @@ impl Pd2 {
         let next = if busy { Some(t + 1) } else { self.waiting.peek().map(|(_, at)| at) };
         if let Some(at) = next {
             let b = self.boundary_from(at);
-            self.timer = Some((k.arm(b, 0), b));
+            self.boundaries.arm_next(b, k);
         }
     }
 }
@@ -415,22 +440,12 @@ impl Policy for Pd2 {
         self.enqueue(job.task, k);
     }
 
-    /// The boundary is processed at the instant the timer was armed for,
-    /// not at the kernel's now: a driver may report the timer at a later
-    /// now (the runtime's dispatcher, woken late or reporting a completion
-    /// in the same wake-up, gives the completion's instant), and a boundary
-    /// taken off the quantum grid would push the next subtasks past the
-    /// following boundary (a quantum lost per such wake-up).
+    /// The boundary is processed at the instant the timer was armed for
+    /// ([`Boundaries::fired`]).
     fn timer(&mut self, timer: TimerId, _tag: u64, k: &mut dyn Kernel) {
-        let at = match self.timer {
-            Some((id, at)) if id == timer => at,
-            _ => return,
-        };
-        self.timer = None;
-        if self.done_until.is_some_and(|d| d >= at) {
-            return;
+        if let Some(at) = self.boundaries.fired(timer) {
+            self.boundary(at, k);
         }
-        self.boundary(at, k);
     }
 
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
@@ -498,7 +513,15 @@ mod tests {
     const Q: Time = 1_000;
 
     fn pd2(weights: &[(u64, u64)], cpus: u32) -> Pd2 {
-        Pd2::new(Params { quantum: Q, weights: weights.to_vec(), cpus, stagger: false, early_release: false })
+        Pd2::new(Params {
+            quantum: Q,
+            weights: weights.to_vec(),
+            cpus,
+            stagger: false,
+            early_release: false,
+            spread: None,
+            megatasks: Vec::new(),
+        })
     }
 
     fn job(task: u32, seq: u64, release: Time) -> Job {

@@ -13,7 +13,13 @@
 //!
 //! The working set is ordinary heap memory, or, for a task with `colors`,
 //! a [`ColouredBuffer`] whose every page has one of the task's colours
-//! ([`crate::colour`]).
+//! ([`crate::colour`]), or, for the threads of a multithreaded task (the
+//! spec's `mtt`), one [`SharedSet`] of the MTT's `wss` that all of them
+//! walk: the same permutation of lines, each thread starting at its own
+//! offset (`k / threads` of the set for the k-th) and wrapping, as
+//! Calandrino's MTTs referenced one region from different offsets to avoid
+//! lock-step. Its words are touched with relaxed atomic loads and stores, so
+//! the threads race on the counts they write, never on memory.
 //!
 //! A walk may also write lines of a shared-data group ([`SharedLines`],
 //! the lines several tasks write): after every `every`-th line of its own,
@@ -83,6 +89,73 @@ pub enum Pattern {
 enum Store {
     Heap(Vec<u64>),
     Coloured(ColouredBuffer),
+    Shared(Arc<SharedSet>),
+}
+
+/// The working set the threads of an MTT share (see the module header).
+pub struct SharedSet {
+    words: Box<[AtomicU64]>,
+    /// Words per line.
+    stride: usize,
+    lines: usize,
+    pattern: Pattern,
+    order: Vec<u32>,
+}
+
+impl SharedSet {
+    /// `wss` bytes in lines of `line` bytes, laid out for `pattern` (a
+    /// random chain from `seed`), every page written now.
+    pub fn new(wss: u64, line: u64, pattern: Pattern, seed: u64) -> Arc<SharedSet> {
+        let line = line.max(8);
+        let lines = wss.div_ceil(line).max(1) as usize;
+        let stride = (line / 8) as usize;
+        let mut buf = vec![0u64; lines * stride];
+        let order = layout(&mut buf, stride, lines, pattern, seed);
+        let words = buf.into_iter().map(AtomicU64::new).collect();
+        Arc::new(SharedSet { words, stride, lines, pattern, order })
+    }
+
+    pub fn lines(&self) -> usize {
+        self.lines
+    }
+
+    /// The count word of line `l` (what each touch adds one to).
+    pub fn touches(&self, l: usize) -> u64 {
+        let at = l * self.stride + (self.pattern == Pattern::Random && self.stride > 1) as usize;
+        self.words[at].load(Ordering::Relaxed)
+    }
+}
+
+/// The visiting order of `lines` lines for `pattern`, written into `buf`
+/// (the random chain: line order[k] holds the index of order[k + 1]).
+fn layout(buf: &mut [u64], words: usize, lines: usize, pattern: Pattern, seed: u64) -> Vec<u32> {
+    let line = words as u64 * 8;
+    let order: Vec<u32> = match pattern {
+        Pattern::Sequential => (0..lines as u32).collect(),
+        Pattern::Strided { stride } => {
+            let step = ((stride / line).max(1) as usize).min(lines);
+            (0..step).flat_map(|o| (o..lines).step_by(step)).map(|i| i as u32).collect()
+        }
+        Pattern::Random => {
+            let mut p: Vec<u32> = (0..lines as u32).collect();
+            let mut rng = Rng::new(seed);
+            for i in (1..p.len()).rev() {
+                let j = (rng.next_u64() % (i as u64 + 1)) as usize;
+                p.swap(i, j);
+            }
+            p
+        }
+    };
+    if pattern == Pattern::Random {
+        for k in 0..lines {
+            buf[order[k] as usize * words] = order[(k + 1) % lines] as u64;
+        }
+    } else {
+        for (i, w) in buf.iter_mut().enumerate() {
+            *w = i as u64;
+        }
+    }
+    order
 }
 
 pub struct MemWalk {
@@ -121,41 +194,33 @@ impl MemWalk {
     pub fn coloured_buffer(&self) -> Option<&ColouredBuffer> {
         match &self.store {
             Store::Coloured(b) => Some(b),
-            Store::Heap(_) => None,
+            Store::Heap(_) | Store::Shared(_) => None,
         }
     }
 
     fn over(mut store: Store, wss: u64, line: u64, pattern: Pattern, seed: u64) -> MemWalk {
         let words = (line / 8) as usize;
         let lines = wss.div_ceil(line).max(1) as usize;
-        let buf = store.words();
-        let order: Vec<u32> = match pattern {
-            Pattern::Sequential => (0..lines as u32).collect(),
-            Pattern::Strided { stride } => {
-                let step = ((stride / line).max(1) as usize).min(lines);
-                (0..step).flat_map(|o| (o..lines).step_by(step)).map(|i| i as u32).collect()
-            }
-            Pattern::Random => {
-                let mut p: Vec<u32> = (0..lines as u32).collect();
-                let mut rng = Rng::new(seed);
-                for i in (1..p.len()).rev() {
-                    let j = (rng.next_u64() % (i as u64 + 1)) as usize;
-                    p.swap(i, j);
-                }
-                p
-            }
-        };
-        if pattern == Pattern::Random {
-            // Line order[k] points to line order[k + 1] (cyclically).
-            for k in 0..lines {
-                buf[order[k] as usize * words] = order[(k + 1) % lines] as u64;
-            }
-        } else {
-            for (i, w) in buf.iter_mut().enumerate() {
-                *w = i as u64;
-            }
-        }
+        let order = layout(store.words(), words, lines, pattern, seed);
         MemWalk { store, words, lines, order, pattern, pos: 0, touched: 0, sharing: None, shared_writes: 0 }
+    }
+
+    /// Thread `k` of `threads` of an MTT walking the MTT's shared set,
+    /// starting `k / threads` of the way through it.
+    pub fn shared_set(set: Arc<SharedSet>, k: usize, threads: usize) -> MemWalk {
+        let (words, lines, pattern, order) = (set.stride, set.lines, set.pattern, set.order.clone());
+        let pos = lines * k / threads.max(1);
+        MemWalk {
+            store: Store::Shared(set),
+            words,
+            lines,
+            order,
+            pattern,
+            pos,
+            touched: 0,
+            sharing: None,
+            shared_writes: 0,
+        }
     }
 
     /// Also writes a line of `shared` after every `every` lines of its own
@@ -168,6 +233,12 @@ impl MemWalk {
     /// Touches `n` lines from the current position.
     #[inline]
     fn step(&mut self, n: usize) {
+        if let Store::Shared(set) = &self.store {
+            self.pos = step_shared(set, &self.order, self.pattern, self.pos, n);
+            self.touched += n as u64;
+            self.write_shared(n);
+            return;
+        }
         let buf = self.store.words();
         match self.pattern {
             Pattern::Random => {
@@ -195,6 +266,12 @@ impl MemWalk {
             }
         }
         self.touched += n as u64;
+        self.write_shared(n);
+    }
+
+    /// The shared-data group's writes after `n` own lines.
+    #[inline]
+    fn write_shared(&mut self, n: usize) {
         if let Some(sh) = &mut self.sharing {
             sh.since += n as u64;
             let k = sh.since / sh.every;
@@ -221,6 +298,39 @@ impl MemWalk {
     }
 }
 
+/// [`MemWalk::step`] over an MTT's shared set from position `pos`: relaxed
+/// atomic loads and stores (a load and a store, not a locked add: the cost
+/// of a plain touch, and the threads may lose each other's counts). Returns
+/// the new position.
+fn step_shared(set: &SharedSet, order: &[u32], pattern: Pattern, mut pos: usize, n: usize) -> usize {
+    let (w, words, lines) = (&set.words, set.stride, set.lines);
+    match pattern {
+        Pattern::Random => {
+            let mut cur = order[pos % lines] as usize;
+            let c = (words > 1) as usize;
+            for _ in 0..n {
+                let at = cur * words;
+                let next = w[at].load(Ordering::Relaxed) as usize;
+                w[at + c].store(w[at + c].load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+                cur = next;
+            }
+            std::hint::black_box(cur);
+            (pos + n) % lines
+        }
+        _ => {
+            for _ in 0..n {
+                let at = order[pos] as usize * words;
+                w[at].store(w[at].load(Ordering::Relaxed).wrapping_add(1), Ordering::Relaxed);
+                pos += 1;
+                if pos == lines {
+                    pos = 0;
+                }
+            }
+            pos
+        }
+    }
+}
+
 /// Own lines per shared write for a write ratio `r` (see the module header).
 pub fn every_for_ratio(r: f64) -> u64 {
     if r <= 0.0 || !r.is_finite() {
@@ -234,6 +344,7 @@ impl Store {
         match self {
             Store::Heap(v) => v,
             Store::Coloured(b) => b.words(),
+            Store::Shared(_) => unreachable!("a shared set is laid out once, in SharedSet::new"),
         }
     }
 }
@@ -274,6 +385,35 @@ mod tests {
         assert_eq!(g.lines(), 64);
         assert_eq!((every_for_ratio(0.2), every_for_ratio(1.0 / 3.0), every_for_ratio(0.9)), (4, 2, 1));
     }
+    #[test]
+    fn the_threads_of_an_mtt_walk_one_set_from_their_own_offsets() {
+        for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
+            let set = SharedSet::new(64 * 1024, 64, p, 3);
+            let mut walks: Vec<MemWalk> = (0..3).map(|k| MemWalk::shared_set(set.clone(), k, 3)).collect();
+            assert_eq!(walks[1].pos, set.lines() / 3);
+            // Each thread does a third of a pass: together, every line once.
+            for w in &mut walks {
+                w.step(set.lines() / 3 + 1);
+            }
+            let once = (0..set.lines()).filter(|&l| set.touches(l) >= 1).count();
+            assert_eq!(once, set.lines(), "{p:?}: the threads cover the one set between them");
+            // A full pass each: every line touched three more times.
+            for w in &mut walks {
+                w.pass();
+            }
+            assert!((0..set.lines()).all(|l| set.touches(l) >= 3), "{p:?}");
+        }
+        // Threads on other cores at once: no lost line, the chain intact.
+        let set = SharedSet::new(256 * 1024, 64, Pattern::Random, 9);
+        std::thread::scope(|s| {
+            for k in 0..2 {
+                let set = set.clone();
+                s.spawn(move || MemWalk::shared_set(set, k, 2).pass());
+            }
+        });
+        assert!((0..set.lines()).all(|l| set.touches(l) >= 1));
+    }
+
     #[test]
     fn every_pattern_touches_every_line_in_a_pass() {
         for p in [Pattern::Sequential, Pattern::Strided { stride: 4096 }, Pattern::Random] {
