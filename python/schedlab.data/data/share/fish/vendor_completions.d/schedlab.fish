@@ -67,6 +67,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l wss -d 'Workin
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l cache -d 'Shared cache geometry SIZE/WAYS/LINE, e.g. 8MiB/16/64B' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l colors-per-task -d 'Give each task this many distinct random cache colours (needs --cache)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l mtt -d 'Draw multithreaded tasks until --util instead of independent tasks: `threads=LO-HI,util=LO-HI,wss=uni:LO-HI|tc:LO-HI`, or `default` (see below)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l prem -d 'PREM tasks for memory-centric scheduling (with --policy mcs): one task per CPU, --wss its data, split into Sections: key=value pairs mode, partition, section, bandwidth, compute, write, or `default`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l format -d 'Output format: yaml or json [default: from the -o extension, else yaml]' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -s o -l output -d 'Write to this file instead of stdout (with --json, stdout gets `{"file", "spec"}` as well)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l harmonic -d 'Make every period divide the longer ones (small hyperperiods)'
