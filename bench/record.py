@@ -97,11 +97,12 @@ def save_study(name: str, meta: dict[str, object], rows: list[dict[str, object]]
     save(name, {"meta": head, "rows": rows, "verdicts": verdicts}, "\n".join(md) + "\n")
 
 
-def study_options(doc: str, horizon: tuple[str, int, str]) -> argparse.Namespace:
-    """A reproduction's command line: --sets, --seed, its horizon option
-    (`horizon` = (flag, default, help)), --debug and --no-build."""
+def study_options(doc: str, horizon: tuple[str, int, str], sets: int = 10) -> argparse.Namespace:
+    """A reproduction's command line: --sets (default `sets`), --seed, its
+    horizon option (`horizon` = (flag, default, help)), --debug and
+    --no-build."""
     ap = argparse.ArgumentParser(description=doc.split("\n\n")[0])
-    ap.add_argument("--sets", type=int, default=10)
+    ap.add_argument("--sets", type=int, default=sets)
     ap.add_argument("--seed", type=int, default=2014)
     ap.add_argument(horizon[0], type=int, default=horizon[1], help=horizon[2])
     ap.add_argument("--debug", action="store_true")

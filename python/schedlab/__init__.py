@@ -208,6 +208,7 @@ def generate(
     cache: str | None = None,
     colors_per_task: int | None = None,
     mtt: str | None = None,
+    prem: str | None = None,
 ) -> TaskSet:
     """Generate a random task set, exactly as ``schedlab gen`` does.
 
@@ -240,6 +241,9 @@ def generate(
         mtt: Draw multithreaded tasks until ``util`` instead of independent
             tasks (Calandrino's random MTT sets):
             ``"threads=1-8,util=0.1-0.4,wss=tc:64B-512KiB"`` or ``"default"``.
+        prem: PREM tasks for ``policy="mcs"``: ``"default"`` or ``key=value``
+            pairs (``mode``, ``partition``, ``section``, ``bandwidth``,
+            ``compute``, ``write``); one task per CPU, ``wss`` its data.
 
     The same options and seed always give the same task set.
 
@@ -272,6 +276,7 @@ def generate(
         "cache": cache,
         "colors_per_task": colors_per_task,
         "mtt": mtt,
+        "prem": prem,
     }
     clean = {k: _gen_value(k, v) for k, v in options.items() if v is not None}
     return TaskSet._from_doc(_native.generate(json.dumps(clean)))

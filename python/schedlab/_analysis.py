@@ -55,6 +55,9 @@ class Outcome:
             ``tasks``, the ``supplies`` of its tasks per CPU, ``notes`` and
             its own ``outcome``, as in the JSON of ``schedlab analyze``);
             None for other tests.
+        response_times_ns: For tests that compute worst-case response
+            times (``uni.fp.rta``, ``mcs.holistic``, ...), each task's bound in
+            ns by task index (None where not computed); None for other tests.
     """
 
     test: str
@@ -71,6 +74,7 @@ class Outcome:
     soft: bool = False
     decides: bool = True
     groups: tuple[dict[str, Any], ...] | None = None
+    response_times_ns: tuple[int | None, ...] | None = None
 
     @property
     def schedulable(self) -> bool:
@@ -217,6 +221,7 @@ def analyze(
             soft=o["soft"],
             decides=o["decides"],
             groups=None if o.get("groups") is None else tuple(o["groups"]),
+            response_times_ns=None if o.get("response_times_ns") is None else tuple(o["response_times_ns"]),
         )
         for o in doc["outcomes"]
     )

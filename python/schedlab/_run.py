@@ -443,7 +443,7 @@ def run(
         sporadic: ``"none"``, ``"uniform:MAX"`` or ``"exponential:MEAN"``.
         miss: A job running at its deadline: ``"continue"``, ``"skip"`` or ``"abort"``.
         workload: Every task's job body: a kind (``"spin"``, ``"spin-cpu"``,
-            ``"memwalk[:seq|random|strided[:BYTES]]"``, ``"c:LIB:SYMBOL[:ARG]"``,
+            ``"memwalk[:seq|random|strided[:BYTES]]"``, ``"prem"``, ``"c:LIB:SYMBOL[:ARG]"``,
             ``"cmd:PROGRAM ARGS"``) or a Python callable taking a :class:`Job`
             (not real-time: see the module doc).
         workloads: Per-task overrides, by task name or index.

@@ -217,6 +217,11 @@ class Policy:
         avoid_partially_eligible: ``ca-gedf``: promote partially-eligible
             MTTs only when no other fits (default False).
         promotion_duration: ``ca-gedf``: 1 or 2 (default 2).
+        master: ``mcs``: the CPU of the memory-phase worker, or None (the last CPU).
+        mps: ``mcs``: the memory-phase scheduler arbitrates (default True);
+            False is the Contention baseline.
+        memory_preemption: ``mcs``: a more urgent memory phase preempts the
+            running one (default True); False: every phase is non-preemptive.
     """
 
     name: str
@@ -244,6 +249,9 @@ class Policy:
     phantoms: bool | None = None
     avoid_partially_eligible: bool | None = None
     promotion_duration: int | None = None
+    master: int | None = None
+    mps: bool | None = None
+    memory_preemption: bool | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -273,6 +281,9 @@ class Policy:
             "phantoms",
             "avoid_partially_eligible",
             "promotion_duration",
+            "master",
+            "mps",
+            "memory_preemption",
         ):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)
@@ -446,6 +457,10 @@ class Task:
         write_ratio: Fraction of the task's memory accesses that are writes
             (0 to 1), or None (0).
         data_group: Its shared-data group (tasks that write the same lines), or None.
+        memory_priority: ``mcs``: the priority of its memory phases, global
+            (1 is the highest), or None (the order of the task priorities).
+        memory_mode: ``mcs``: ``"smp"`` (default) or ``"amp"`` (the
+            memory-phase worker runs all but its first prefetch), or None.
     """
 
     name: str
@@ -466,6 +481,8 @@ class Task:
     subjobs: tuple[int, ...] | None = None
     write_ratio: float | None = None
     data_group: str | None = None
+    memory_priority: int | None = None
+    memory_mode: str | None = None
 
     def __post_init__(self) -> None:
         if self.deadline is None:
@@ -520,6 +537,10 @@ class Task:
             d["write_ratio"] = self.write_ratio
         if self.data_group is not None:
             d["data_group"] = self.data_group
+        if self.memory_priority is not None:
+            d["memory_priority"] = self.memory_priority
+        if self.memory_mode is not None:
+            d["memory_mode"] = self.memory_mode
         return d
 
 

@@ -64,3 +64,19 @@ def test_bad_options_raise_with_the_name() -> None:
         schedlab.analyze(ts, tests="run.feasibility")  # type: ignore[arg-type]
     with pytest.raises(TypeError):
         schedlab.analyze(42)  # type: ignore[arg-type]
+
+
+def test_holistic_bounds_of_a_generated_prem_set() -> None:
+    # Three S-MP tasks of 400 KiB (2 Sections each), one per CPU.
+    ts = schedlab.generate(seed=4, cpus=3, policy="mcs", prem="default", wss="list:400KiB", util=0.3)
+    assert [t.memory_priority for t in ts.tasks] == [1, 2, 3]
+    a = schedlab.analyze(ts)
+    hol, pre = a["mcs.holistic"], a["mcs.holistic.precedence"]
+    assert hol.schedulable and pre.schedulable
+    assert hol.response_times_ns is not None and pre.response_times_ns is not None
+    assert len(hol.response_times_ns) == 3
+    # Without its own phases' interference a flow's bound can only shrink,
+    # and it is at least the job's own length.
+    for t, h, p in zip(ts.tasks, hol.response_times_ns, pre.response_times_ns):
+        assert h is not None and p is not None
+        assert t.wcet <= p <= h

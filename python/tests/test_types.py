@@ -228,6 +228,18 @@ def test_platform_model_fields_survive_a_copy() -> None:
     assert again.platform == ts.platform and again.tasks == ts.tasks
 
 
+def test_prem_fields_load_and_survive_a_copy(repo: Path) -> None:
+    ts = schedlab.load(repo / "examples" / "mcs-two-cpus.yaml")
+    assert ts.policy == Policy(name="mcs", master=1)
+    assert (ts["blur"].memory_priority, ts["blur"].memory_mode) == (1, "amp")
+    assert (ts["sum"].memory_priority, ts["sum"].memory_mode) == (2, None)
+    policy = dataclasses.replace(ts.policy, mps=False, memory_preemption=False)
+    tasks = tuple(dataclasses.replace(t, memory_mode="smp") for t in ts.tasks)
+    again = schedlab.loads(dataclasses.replace(ts, policy=policy, tasks=tasks).to_yaml())
+    assert (again.policy.master, again.policy.mps, again.policy.memory_preemption) == (1, False, False)
+    assert [t.memory_mode for t in again] == ["smp", "smp"]
+
+
 def test_reservations_load_and_survive_a_copy(repo: Path) -> None:
     ts = schedlab.load(repo / "examples" / "reservations.yaml")
     assert ts.reservations is not None

@@ -295,6 +295,10 @@ pub fn outcome_json(o: &Outcome, input: &Input) -> Value {
         "slack": ratio_json(&o.slack()),
         "details": o.details.iter().map(|d| readable(d)).collect::<Vec<_>>(),
         "groups": groups_json(o, input),
+        "response_times_ns": match &o.data {
+            Some(crate::schedulability::Data::ResponseTimes(r)) => json!(r),
+            _ => Value::Null,
+        },
     })
 }
 
@@ -340,7 +344,13 @@ fn quantity(r: &Ratio, ns: bool, exact: bool) -> String {
     }
     let v = r.to_f64();
     if ns {
-        Duration(v.max(0.0).round() as u64).to_string()
+        // A negative slack (the value over its bound) keeps its sign.
+        let d = Duration(v.abs().round() as u64);
+        if v <= -0.5 {
+            format!("-{d}")
+        } else {
+            d.to_string()
+        }
     } else {
         decimal(v)
     }
@@ -582,6 +592,14 @@ mod tests {
         let mut i = Input::new(cpus, tasks);
         i.policy = Some(PolicySpec::named(PolicyName::Run));
         i
+    }
+
+    #[test]
+    fn a_negative_slack_in_time_keeps_its_sign() {
+        assert_eq!(quantity(&Ratio::new(3_000_000, 1), true, false), "3ms");
+        let over = Ratio(&Ratio::new(20_000_000, 1).0 - &Ratio::new(22_787_000, 1).0);
+        assert_eq!(quantity(&over, true, false), "-2.787ms");
+        assert_eq!(quantity(&Ratio::zero(), true, false), "0ns");
     }
 
     #[test]

@@ -366,8 +366,29 @@ fn check(e: &Experiment, base: &Path) -> Vec<(String, String)> {
         if s.policy.domains() == schedlab_model::spec::Domains::PerCluster && s.cluster_size.is_none() {
             out.push((format!("{p}.cluster_size"), format!("`{}` is clustered: give `cluster_size`", s.policy.name())));
         }
+        if let Some(what) = beyond_a_generated_set(s.policy) {
+            out.push((
+                format!("{p}.policy"),
+                format!(
+                    "`{}` needs {what}, which a sweep's generated sets do not have (every set would be not-applicable); simulate such specs with `schedlab simulate`, or a bench/ script",
+                    s.policy.name()
+                ),
+            ));
+        }
     }
     out
+}
+
+/// What a policy needs beyond the tasks, CPUs and clusters a sweep
+/// generates (its sets have no cache, reservations or PREM phases).
+fn beyond_a_generated_set(policy: PolicyName) -> Option<&'static str> {
+    match policy {
+        PolicyName::Hcbs => Some("`reservations`"),
+        PolicyName::CapGsDynamic => Some("a coloured shared cache and task classes"),
+        PolicyName::CaGedf => Some("a shared cache and working sets"),
+        PolicyName::Mcs => Some("PREM tasks (memory and execution segments)"),
+        _ => None,
+    }
 }
 
 /// The overhead look-up of a name.

@@ -40,6 +40,11 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
     if p.mtt.is_some() {
         return draw_mtt(p, seed, out);
     }
+    if p.prem.is_some() {
+        return Err(GenError::InvalidParameter(
+            "prem: PREM sets (segments, memory priorities, one task per CPU) are not bare task parameters; generate them one by one (`schedlab gen --prem`, `schedlab.generate(prem=...)`)".into(),
+        ));
+    }
     let mut rng = stream(seed, 1);
     let utils = match p.utils {
         UtilMethod::Named(d) => {

@@ -151,6 +151,11 @@ fn bad_files_name_the_field_and_the_fix() {
         (exp(4, "").replace("cluster_size: 2, ", ""), "schedulers[2].cluster_size", "clustered"),
         (exp(4, "overheads:\n  - {name: x, file: nowhere.csv}\n"), "overheads[0].file", "does not exist"),
         (exp(4, "").replace("samples: 30", "samples: 0"), "samples", "at least 1"),
+        (
+            exp(4, "simulations:\n  - {name: ca, policy: ca-gedf}\n"),
+            "simulations[0].policy",
+            "a shared cache and working sets, which a sweep's generated sets do not have",
+        ),
         (exp(4, "").replace("seed: 7", "seed: 7\nsed: 1"), "sed", "sed"),
         (
             exp(4, "").replace("heuristics", "x").replace("test: pedf.util", "test: pedf.util, heuristics: [ffz]"),

@@ -8,6 +8,7 @@
 //! * [`period`]   – integer-nanosecond periods (uniform, log-uniform, list, harmonic);
 //! * [`deadline`] – implicit and constrained relative deadlines;
 //! * [`mtt`]      – random sets of multithreaded tasks (Calandrino's MTT sets);
+//! * [`prem`]     – PREM sets of the memory-centric scheduling evaluation (Sections, phases, one task per CPU);
 //! * [`params`]   – the options of `schedlab gen`, shared by the CLI and Python;
 //! * [`taskset`]  – turning the options into a spec.
 //!
@@ -21,6 +22,7 @@ pub mod dist;
 pub mod mtt;
 pub mod params;
 pub mod period;
+pub mod prem;
 pub mod taskset;
 pub mod util;
 

@@ -259,6 +259,9 @@ pub struct GenParams {
     /// Draw multithreaded tasks (Calandrino's random MTT sets, `crate::mtt`)
     /// instead of independent tasks.
     pub mtt: Option<MttGen>,
+    /// PREM tasks for memory-centric scheduling ([`crate::prem`]): one task
+    /// per CPU, its `--wss` the data its Sections split.
+    pub prem: Option<super::prem::PremSpec>,
 }
 
 impl Default for GenParams {
@@ -283,6 +286,7 @@ impl Default for GenParams {
             cache: None,
             colors_per_task: None,
             mtt: None,
+            prem: None,
         }
     }
 }
@@ -311,7 +315,8 @@ impl GenParams {
         }
         if let Some(n) = self.tasks {
             a.push(format!("--tasks {n}"));
-        } else if self.utils.is_vector() && self.mtt.is_none() {
+        } else if self.utils.is_vector() && self.mtt.is_none() && self.prem.is_none() {
+            // (`--prem` puts one task per CPU when --tasks is not given.)
             a.push(format!("--tasks {DEFAULT_TASKS}"));
         }
         a.push(format!("--util {}", self.util_or_default()));
@@ -321,7 +326,10 @@ impl GenParams {
         if matches!(self.utils, UtilMethod::RandFixedSum | UtilMethod::Drs) && self.mtt.is_none() {
             a.push(format!("--umin {} --umax {}", self.umin, self.umax));
         }
-        a.push(format!("--periods {}", self.periods));
+        if self.prem.is_none() {
+            // (`--prem` derives the periods from the utilisations.)
+            a.push(format!("--periods {}", self.periods));
+        }
         a.push(format!("--period-granularity {}", self.period_granularity));
         if self.harmonic {
             a.push("--harmonic".into());
@@ -336,6 +344,9 @@ impl GenParams {
         }
         if let Some(k) = self.colors_per_task {
             a.push(format!("--colors-per-task {k}"));
+        }
+        if let Some(p) = &self.prem {
+            a.push(format!("--prem {p}"));
         }
         a.join(" ")
     }
@@ -365,6 +376,7 @@ pub struct GenOptions {
     pub cache: Option<String>,
     pub colors_per_task: Option<u32>,
     pub mtt: Option<String>,
+    pub prem: Option<String>,
 }
 
 impl GenOptions {
@@ -409,6 +421,7 @@ impl GenOptions {
             cache: self.cache.map(|s| s.parse().map_err(|e| format!("cache: {e}"))).transpose()?,
             colors_per_task: self.colors_per_task,
             mtt: self.mtt.map(|s| s.parse().map_err(|e| format!("mtt: {e}"))).transpose()?,
+            prem: self.prem.map(|s| s.parse().map_err(|e| format!("prem: {e}"))).transpose()?,
         })
     }
 }

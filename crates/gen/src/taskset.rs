@@ -6,12 +6,14 @@ use super::deadline::deadline;
 use super::dist::{default_slack, fill_to_cap};
 use super::params::{GenParams, PeriodSpec, UtilMethod, WssSpec, DEFAULT_TASKS};
 use super::period;
+use super::prem::{PremMode, PremSpec};
 use super::util;
 use super::GenError;
 use schedlab_model::rng::Rng;
-use schedlab_model::spec::{Cache, Domains, Meta, Mtt, Platform, PolicySpec, Spec, Task};
+use schedlab_model::spec::{Cache, Domains, Meta, Mtt, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_model::units::{ColorSet, Duration, Size};
 use schedlab_model::validate::{validate, Severity};
+use schedlab_model::{MemoryMode, Segment, SegmentKind};
 
 /// Most tasks a named distribution may draw before the set restarts.
 const MAX_TASKS: usize = 100_000;
@@ -76,6 +78,12 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
     }
     if p.wcet_granularity.0 == 0 || p.period_granularity.0 == 0 {
         return Err(invalid("--wcet-granularity and --period-granularity must be more than 0"));
+    }
+    if p.prem.is_some() && p.mtt.is_some() {
+        return Err(invalid("--prem and --mtt draw different task models; give one of them"));
+    }
+    if let Some(prem) = &p.prem {
+        return prem_set(p, prem);
     }
     if let Some(g) = &p.mtt {
         return mtt_set(p, g, clusters, cache);
@@ -209,7 +217,7 @@ pub fn generate(p: &GenParams) -> Result<Spec, GenError> {
             t
         })
         .collect();
-    finish(p, clusters, cache, tasks, None)
+    finish(p, p.policy, clusters, cache, tasks, None)
 }
 
 /// A set of MTTs (`--mtt`, `crate::mtt`): the options that shape single
@@ -244,14 +252,15 @@ fn mtt_set(
         cache.as_ref().map(|c| c.size),
         [&mut utils, &mut periods, &mut wss],
     )?;
-    finish(p, clusters, cache, tasks, Some(mtts))
+    finish(p, p.policy, clusters, cache, tasks, Some(mtts))
 }
 
-/// The generated spec of `tasks` (and `mtt`) on the options' platform and
-/// policy, recording the options that reproduce it; an error if the options
+/// The generated spec of `tasks` (and `mtt`) under `policy` on the options'
+/// platform, recording the options that reproduce it; an error if the options
 /// gave an invalid spec.
 fn finish(
     p: &GenParams,
+    policy: PolicyName,
     clusters: Option<Vec<Vec<u32>>>,
     cache: Option<Cache>,
     tasks: Vec<Task>,
@@ -265,7 +274,7 @@ fn finish(
             generator: Some(p.to_args()),
         }),
         platform: Platform { cpus: p.cpus, clusters, cache, memory: None },
-        policy: Some(PolicySpec::named(p.policy)),
+        policy: Some(PolicySpec::named(policy)),
         overheads: None,
         reservations: None,
         mtt,
@@ -277,6 +286,105 @@ fn finish(
     Ok(spec)
 }
 
+/// The default data sizes of `--prem`: the paper's 200 KB to 7.8 MB (200 KiB to 7987 KiB = 7.8 MiB).
+const PREM_DATA: WssSpec = WssSpec::Uniform(Size(200 << 10), Size(7987 << 10));
+
+/// A PREM set ([`crate::prem`]): one task per CPU (every CPU but the last,
+/// the master, for `amp`), task i on CPU i with memory priority i + 1.
+fn prem_set(p: &GenParams, prem: &PremSpec) -> Result<Spec, GenError> {
+    if p.policy != PolicyName::Mcs {
+        return Err(invalid(format!(
+            "--prem generates PREM tasks for memory-centric scheduling; add --policy mcs (got `{}`)",
+            p.policy.name()
+        )));
+    }
+    if p.harmonic {
+        return Err(invalid(
+            "--harmonic does not apply with --prem: the periods follow from the utilisations (T = C/u)",
+        ));
+    }
+    if p.cluster_size.is_some() || p.cache.is_some() || p.colors_per_task.is_some() {
+        return Err(invalid(
+            "--prem sets have one task per CPU and no cache model; remove --cluster-size, --cache and --colors-per-task",
+        ));
+    }
+    let slots = match prem.mode {
+        PremMode::Smp => p.cpus,
+        PremMode::Amp => p.cpus - 1,
+    };
+    let n = p.tasks.unwrap_or(slots);
+    if n == 0 || n > slots {
+        return Err(invalid(format!(
+            "--prem puts one task on each CPU{}: --tasks must be between 1 and {slots}, got {n}",
+            if prem.mode == PremMode::Amp {
+                " but the master (the last, which hosts the memory-phase worker)"
+            } else {
+                ""
+            }
+        )));
+    }
+    let total = p.util_or_default();
+    let mut rng = stream(p.seed, Stream::Utils);
+    let n = n as usize;
+    let utils = match p.utils {
+        UtilMethod::UUniFast => util::uunifast(&mut rng, n, total)?,
+        UtilMethod::UUniFastDiscard => util::uunifast_discard(&mut rng, n, total, MAX_ATTEMPTS)?,
+        UtilMethod::RandFixedSum => util::randfixedsum(&mut rng, n, total, p.umin, p.umax)?,
+        UtilMethod::Drs => util::drs(&mut rng, total, &vec![p.umax; n], &vec![p.umin; n])?,
+        UtilMethod::Named(d) => {
+            return Err(invalid(format!(
+                "--prem draws one utilisation per task; `{}` draws tasks until a cap: use uunifast-discard, uunifast, randfixedsum or drs",
+                d.name()
+            )))
+        }
+    };
+    if p.slack.is_some() {
+        return Err(invalid("--slack applies only to the named distributions (uni-*, exp-*, bimo-*, uniform(..))"));
+    }
+    let mut rng = stream(p.seed, Stream::Wss);
+    let data: Vec<u64> = match p.wss.as_ref().unwrap_or(&PREM_DATA) {
+        WssSpec::List(v) => (0..n).map(|_| rng.choose(v).map_or(1, |s| s.0)).collect(),
+        WssSpec::Uniform(lo, hi) => (0..n).map(|_| rng.range_u64(lo.0.max(1), hi.0.max(lo.0.max(1)))).collect(),
+    };
+    let (wg, g) = (p.wcet_granularity.0, p.period_granularity.0);
+    let mut rng = stream(p.seed, Stream::Deadlines);
+    let mut tasks = Vec::with_capacity(n);
+    let width = n.to_string().len();
+    for i in 0..n {
+        let sections = prem.sections(data[i], wg);
+        let mut segments = Vec::with_capacity(3 * sections.len());
+        for s in &sections {
+            let mem = |ns: u64| Segment { kind: SegmentKind::Memory, length: Duration(ns), preemptible: true };
+            segments.push(mem(s.prefetch));
+            segments.push(Segment::exec(Duration(s.exec)));
+            if s.writeback > 0 {
+                segments.push(mem(s.writeback));
+            }
+        }
+        let c: u64 = segments.iter().fold(0u64, |a, s| a.saturating_add(s.length.0));
+        let u = utils[i];
+        if !(u > 0.0 && u <= 1.0) {
+            return Err(invalid(format!("task {i} drew utilisation {u}; --prem needs each in (0, 1]")));
+        }
+        let t = (((c as f64 / u) / g as f64).ceil() as u64).max(1).saturating_mul(g).max(c);
+        let d = deadline(&mut rng, p.deadlines, c, t, wg)?;
+        let mut task = Task::new(format!("T{:0width$}", i + 1), Duration(c), Duration(t));
+        if d != t {
+            task.deadline = Some(Duration(d));
+        }
+        task.cpu = Some(i as u32);
+        task.memory_priority = Some(i as u32 + 1);
+        task.memory_mode = Some(match prem.mode {
+            PremMode::Smp => MemoryMode::Smp,
+            PremMode::Amp => MemoryMode::Amp,
+        });
+        task.wss = Some(Size(data[i]));
+        task.segments = Some(segments);
+        tasks.push(task);
+    }
+    finish(p, PolicyName::Mcs, None, None, tasks, None)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -284,6 +392,90 @@ mod tests {
 
     fn gen(o: GenOptions) -> Spec {
         generate(&o.into_params().unwrap()).unwrap()
+    }
+
+    fn prem(cpus: u32, util: f64, wss: &str, prem: &str) -> Result<Spec, String> {
+        let o = GenOptions {
+            seed: Some(5),
+            cpus: Some(cpus),
+            policy: Some(PolicyName::Mcs),
+            util: Some(util),
+            wss: Some(wss.into()),
+            prem: Some(prem.into()),
+            ..Default::default()
+        };
+        generate(&o.into_params()?).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn prem_sets_are_the_papers_one_task_per_cpu() {
+        let spec = prem(4, 1.2, "list:800KiB", "default").unwrap();
+        assert_eq!(spec.tasks.len(), 4);
+        assert_eq!(spec.policy.as_ref().unwrap().name, PolicyName::Mcs);
+        for (i, t) in spec.tasks.iter().enumerate() {
+            assert_eq!(
+                (t.cpu, t.memory_priority, t.memory_mode()),
+                (Some(i as u32), Some(i as u32 + 1), MemoryMode::Smp)
+            );
+            assert_eq!(t.wss, Some(Size(800 << 10)));
+            // 800 KB in Sections of 200 KB: 4 Sections P E W.
+            let secs = schedlab_model::spec::prem::sections(&t.segments()).unwrap();
+            assert_eq!(secs.len(), 4);
+            // 200 KiB at 1 GiB/s: 190.735 µs, up to 191 µs; at 100 MiB/s: 1953.125 µs, up to 1954 µs.
+            assert!(secs.iter().all(|s| (s.prefetch.0, s.exec.0, s.writeback.0) == (191_000, 1_954_000, 191_000)));
+            assert!(t.period.0 >= t.wcet.0 && t.period.0.is_multiple_of(1_000_000));
+        }
+        // T = C/u rounded up to 1 ms: the utilisations add up to 1.2 less the rounding.
+        let u: f64 = spec.tasks.iter().map(|t| t.wcet.0 as f64 / t.period.0 as f64).sum();
+        assert!(u <= 1.2 && u > 1.0, "{u}");
+        let again = prem(4, 1.2, "list:800KiB", "default").unwrap();
+        assert_eq!(schedlab_model::emit::to_yaml(&spec), schedlab_model::emit::to_yaml(&again));
+        // The recorded options give the same set.
+        let args = spec.meta.as_ref().unwrap().generator.clone().unwrap();
+        assert!(
+            args.contains("--policy mcs") && args.contains("--prem mode=smp,partition=256KiB,section=200KiB"),
+            "{args}"
+        );
+        // One task per CPU by default, periods from the utilisations: neither is recorded.
+        assert!(!args.contains("--tasks") && !args.contains("--periods"), "{args}");
+    }
+
+    #[test]
+    fn amp_sets_leave_the_master_cpu_free_and_halve_the_sections() {
+        let spec = prem(4, 1.0, "list:800KiB", "mode=amp").unwrap();
+        assert_eq!(spec.tasks.len(), 3);
+        assert!(spec.tasks.iter().all(|t| t.memory_mode() == MemoryMode::Amp && t.cpu < Some(3)));
+        let secs = schedlab_model::spec::prem::sections(&spec.tasks[0].segments()).unwrap();
+        assert_eq!(secs.len(), 8);
+        // Read-only data: no write-backs.
+        let spec = prem(2, 0.5, "list:400KiB", "write=0").unwrap();
+        assert!(spec.tasks[0].segments().len() == 4);
+    }
+
+    #[test]
+    fn prem_options_that_cannot_hold_are_errors() {
+        let e = |cpus: u32, wss: &str, pr: &str, f: fn(&mut GenOptions)| {
+            let mut o = GenOptions {
+                cpus: Some(cpus),
+                policy: Some(PolicyName::Mcs),
+                wss: Some(wss.into()),
+                prem: Some(pr.into()),
+                ..Default::default()
+            };
+            f(&mut o);
+            match o.into_params() {
+                Err(e) => e,
+                Ok(p) => generate(&p).unwrap_err().to_string(),
+            }
+        };
+        assert!(e(2, "list:1MiB", "default", |o| o.policy = Some(PolicyName::Pfp)).contains("add --policy mcs"));
+        assert!(e(2, "list:1MiB", "default", |o| o.tasks = Some(3)).contains("between 1 and 2"));
+        assert!(e(2, "list:1MiB", "mode=amp", |o| o.tasks = Some(2)).contains("but the master"));
+        assert!(
+            e(2, "list:1MiB", "default", |o| o.utils = Some("uni-light".into())).contains("one utilisation per task")
+        );
+        assert!(e(2, "list:1MiB", "default", |o| o.harmonic = Some(true)).contains("--harmonic"));
+        assert!(e(2, "list:1MiB", "sections=1", |_| ()).starts_with("prem: unknown PREM key `sections`"));
     }
 
     #[test]

@@ -72,7 +72,7 @@ struct Split {
 impl SegmentDemands {
     pub(crate) fn new(task: &Task, index: usize, seed: u64, model: Execution) -> SegmentDemands {
         let source = if task.segmented() {
-            let segments = task.segments().into_owned();
+            let segments = task.job_segments().into_owned();
             let cpu = segments.iter().filter(|s| s.kind.on_cpu()).fold(0u64, |a, s| a.saturating_add(s.length.0));
             Source::Split(Split {
                 bcet: task.bcet.map_or(cpu, |b| b.0.min(cpu)),

@@ -24,9 +24,9 @@ pub use load::{load_path, load_str, Loaded};
 pub use policy_event::{CounterReading, PolicyEvent};
 pub use source::Format;
 pub use spec::{
-    Cache, Capacity, Class, Family, Group, MegataskPacking, Megatasks, Meta, Mtt, Packing, Placement, Platform,
-    PolicyDescriptor, PolicyName, PolicySpec, PreemptionKind, Priorities, ReservationNode, Segment, SegmentKind, Slack,
-    Spec, Task, ThrottleCounter, ThrottleMode, WssOwner,
+    Cache, Capacity, Class, Family, Group, MegataskPacking, Megatasks, MemoryMode, Meta, Mtt, Packing, Placement,
+    Platform, PolicyDescriptor, PolicyName, PolicySpec, PreemptionKind, Priorities, ReservationNode, Segment,
+    SegmentKind, Slack, Spec, Task, ThrottleCounter, ThrottleMode, WssOwner,
 };
 pub use summary::Summary;
 pub use units::{Bandwidth, ColorSet, Duration, Ratio, Size};

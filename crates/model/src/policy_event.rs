@@ -46,10 +46,40 @@ pub enum PolicyEvent {
     /// quantum), `lost-cause` (the lost-cause policy chose its MTT).
     PriorityPromotion { task: u32, job: u64, reason: String },
     /// The system-wide memory token was granted to the job (memory-centric
-    /// scheduling): its memory phase may run.
-    TokenGrant { task: u32, job: u64 },
-    /// The job gave the memory token back.
-    TokenRelease { task: u32, job: u64 },
+    /// scheduling): its memory phase may run. `worker`: to the memory-phase
+    /// worker, for a memory phase of the job (A-MP).
+    TokenGrant {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The job (`worker`: the memory-phase worker, for the job) gave the
+    /// memory token back.
+    TokenRelease {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The job (`worker`: the memory-phase worker, for the job) asked for
+    /// the memory token (`memphase_start`) at the start of a memory phase;
+    /// a grant follows at once or when the token is handed to it.
+    TokenRequest {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
+    /// The memory phase of the job (`worker`: the worker's, for the job) was
+    /// preempted: a phase of higher memory priority took the token; it waits
+    /// until it is granted again.
+    TokenPreempt {
+        task: u32,
+        job: u64,
+        #[serde(default, skip_serializing_if = "is_false")]
+        worker: bool,
+    },
     /// The two-phase colour-aware scheduler (`cap-gs-dynamic`) took the
     /// best-effort job off its CPU: the CPU's counter rose by `count` in the
     /// last quantum, above the threshold, while a real-time task sharing its
@@ -70,6 +100,10 @@ pub enum PolicyEvent {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         job: Option<u64>,
     },
+}
+
+fn is_false(b: &bool) -> bool {
+    !*b
 }
 
 /// A reading of a CPU's counters (cumulative since the run started, the
@@ -107,7 +141,7 @@ pub struct CounterReading {
 
 impl PolicyEvent {
     /// The value of `kind` for every event, in declaration order.
-    pub const KINDS: [&'static str; 13] = [
+    pub const KINDS: [&'static str; 15] = [
         "preemption-point",
         "server",
         "server-replenish",
@@ -120,6 +154,8 @@ impl PolicyEvent {
         "throttle",
         "unthrottle",
         "counters-unavailable",
+        "token-request",
+        "token-preempt",
         "phantom",
     ];
 
@@ -138,6 +174,8 @@ impl PolicyEvent {
             PolicyEvent::Throttle { .. } => "throttle",
             PolicyEvent::Unthrottle { .. } => "unthrottle",
             PolicyEvent::CountersUnavailable { .. } => "counters-unavailable",
+            PolicyEvent::TokenRequest { .. } => "token-request",
+            PolicyEvent::TokenPreempt { .. } => "token-preempt",
             PolicyEvent::Phantom { .. } => "phantom",
         }
     }
@@ -147,8 +185,10 @@ impl PolicyEvent {
         match *self {
             PolicyEvent::PreemptionPoint { task, job, .. }
             | PolicyEvent::PriorityPromotion { task, job, .. }
-            | PolicyEvent::TokenGrant { task, job }
-            | PolicyEvent::TokenRelease { task, job }
+            | PolicyEvent::TokenGrant { task, job, .. }
+            | PolicyEvent::TokenRelease { task, job, .. }
+            | PolicyEvent::TokenRequest { task, job, .. }
+            | PolicyEvent::TokenPreempt { task, job, .. }
             | PolicyEvent::Throttle { task, job, .. }
             | PolicyEvent::Unthrottle { task, job } => Some((task, job)),
             PolicyEvent::CounterSample(ref r) => r.task.zip(r.job),
@@ -193,11 +233,13 @@ mod tests {
                 ..CounterReading::default()
             })),
             PolicyEvent::PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
-            PolicyEvent::TokenGrant { task: 0, job: 0 },
-            PolicyEvent::TokenRelease { task: 0, job: 0 },
+            PolicyEvent::TokenGrant { task: 0, job: 0, worker: false },
+            PolicyEvent::TokenRelease { task: 0, job: 0, worker: true },
             PolicyEvent::Throttle { task: 3, job: 1, count: 120 },
             PolicyEvent::Unthrottle { task: 3, job: 1 },
             PolicyEvent::CountersUnavailable { reason: "no source".into() },
+            PolicyEvent::TokenRequest { task: 1, job: 0, worker: true },
+            PolicyEvent::TokenPreempt { task: 1, job: 0, worker: false },
             PolicyEvent::Phantom { task: Some(2), job: Some(0) },
         ];
         for (i, e) in all.iter().enumerate() {

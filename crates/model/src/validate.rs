@@ -3,7 +3,7 @@
 //! task set is legal: such sets are studied).
 
 use crate::exact::Ratio;
-use crate::spec::{Domains, Group, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
+use crate::spec::{Domains, Group, MemoryMode, Packing, PolicyName, Priorities, SegmentKind, Spec, Task};
 use crate::units::{Duration, Size};
 use std::collections::HashMap;
 
@@ -104,6 +104,86 @@ fn segments(f: &mut Findings, i: usize, t: &Task) {
                 if key == "segments" { "CPU segments" } else { "subjobs" },
                 Duration(cpu as u64)
             ),
+        );
+    }
+}
+
+/// Memory-centric scheduling: the master CPU exists, memory priorities are
+/// on every task or none and at least 1, every task's segments form PREM
+/// Sections, an `amp` task starts with a prefetch; the PREM fields under
+/// another policy are ignored (a warning).
+fn mcs(f: &mut Findings, spec: &Spec) {
+    let Some(pol) = &spec.policy else { return };
+    let m = spec.platform.cpus;
+    if pol.name != PolicyName::Mcs {
+        for (i, t) in spec.tasks.iter().enumerate() {
+            if t.memory_mode() == MemoryMode::Amp {
+                f.error(
+                    format!("tasks[{i}].memory_mode"),
+                    format!(
+                        "`amp` needs the memory-phase worker of `mcs` (it runs the job's later memory phases), and `{}` has none; use `smp` or the `mcs` policy",
+                        pol.name.name()
+                    ),
+                );
+            }
+        }
+        let prem_fields = |t: &Task| t.memory_priority.is_some() || t.memory_mode == Some(MemoryMode::Smp);
+        let named: Vec<&str> = spec.tasks.iter().filter(|t| prem_fields(t)).map(|t| t.name.as_str()).collect();
+        if !named.is_empty() {
+            f.warn(
+                "tasks",
+                format!(
+                    "`{}` has no memory-phase scheduler: the `memory_priority` and `memory_mode` of {} are ignored (use `mcs`, or remove them)",
+                    pol.name.name(),
+                    named.join(", ")
+                ),
+            );
+        }
+        return;
+    }
+    if let Some(c) = pol.master {
+        if c >= m && m > 0 {
+            f.error("policy.master", format!("CPU {c} does not exist; the platform has CPUs 0 to {}", m - 1));
+        }
+    }
+    let given = spec.tasks.iter().filter(|t| t.memory_priority.is_some()).count();
+    if given > 0 && given < spec.tasks.len() {
+        let without: Vec<&str> =
+            spec.tasks.iter().filter(|t| t.memory_priority.is_none()).map(|t| t.name.as_str()).collect();
+        f.error(
+            "tasks",
+            format!(
+                "some tasks have a `memory_priority` and {} do not ({}); give every task one, or none (the task priorities' order)",
+                without.len(),
+                without.join(", ")
+            ),
+        );
+    }
+    let amp_count = spec.tasks.iter().filter(|t| t.memory_mode() == MemoryMode::Amp).count();
+    for (i, t) in spec.tasks.iter().enumerate() {
+        if t.memory_priority == Some(0) {
+            f.error(format!("tasks[{i}].memory_priority"), "must be at least 1 (1 is the highest memory priority)");
+        }
+        let segs = t.segments();
+        match crate::spec::prem::sections(&segs) {
+            Err(e) => {
+                let field = if t.segments.is_some() { "segments" } else { "subjobs" };
+                f.error(format!("tasks[{i}].{field}[{}]", e.segment), e.message);
+            }
+            Ok(secs) => {
+                if t.memory_mode() == MemoryMode::Amp && secs.first().is_none_or(|s| s.prefetch.0 == 0) {
+                    f.error(
+                        format!("tasks[{i}].memory_mode"),
+                        "`amp` needs a job that starts with a prefetch (`{memory: ..}` before the first `exec`): the job runs it, the worker the later phases; add one or use `smp`",
+                    );
+                }
+            }
+        }
+    }
+    if amp_count > 0 && pol.mps == Some(false) {
+        f.error(
+            "policy.mps",
+            "is false (the Contention baseline, no memory-phase scheduler), so nothing runs the memory-phase worker of the `amp` tasks; set `memory_mode: smp` on them or remove `mps: false`",
         );
     }
 }
@@ -384,6 +464,7 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
                 "`cap-gs-dynamic` partitions colour-aware; use `cap-gs` (the default) or `cap`",
             );
         }
+        mcs(&mut f, spec);
         if let Some([lo, hi]) = pol.throttle_range {
             if lo > hi {
                 f.error("policy.throttle_range", format!("[{lo}, {hi}] is empty; write it as [{hi}, {lo}]"));
@@ -501,9 +582,12 @@ pub fn validate(spec: &Spec) -> Vec<Issue> {
             let (Some(list), None) = (&t.segments, &t.subjobs) else { continue };
             let suspends = list.iter().any(|s| s.kind == SegmentKind::Suspend);
             // `hcbs` runs them as non-preemptive sections (boosted, Fig. 2 of its paper).
+            // `mcs` reads a non-preemptive memory segment as a non-preemptive memory phase.
             let regions = !pol.name.preempts_at_points_only()
                 && pol.name != PolicyName::Hcbs
-                && list.iter().any(|s| !s.preemptible);
+                && list
+                    .iter()
+                    .any(|s| !(s.preemptible || (pol.name == PolicyName::Mcs && s.kind == SegmentKind::Memory)));
             let ignored: Vec<&str> = [
                 suspends.then_some(
                     "self-suspensions only in a simulation and on `schedlab run --backend dispatch` (the kernel backend runs the job's CPU segments back to back)",

@@ -33,7 +33,7 @@ fn a_parameter_of_another_policy_names_the_field_the_policy_and_the_valid_keys()
     let cases = [
         ("{name: pfp, quantum: 1ms}", "policy.quantum", "`quantum` is not a parameter of `pfp`: it takes partitioning, priorities, capacity, group_packing, srt_on_hrt_cores, memory_total (`quantum` applies to pd2, cap-gs-dynamic, ca-gedf); remove the key"),
         ("{name: gedf, slack: greedy}", "policy.slack", "`slack` is not a parameter of `gedf`: it takes none (`slack` applies to run)"),
-        ("{name: pd2, priorities: rm}", "policy.priorities", "it takes quantum, stagger, early_release, spread, megatasks, reweight (`priorities` applies to gfp, pfp, cfp, fpds, g-fpds, fpns, hcbs, cap-gs-dynamic)"),
+        ("{name: pd2, priorities: rm}", "policy.priorities", "it takes quantum, stagger, early_release, spread, megatasks, reweight (`priorities` applies to gfp, pfp, cfp, fpds, g-fpds, fpns, hcbs, cap-gs-dynamic, mcs)"),
         ("{name: llf, partitioning: wfd}", "policy.partitioning", "`llf` is a global policy and does not partition"),
         ("{name: run, stagger: true}", "policy.stagger", "it takes partitioning, slack (`stagger` applies to pd2)"),
     ];

@@ -24,7 +24,8 @@
 //! * **bandwidth** — the miss traffic of the running jobs over the memory
 //!   bandwidth, `f = max(1, Σ refs·(p_cap + p_alone)·line / B)`, stretches
 //!   every miss;
-//! * **rate** — `1 / (1 + refs · (p_cap·miss·f + p_alone·miss·(f − 1) + p_coh·hitm))`.
+//!   (and the memory phases of PREM tasks add `μ · B` each, [`prem_traffic`]);
+//! * **rate** — `1 / (1 + refs · (p_cap·miss·f + p_alone·miss·(f − 1) + p_coh·hitm) + μ·(f − 1))`.
 //!
 //! **Multithreaded tasks.** The cache state belongs to working-set
 //! *owners*: a task in no MTT owns its working set, the tasks (threads) of
@@ -87,6 +88,11 @@ struct Thread {
     /// Compulsory misses per ns of demand (an MTT's new data each job); 0
     /// for a task in no MTT.
     fresh: f64,
+    /// Its memory-phase traffic, as a fraction of the bandwidth its job
+    /// uses per ns of demand: (in a memory segment, in any other).
+    prem: (f64, f64),
+    /// Whether its job is in a memory segment (the simulator says, [`PlatformModel::phase`]).
+    in_memory: bool,
 }
 
 /// Task `j`'s footprint in the classes it shares with a task (see
@@ -234,6 +240,8 @@ impl PlatformModel {
                     group: t.data_group.as_deref().map(|g| *names.entry(g).or_insert(next)),
                     write: t.write_ratio().as_f64(),
                     fresh: of[i].map_or(0.0, |k| fresh[k]),
+                    prem: prem_traffic(spec, t),
+                    in_memory: false,
                 }
             })
             .collect();
@@ -377,6 +385,29 @@ impl PlatformModel {
         Reload { ns: ns.round() as u64, misses }
     }
 
+    /// The task's job is now in a memory segment (`memory`) or not: its
+    /// memory-phase traffic changes ([`prem_traffic`]).
+    pub fn phase(&mut self, task: u32, memory: bool) {
+        let t = &mut self.threads[task as usize];
+        if t.in_memory != memory {
+            t.in_memory = memory;
+            if t.prem.0 != t.prem.1 && self.running_on[task as usize] != NONE {
+                self.dirty = true;
+            }
+        }
+    }
+
+    /// Task `t`'s memory-phase traffic now, as a fraction of the bandwidth.
+    #[inline]
+    fn prem_now(&self, t: usize) -> f64 {
+        let m = &self.threads[t];
+        if m.in_memory {
+            m.prem.0
+        } else {
+            m.prem.1
+        }
+    }
+
     /// Bytes of owner `i` evicted from instance `k` since it left it.
     fn evicted(&mut self, i: usize, k: usize, now: u64) -> f64 {
         let parts = &self.layout.parts[i];
@@ -518,8 +549,9 @@ impl PlatformModel {
                 (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize))
             };
             self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
-            if t != NONE && self.bandwidth.is_some() {
-                traffic += self.cal.refs_per_ns * (cap + self.owner(t).alone_miss) * self.line;
+            if let (true, Some(b)) = (t != NONE, self.bandwidth) {
+                traffic +=
+                    self.cal.refs_per_ns * (cap + self.owner(t).alone_miss) * self.line + self.prem_now(t as usize) * b;
             }
         }
         let f = match self.bandwidth {
@@ -533,7 +565,7 @@ impl PlatformModel {
                 0.0
             } else {
                 let alone = self.owner(t).alone_miss;
-                refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm)
+                refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm) + self.prem_now(t as usize) * (f - 1.0)
             };
             self.settle_next(c, cap, coh, f, stall);
         }
@@ -696,6 +728,34 @@ impl PlatformModel {
 /// call to libm's `round` that `f64::round` compiles to on baseline x86-64:
 /// `x - trunc(x)` is exact there, so halves round up as `round` does.
 #[inline]
+/// A task's memory-phase traffic as a fraction μ of the memory bandwidth,
+/// (in a memory segment, in any other segment): a memory phase (PREM
+/// prefetch or write-back) alone uses the whole bandwidth, so its length is
+/// its time alone, and μ = 1 in its memory segments and 0 in its execution
+/// segments, which work on cached data. Under `mcs` with `mps: false` (the
+/// paper's Contention baseline) the same task has no phases: its memory
+/// accesses are interleaved with its execution, μ = M / (M + E) throughout
+/// (M, E its memory and execution lengths). A task without memory segments
+/// has none. The running jobs' μ add to the traffic; `f = max(1, traffic)`
+/// stretches the memory part of each job: `μ · (f − 1)` stall per ns.
+fn prem_traffic(spec: &Spec, t: &schedlab_model::Task) -> (f64, f64) {
+    use schedlab_model::SegmentKind;
+    let segs = t.segments();
+    let sum = |k: SegmentKind| segs.iter().filter(|s| s.kind == k).map(|s| s.length.0 as f64).sum::<f64>();
+    let (m, e) = (sum(SegmentKind::Memory), sum(SegmentKind::Exec));
+    if m == 0.0 {
+        return (0.0, 0.0);
+    }
+    let contention =
+        spec.policy.as_ref().is_some_and(|p| p.name == schedlab_model::PolicyName::Mcs && p.mps == Some(false));
+    if contention {
+        let mu = m / (m + e);
+        (mu, mu)
+    } else {
+        (1.0, 0.0)
+    }
+}
+
 fn round_micros(x: f64) -> u32 {
     debug_assert!((0.0..=MICROS as f64).contains(&x));
     let t = x as u32;

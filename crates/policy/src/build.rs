@@ -119,6 +119,16 @@ pub fn build_with(
             let inner = Engine::new(name.name(), fp, lay()?, m);
             Box::new(crate::throttle::Throttle::new(inner, spec))
         }
+        PolicyName::Mcs => {
+            let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?;
+            let inner = Engine::new(name.name(), fp, lay()?, m);
+            if pol.mps == Some(false) {
+                // The Contention baseline: P-FP, memory phases unarbitrated.
+                Box::new(inner)
+            } else {
+                Box::new(crate::mcs::build(spec, inner)?)
+            }
+        }
         PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {
             let preemption = if name == PolicyName::Fpns { Preemption::None } else { Preemption::AtPoints };
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.preempting(preemption);

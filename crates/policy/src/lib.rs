@@ -21,6 +21,7 @@ mod hcbs;
 mod heap;
 pub mod interface;
 mod llf;
+pub mod mcs;
 mod order;
 mod pd2;
 mod placement;

@@ -88,6 +88,9 @@ fn values(spec: &Spec) -> Value {
             "phantoms": pol.phantoms,
             "avoid_partially_eligible": pol.avoid_partially_eligible,
             "promotion_duration": pol.promotion_duration,
+            "master": pol.master,
+            "mps": pol.mps,
+            "memory_preemption": pol.memory_preemption,
         })
     });
     let tasks: Vec<Value> = spec
@@ -115,6 +118,8 @@ fn values(spec: &Spec) -> Value {
                 "subjobs": t.subjobs.as_ref().map(|v| v.iter().map(|d| d.ns()).collect::<Vec<_>>()),
                 "write_ratio": t.write_ratio.map(|r| r.as_f64()),
                 "data_group": t.data_group,
+                "memory_priority": t.memory_priority,
+                "memory_mode": t.memory_mode.map(|m| m.name()),
             })
         })
         .collect();

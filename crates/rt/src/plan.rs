@@ -224,6 +224,19 @@ impl Plan {
                         _ => Box::new(walk),
                     }
                 }
+                WorkloadSpec::Prem => {
+                    let Some(wss) = t.wss else {
+                        return Err(bad(format!(
+                            "tasks[{i}] ({}): the prem workload needs the task's `wss` (its data, cut into its Sections)",
+                            t.name
+                        )));
+                    };
+                    if wss.0 > 4 << 30 {
+                        return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
+                    }
+                    let sections = schedlab_model::spec::prem::sections(&t.segments()).map_or(1, |s| s.len());
+                    Box::new(workload::prem::Prem::new(wss.0, sections))
+                }
                 WorkloadSpec::CFunction { library, symbol, arg } => {
                     let lib = if library.contains('/') && !library.starts_with('/') {
                         config.spec_dir.join(library).to_string_lossy().into_owned()

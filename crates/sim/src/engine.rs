@@ -474,6 +474,9 @@ impl Engine {
             a.seg += 1;
             a.seg_until = segs.until(a.seg);
             let (seq, next) = (a.seq, segs.kind(a.seg));
+            if let Some(m) = st.model.as_deref_mut() {
+                m.phase(task, next == SegmentKind::Memory);
+            }
             st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
             self.drv.segment_end(JobId { task, seq }, seg, kind);
             if next == SegmentKind::Suspend {
@@ -646,8 +649,10 @@ impl Engine {
                     if st.model.is_some() {
                         // The platform model's CPMD replaces the overhead file's.
                         st.charge_reload(c);
-                    } else if let Some(kind) = resume {
-                        let task = st.cpus[c as usize].job.expect("switched to a job");
+                    } else if let (Some(kind), Some(task)) = (resume, st.cpus[c as usize].job) {
+                        // (A job switched to and away again in a later round
+                        // of the instant, e.g. `mcs` taking the memory token
+                        // back, left nothing to reload.)
                         let ts = &mut st.tasks[task as usize];
                         let d = st.overheads.as_ref().map_or(0, |o| o.cpmd(ts.wss, kind));
                         ts.sum.cpmd += d;

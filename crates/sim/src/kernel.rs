@@ -480,6 +480,9 @@ impl Host<Time> for State<'_> {
                     None => (x, false),
                     Some(s) => {
                         s.activate();
+                        if let Some(m) = self.model.as_deref_mut() {
+                            m.phase(job.id.task, s.kind(0) == SegmentKind::Memory);
+                        }
                         match s.kind(0) {
                             SegmentKind::Suspend => (Time::MAX, true),
                             _ => (s.until(0), false),

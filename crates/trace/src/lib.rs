@@ -15,6 +15,7 @@ pub mod file;
 pub mod header;
 pub mod histogram;
 pub mod jsonl;
+pub mod memory_token;
 pub mod metrics;
 pub mod mtt_span;
 pub mod schema;

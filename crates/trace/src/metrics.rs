@@ -237,6 +237,10 @@ pub struct MetricsReport {
     /// of the JSON without MTTs).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub mtts: Vec<crate::mtt_span::MttStats>,
+    /// The memory token of memory-centric scheduling (left out of the JSON
+    /// without `token-*` events).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub memory_token: Option<crate::memory_token::TokenStats>,
 }
 
 #[derive(Debug, Clone)]
@@ -354,6 +358,7 @@ pub struct Metrics<S: JobSink = ()> {
     implicit_releases: u64,
     anomalies: u64,
     mtts: crate::mtt_span::MttSpans,
+    tokens: crate::memory_token::Tokens,
 }
 
 impl Metrics<()> {
@@ -373,6 +378,7 @@ impl Metrics<()> {
             implicit_releases: 0,
             anomalies: 0,
             mtts: crate::mtt_span::MttSpans::new(spec),
+            tokens: Default::default(),
         }
     }
 
@@ -398,6 +404,7 @@ impl<S: JobSink> Metrics<S> {
             implicit_releases: self.implicit_releases,
             anomalies: self.anomalies,
             mtts: self.mtts,
+            tokens: self.tokens,
         }
     }
 
@@ -424,8 +431,11 @@ impl<S: JobSink> Metrics<S> {
             | Event::Resume { .. }
             | Event::SegmentEnd { .. }
             | Event::BudgetExhausted { .. }
-            | Event::Policy { .. }
             | Event::Note { .. } => {}
+            Event::Policy { t, ref event, .. } => {
+                let jobs = &self.jobs;
+                self.tokens.policy(t, event, |k| jobs.get(&k).is_some_and(|j| j.running.is_some()));
+            }
             Event::Release { t, task, job, deadline } => match self.jobs.entry(JobRef { task, job }) {
                 std::collections::hash_map::Entry::Occupied(_) => self.anomalies += 1,
                 std::collections::hash_map::Entry::Vacant(v) => {
@@ -467,6 +477,7 @@ impl<S: JobSink> Metrics<S> {
                     let status = if forced { JobStatus::Aborted } else { JobStatus::Completed };
                     let rec = j.record(key, Some(t), status, t);
                     self.mtts.ended(task, job, rec.start, t, !forced);
+                    self.tokens.ended(key);
                     emit(&mut self.tasks, &mut self.sink, &rec);
                 }
             }
@@ -526,6 +537,7 @@ impl<S: JobSink> Metrics<S> {
         let c = self.cpus.get_mut(cpu);
         c.running = Some((key, t));
         c.switches += 1;
+        self.tokens.switched_to(t, key);
     }
 
     /// End the interval running on `cpu` at `t`.
@@ -634,6 +646,7 @@ impl<S: JobSink> Metrics<S> {
             overheads: overhead_list(&by_kind),
             totals,
             mtts: self.mtts.stats(),
+            memory_token: self.tokens.stats(),
         };
         (report, self.sink)
     }

@@ -96,7 +96,12 @@ fn a_v1_binary_trace_reads_as_v2() {
 fn a_v1_binary_trace_has_no_typed_policy_records() {
     let (h, _) = read_fixture();
     let mut w = BinaryWriter::new(Vec::new(), &h).unwrap();
-    w.write_event(&Event::Policy { t: 0, cpu: None, event: PolicyEvent::TokenGrant { task: 0, job: 0 } }).unwrap();
+    w.write_event(&Event::Policy {
+        t: 0,
+        cpu: None,
+        event: PolicyEvent::TokenGrant { task: 0, job: 0, worker: false },
+    })
+    .unwrap();
     let mut bytes = w.finish().unwrap();
     let at = bytes.windows(17).position(|w| w == b"\"schedlab_trace\":").unwrap() + 17;
     bytes[at] = b'1';

@@ -60,6 +60,14 @@ pub enum Check {
     Throttle,
     /// Reservations: inside a group, the running tasks are its highest-priority ready ones.
     GroupPriority,
+    /// Memory-centric scheduling: at most one memory phase runs at a time.
+    MemoryExclusive,
+    /// Memory-centric scheduling: the token goes to the most urgent pending
+    /// memory phase (memory priority, then first come first served).
+    MemoryGrantOrder,
+    /// Memory-centric scheduling: a started non-preemptive memory phase is
+    /// not suspended for another memory phase.
+    MemoryNp,
 }
 
 impl Check {
@@ -85,6 +93,9 @@ impl Check {
         Check::Budget,
         Check::Throttle,
         Check::GroupPriority,
+        Check::MemoryExclusive,
+        Check::MemoryGrantOrder,
+        Check::MemoryNp,
     ];
 
     /// The check's stable name.
@@ -110,6 +121,9 @@ impl Check {
             Check::Budget => "budget",
             Check::Throttle => "throttle",
             Check::GroupPriority => "group-priority",
+            Check::MemoryExclusive => "memory-exclusive",
+            Check::MemoryGrantOrder => "memory-grant-order",
+            Check::MemoryNp => "memory-np",
         }
     }
 
@@ -144,6 +158,11 @@ impl Check {
             }
             Check::Throttle => "a throttled reservation server's tasks do not run on its CPU until it is replenished",
             Check::GroupPriority => "inside a group the running tasks are its highest-priority ready ones",
+            Check::MemoryExclusive => "at most one memory phase runs at a time, system-wide",
+            Check::MemoryGrantOrder => {
+                "the memory token goes to the pending memory phase of highest memory priority, first come first served"
+            }
+            Check::MemoryNp => "a started non-preemptive memory phase is not suspended for another memory phase",
         }
     }
 
@@ -162,6 +181,9 @@ impl Check {
                 | Check::Budget
                 | Check::Throttle
                 | Check::GroupPriority
+                | Check::MemoryExclusive
+                | Check::MemoryGrantOrder
+                | Check::MemoryNp
         )
     }
 

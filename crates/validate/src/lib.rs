@@ -26,6 +26,7 @@ mod conformance;
 pub mod error;
 pub mod inject;
 pub mod latency;
+mod memory;
 pub mod names;
 pub mod options;
 mod recorder;

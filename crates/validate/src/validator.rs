@@ -15,6 +15,7 @@ use crate::check::Check;
 use crate::conformance::{Conf, Wrong};
 use crate::error::ValidateError;
 use crate::latency::{Latencies, LatencyKind};
+use crate::memory::MemoryPhases;
 use crate::names::{policy_title, time, Names};
 use crate::options::{Mode, Options};
 use crate::recorder::{Detail, Recorder};
@@ -183,6 +184,8 @@ pub struct Validator<'p> {
     pub(crate) replay: Option<ReplayCore>,
     /// The reservation checks (`hcbs` with `reservations`).
     budgets: Option<Budgets>,
+    /// The memory-phase checks (`mcs` with its memory-phase scheduler).
+    memory: Option<MemoryPhases>,
     pub(crate) inst: InstantBuf,
     now: Option<Time>,
     index: u64,
@@ -249,12 +252,12 @@ impl<'p> Validator<'p> {
                 jitter: t.jitter.0,
                 offset: t.offset.0,
                 executions: t.executions.as_ref().map(|v| v.iter().map(|d| d.0).collect()),
-                segments: t.segments().iter().map(|g| g.kind).collect(),
+                segments: t.job_segments().iter().map(|g| g.kind).collect(),
                 // The longest subjob, scaled up when the `executions` list
                 // lets a job run longer than its WCET.
                 longest_subjob: {
                     let longest =
-                        t.segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).max().unwrap_or(0);
+                        t.job_segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).max().unwrap_or(0);
                     let most = t.executions.iter().flatten().map(|d| d.0).max().unwrap_or(0).max(t.wcet.0);
                     (longest as u128 * most as u128).div_ceil(t.wcet.0.max(1) as u128) as Time
                 },
@@ -304,8 +307,10 @@ impl<'p> Validator<'p> {
             ReplayCore::new(cpus, declared.unwrap_or_else(|| placement.clone()), header.source == Source::Simulator)
         });
         let budgets = if checks == PolicyChecks::None { None } else { Budgets::new(spec, options.tolerance) };
+        let memory = if checks == PolicyChecks::None { None } else { MemoryPhases::new(spec, options.tolerance) };
         Ok(Validator {
             budgets,
+            memory,
             params,
             placement,
             cpus,
@@ -373,6 +378,9 @@ impl<'p> Validator<'p> {
         }
         if let Some(b) = self.budgets.as_mut() {
             b.push(&e, &mut self.rec);
+        }
+        if let Some(m) = self.memory.as_mut() {
+            m.push(&e, &mut self.rec);
         }
         self.rec.push(e);
         if t > self.horizon {
@@ -710,6 +718,9 @@ impl<'p> Validator<'p> {
         if let Some(b) = self.budgets.as_mut() {
             b.settle(t);
         }
+        if let Some(m) = self.memory.as_mut() {
+            m.settle(t);
+        }
         let cpus = std::mem::take(&mut self.inst.dirty_cpus);
         for &c in &cpus {
             let busy = self.state.cpus[c as usize].jobs.len() >= 2;
@@ -765,6 +776,9 @@ impl<'p> Validator<'p> {
         }
         if let Some(b) = self.budgets.as_mut() {
             b.elapsed(next, &mut self.rec);
+        }
+        if let Some(m) = self.memory.as_mut() {
+            m.elapsed(next, &mut self.rec);
         }
         let tol = self.tol;
         if !self.conds.is_empty() {
@@ -948,6 +962,7 @@ impl<'p> Validator<'p> {
             }
             Check::Replay => self.checks == PolicyChecks::Replay,
             Check::Budget | Check::Throttle | Check::GroupPriority => self.budgets.is_some(),
+            Check::MemoryExclusive | Check::MemoryGrantOrder | Check::MemoryNp => self.memory.is_some(),
             _ => true,
         }
     }

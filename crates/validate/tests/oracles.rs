@@ -75,7 +75,10 @@ fn every_schedule_passes(policy: PolicyName) {
         t.jobs += report.jobs.released;
         t.with_misses += usize::from(report.misses.count + report.misses.unfinished > 0);
         t.with_overheads += usize::from(case.config.overheads.is_some());
-        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs | PolicyName::CaGedf);
+        // `mcs` with its memory-phase scheduler is replayed; its Contention baseline is P-FP.
+        let mps = case.spec.policy.as_ref().is_some_and(|p| p.mps != Some(false));
+        let replayed = matches!(policy, PolicyName::Pd2 | PolicyName::Run | PolicyName::Hcbs | PolicyName::CaGedf)
+            || (policy == PolicyName::Mcs && mps);
         let checks = if replayed {
             schedlab_validate::PolicyChecks::Replay
         } else {
@@ -161,6 +164,7 @@ every_schedule_passes! {
     every_schedule_passes_fpns: Fpns,
     every_schedule_passes_hcbs: Hcbs,
     every_schedule_passes_ca_gedf: CaGedf,
+    every_schedule_passes_mcs: Mcs,
 }
 
 // ---------------------------------------------------------------------------

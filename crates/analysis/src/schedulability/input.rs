@@ -66,6 +66,9 @@ pub struct Input {
     /// task is then pinned (`cpu`) where CAP / CAP-GS put it, the placement
     /// the policy runs; or why CAP refused or failed. `None` otherwise.
     pub colour: Option<Result<ColourPartition, ColourError>>,
+    /// Each task's PREM parameters under `mcs` (memory priority, mode,
+    /// Sections, BCET); empty under other policies.
+    pub prem: Vec<super::mcs::PremParams>,
 }
 
 impl Input {
@@ -125,6 +128,7 @@ impl Input {
                 },
                 ..Options::default()
             },
+            prem: super::mcs::PremParams::of_spec(spec),
         }
     }
 

@@ -11,6 +11,7 @@ mod data;
 pub mod gedf;
 pub mod gfp;
 mod input;
+pub mod mcs;
 mod options;
 mod outcome;
 pub mod partitioned;

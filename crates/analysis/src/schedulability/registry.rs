@@ -2,7 +2,7 @@
 
 use super::input::Input;
 use super::outcome::{Exactness, Outcome, Verdict};
-use super::{clustered, gedf, gfp, partitioned, pfair, reservations, run, tardiness, uni, window_constrained};
+use super::{clustered, gedf, gfp, mcs, partitioned, pfair, reservations, run, tardiness, uni, window_constrained};
 use schedlab_model::PolicyName;
 
 /// What a test is and what it applies to.
@@ -106,6 +106,9 @@ static REGISTRY: &[Test] = &[
     Test { info: gfp::bertogna::INFO, run: gfp::bertogna::check_input, decide: None },
     Test { info: gfp::guan::INFO, run: gfp::guan::check_input, decide: None },
     Test { info: reservations::INFO, run: reservations::check, decide: None },
+    Test { info: mcs::HOLISTIC_INFO, run: mcs::check_holistic, decide: None },
+    Test { info: mcs::BEST_CASE_INFO, run: mcs::check_best_case, decide: None },
+    Test { info: mcs::PRECEDENCE_INFO, run: mcs::check_precedence, decide: None },
 ];
 
 /// Every test, in a stable order.

@@ -27,7 +27,8 @@ Examples:
   schedlab gen --seed 1 --utils randfixedsum --tasks 20 --util 3 --umax 0.5 --deadlines constrained
   schedlab gen --seed 3 --cache 8MiB/16/64B --wss list:32KiB,64KiB,128KiB,256KiB --colors-per-task 8
   schedlab gen --seed 2 --cpus 4 --cluster-size 2 --policy cedf --format json
-  schedlab gen --seed 4 --cpus 8 --util 4 --cache 2MiB/8/64B --mtt threads=1-8,util=0.1-0.4,wss=tc:64B-512KiB")]
+  schedlab gen --seed 4 --cpus 8 --util 4 --cache 2MiB/8/64B --mtt threads=1-8,util=0.1-0.4,wss=tc:64B-512KiB
+  schedlab gen --seed 1 --cpus 4 --policy mcs --prem mode=amp --wss list:800KiB --util 1.5")]
 pub struct Args {
     /// Seed of the random generator (recorded in the output).
     #[arg(long, default_value_t = 1)]
@@ -88,6 +89,11 @@ pub struct Args {
     /// `threads=LO-HI,util=LO-HI,wss=uni:LO-HI|tc:LO-HI`, or `default` (see below).
     #[arg(long)]
     mtt: Option<String>,
+    /// PREM tasks for memory-centric scheduling (with --policy mcs): one task per
+    /// CPU, --wss its data, split into Sections: key=value pairs mode, partition,
+    /// section, bandwidth, compute, write, or `default`.
+    #[arg(long)]
+    prem: Option<String>,
     /// Output format: yaml or json [default: from the -o extension, else yaml].
     #[arg(long)]
     format: Option<String>,
@@ -139,6 +145,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         cache: a.cache,
         colors_per_task: a.colors_per_task,
         mtt: a.mtt,
+        prem: a.prem,
     };
     let params = options.into_params().map_err(|e| match e.split_once(": ") {
         Some((name, msg)) => CliError::option(&format!("--{}", name.replace('_', "-")), msg),

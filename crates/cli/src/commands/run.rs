@@ -49,7 +49,7 @@ pub struct Args {
     /// A job still running at its deadline: `continue`, `skip` releases while late, or `abort` it.
     #[arg(long, default_value = "continue")]
     miss: String,
-    /// Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS.
+    /// Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], prem, c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS.
     #[arg(long)]
     workload: Vec<String>,
     /// Allow `cmd:` workloads (external commands at real-time priority).

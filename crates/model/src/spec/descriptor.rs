@@ -286,6 +286,27 @@ pub const PROMOTION_DURATION: Param = Param {
     default: "2",
     doc: "1: a promotion lasts until the next decision (urgent ones until the job runs); 2: promotions and urgency last until the job completes",
 };
+/// `master`: the CPU of the memory-phase worker (`mcs`).
+pub const MASTER: Param = Param {
+    key: "master",
+    values: "a CPU number",
+    default: "the last CPU",
+    doc: "the CPU that hosts the memory-phase worker serving the `amp` tasks (the worker runs there above every task)",
+};
+/// `mps`: whether the memory-phase scheduler arbitrates (`mcs`).
+pub const MPS: Param = Param {
+    key: "mps",
+    values: "true, false",
+    default: "true",
+    doc: "the memory-phase scheduler lets one memory phase run at a time; false: the Contention baseline, plain P-FP with memory phases contending",
+};
+/// `memory_preemption`: whether memory phases are preemptive (`mcs`).
+pub const MEMORY_PREEMPTION: Param = Param {
+    key: "memory_preemption",
+    values: "true, false",
+    default: "true",
+    doc: "a memory phase of higher memory priority preempts the running one (except one written `preemptible: false`); false: every memory phase is non-preemptive",
+};
 
 /// What schedlab knows about a policy by its name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -341,6 +362,17 @@ const CACHE_AWARE: &[Param] = &[
     AVOID_PARTIALLY_ELIGIBLE,
     PROMOTION_DURATION,
 ];
+const MCS: &[Param] = &[
+    PARTITIONING,
+    PRIORITIES,
+    CAPACITY,
+    GROUP_PACKING,
+    SRT_ON_HRT_CORES,
+    MEMORY_TOTAL,
+    MASTER,
+    MPS,
+    MEMORY_PREEMPTION,
+];
 const CLUSTERED: &[Param] = &[PARTITIONING];
 const CLUSTERED_FP: &[Param] = &[PARTITIONING, PRIORITIES];
 const GLOBAL_FP: &[Param] = &[PRIORITIES];
@@ -358,7 +390,7 @@ const fn d(
 }
 
 /// Every policy, in the order of [`PolicyName::ALL`].
-pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
+pub const DESCRIPTORS: [PolicyDescriptor; 19] = {
     use Domains::*;
     use Family::*;
     use PolicyName as P;
@@ -413,6 +445,15 @@ pub const DESCRIPTORS: [PolicyDescriptor; 18] = {
             Global,
             K::Full,
             CACHE_AWARE,
+        ),
+        d(
+            P::Mcs,
+            "MCS",
+            "memory-centric scheduling: P-FP on the CPUs, one memory phase at a time system-wide by memory priority",
+            Fp,
+            PerCpu,
+            K::Full,
+            MCS,
         ),
     ]
 };
@@ -489,7 +530,10 @@ mod tests {
                 "lost_cause_policy",
                 "phantoms",
                 "avoid_partially_eligible",
-                "promotion_duration"
+                "promotion_duration",
+                "master",
+                "mps",
+                "memory_preemption"
             ]
         );
     }

@@ -7,6 +7,7 @@ mod mtt;
 mod placement;
 mod platform;
 mod policy;
+pub mod prem;
 mod reservation;
 mod segment;
 mod task;
@@ -20,6 +21,7 @@ pub use policy::{
     Domains, MegataskPacking, Megatasks, Packing, PolicyName, PolicySpec, Priorities, Slack, ThrottleCounter,
     ThrottleMode,
 };
+pub use prem::{MemoryMode, Role, Section};
 pub use reservation::{reservation_nodes, Group, Leaf, ReservationNode};
 pub use segment::{Segment, SegmentKind};
 pub use task::{Class, Task};

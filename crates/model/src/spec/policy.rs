@@ -50,6 +50,10 @@ pub enum PolicyName {
     /// together exceed the shared cache apart, phantom tasks; the
     /// heuristic of the thesis' LITMUS^RT implementation by default.
     CaGedf,
+    /// Memory-centric scheduling (HIPPEROS, ECRTS 2019): partitioned fixed
+    /// priority on the CPUs, and a system-wide memory-phase scheduler that
+    /// lets one memory phase run at a time, by memory priority.
+    Mcs,
 }
 
 /// How a policy's scheduling domains are formed.
@@ -80,6 +84,7 @@ impl PolicyName {
         PolicyName::Hcbs,
         PolicyName::CapGsDynamic,
         PolicyName::CaGedf,
+        PolicyName::Mcs,
     ];
     pub fn name(self) -> &'static str {
         match self {
@@ -101,6 +106,7 @@ impl PolicyName {
             PolicyName::Hcbs => "hcbs",
             PolicyName::CapGsDynamic => "cap-gs-dynamic",
             PolicyName::CaGedf => "ca-gedf",
+            PolicyName::Mcs => "mcs",
         }
     }
     /// How its scheduling domains are formed (its descriptor's).
@@ -332,6 +338,20 @@ pub struct PolicySpec {
     /// `ca-gedf`: the promotion-duration policy (1 or 2); default 2.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub promotion_duration: Option<u8>,
+    /// `mcs`: the CPU that hosts the memory-phase worker of `amp` tasks;
+    /// default: the last CPU.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub master: Option<u32>,
+    /// `mcs`: `true` (default), the memory-phase scheduler arbitrates the
+    /// memory phases; `false`, the paper's Contention baseline: plain P-FP,
+    /// memory phases run whenever their job runs and contend for memory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<bool>,
+    /// `mcs`: `true` (default), a memory phase of higher memory priority
+    /// preempts the running one (unless that one is written
+    /// `preemptible: false`); `false`, every memory phase is non-preemptive.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_preemption: Option<bool>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -376,6 +396,9 @@ impl PolicySpec {
             phantoms: None,
             avoid_partially_eligible: None,
             promotion_duration: None,
+            master: None,
+            mps: None,
+            memory_preemption: None,
         }
     }
 }
@@ -400,6 +423,8 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "cache_threshold" | "lost_cause_threshold" => g.subschema_for::<u32>(),
         "cache_policy" | "lost_cause_policy" | "promotion_duration" => g.subschema_for::<u8>(),
         "phantoms" | "avoid_partially_eligible" => g.subschema_for::<bool>(),
+        "master" => g.subschema_for::<u32>(),
+        "mps" | "memory_preemption" => g.subschema_for::<bool>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),
     }
     .to_value()

@@ -1,5 +1,6 @@
 //! A sporadic real-time task.
 
+use super::prem::MemoryMode;
 use super::segment::Segment;
 use crate::units::{ColorSet, Duration, Ratio, Size};
 use schemars::JsonSchema;
@@ -121,6 +122,17 @@ pub struct Task {
     /// `[1ms, 2ms, 0.5ms]` (the last is the final non-preemptive region).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub subjobs: Option<Vec<Duration>>,
+    /// Memory-centric scheduling (`mcs`): the priority of the task's memory
+    /// phases, global across CPUs; 1 is the highest, equal values are
+    /// served first come, first served. Given on every task or none;
+    /// default: the order of the task priorities.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_priority: Option<u32>,
+    /// Memory-centric scheduling (`mcs`): `smp` (default), the job runs its
+    /// memory phases itself; `amp`, the memory-phase worker on the master
+    /// CPU runs all but its first prefetch while it executes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mode: Option<MemoryMode>,
 }
 
 impl Task {
@@ -145,6 +157,8 @@ impl Task {
             class: Class::Hrt,
             segments: None,
             subjobs: None,
+            memory_priority: None,
+            memory_mode: None,
         }
     }
     /// The segments of each job: `segments`, or `subjobs` as execution
@@ -155,6 +169,18 @@ impl Task {
             (None, Some(j)) => Cow::Owned(j.iter().map(|&d| Segment::exec(d)).collect()),
             (None, None) => Cow::Owned(vec![Segment::exec(self.wcet)]),
         }
+    }
+    /// The segments each job runs itself: [`Task::segments`], except for
+    /// an `amp` task (memory-centric scheduling), whose job runs its first
+    /// prefetch and its execution segments while the memory-phase worker
+    /// runs its other memory phases ([`super::prem::amp_plan`]).
+    pub fn job_segments(&self) -> Cow<'_, [Segment]> {
+        if self.memory_mode() == MemoryMode::Amp {
+            if let Some(plan) = super::prem::amp_plan(&self.segments()) {
+                return Cow::Owned(plan.job);
+            }
+        }
+        self.segments()
     }
     /// Whether the task declares segments or subjobs.
     pub fn segmented(&self) -> bool {
@@ -170,6 +196,10 @@ impl Task {
     /// segment at its length, suspensions included, exactly.
     pub fn segments_span(&self) -> u128 {
         self.segments().iter().map(|s| s.length.0 as u128).sum()
+    }
+    /// The memory mode in force (`smp` when none is given).
+    pub fn memory_mode(&self) -> MemoryMode {
+        self.memory_mode.unwrap_or_default()
     }
     /// The best-case execution time in force (the WCET when none is given).
     pub fn bcet(&self) -> Duration {

@@ -255,13 +255,26 @@ fn try_run_host(
     let mut resumes: Vec<(Time, u32)> = Vec::new();
     let mut pending_blocks: Vec<(Time, u32, Time)> = blocks.to_vec();
     let mut done = Vec::new();
-    let wcet = |t: u32| spec.tasks[t as usize].wcet.0;
+    // A job's CPU time: the WCET, or the CPU total of what the job runs
+    // itself (an `amp` job leaves some memory phases to the worker).
+    let job_cpu: Vec<Time> = spec
+        .tasks
+        .iter()
+        .map(|t| {
+            if t.segmented() {
+                t.job_segments().iter().filter(|g| g.kind.on_cpu()).map(|g| g.length.0).sum()
+            } else {
+                t.wcet.0
+            }
+        })
+        .collect();
+    let wcet = |t: u32| job_cpu[t as usize];
     // Per task: the consumed execution at which each segment but the last ends.
     let points: Vec<Vec<Time>> = spec
         .tasks
         .iter()
         .map(|t| {
-            let s = t.segments();
+            let s = t.job_segments();
             s[..s.len() - 1]
                 .iter()
                 .scan(0, |acc, g| {
@@ -326,7 +339,7 @@ fn try_run_host(
                 let done = k.consumed_now(j);
                 if let Some(i) = points[j.task as usize].iter().position(|&p| p == done) {
                     k.at_point[j.task as usize] = Some(now);
-                    drv.segment_end(j, i as u32, schedlab_model::SegmentKind::Exec);
+                    drv.segment_end(j, i as u32, spec.tasks[j.task as usize].job_segments()[i].kind);
                 }
             }
         }

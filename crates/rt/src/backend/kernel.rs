@@ -51,6 +51,7 @@ fn maps_onto_linux(p: PolicyName) -> bool {
     matches!(d.family, Family::Edf | Family::Fp | Family::Hcbs)
         && d.preemption == PreemptionKind::Full
         && !counter_driven(p)
+        && p != PolicyName::Mcs
 }
 
 /// Policies whose decisions depend on counters as well as priorities.
@@ -231,6 +232,11 @@ impl Backend for KernelBackend {
                     "policy.name: `{}` takes best-effort jobs off their CPU when a cache counter rises, which Linux's scheduling classes cannot do; run it with --backend dispatch",
                     plan.policy.name()
                 ));
+            }
+            if plan.policy == PolicyName::Mcs {
+                return bad(
+                    "policy.name: `mcs` blocks a job when the memory-phase scheduler withholds or takes back the memory token, which Linux's scheduling classes cannot do; run it with --backend dispatch".to_string(),
+                );
             }
             let names = |f: Family| {
                 PolicyName::ALL

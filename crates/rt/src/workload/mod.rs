@@ -6,6 +6,7 @@
 //! | `spin` | the calibrated CPU loop, for the job's execution time |
 //! | `spin-cpu` | spin until the thread CPU clock advanced by the execution time |
 //! | `memwalk[:seq\|random\|strided[:BYTES]]` | walk the task's `wss`, every cache line per pass (in the task's `colors`: [`crate::colour`]) |
+//! | `prem` | PREM phases on real memory: prefetches copy the task's Section into a private buffer, write-backs copy it back, executions compute on it ([`prem`]) |
 //! | `c:LIB:SYMBOL[:ARG]` | a C-ABI function from a shared library ([`dynlib`]) |
 //! | `cmd:PROGRAM ARGS...` | an external command (needs `--allow-command`) |
 //! | Rust | any [`JobBody`] through the library API ([`WorkloadSpec::Rust`]) |
@@ -14,6 +15,7 @@ pub mod command;
 pub mod dynlib;
 pub mod memwalk;
 pub mod pages;
+pub mod prem;
 pub mod spin;
 
 use crate::job::{JobCtx, JobError};
@@ -42,6 +44,7 @@ pub enum WorkloadSpec {
     Spin,
     SpinCpu,
     MemWalk(memwalk::Pattern),
+    Prem,
     CFunction { library: String, symbol: String, arg: Option<String> },
     Command { argv: Vec<String> },
     Rust { name: String, make: RustFactory },
@@ -61,6 +64,7 @@ impl WorkloadSpec {
             WorkloadSpec::MemWalk(memwalk::Pattern::Sequential) => "memwalk:seq".into(),
             WorkloadSpec::MemWalk(memwalk::Pattern::Random) => "memwalk:random".into(),
             WorkloadSpec::MemWalk(memwalk::Pattern::Strided { stride }) => format!("memwalk:strided:{stride}"),
+            WorkloadSpec::Prem => "prem".into(),
             WorkloadSpec::CFunction { library, symbol, .. } => format!("c:{library}:{symbol}"),
             WorkloadSpec::Command { argv } => format!("cmd:{}", argv.join(" ")),
             WorkloadSpec::Rust { name, .. } => format!("rust:{name}"),
@@ -82,6 +86,7 @@ impl std::str::FromStr for WorkloadSpec {
         match (kind, rest) {
             ("spin", None) => Ok(WorkloadSpec::Spin),
             ("spin-cpu", None) => Ok(WorkloadSpec::SpinCpu),
+            ("prem", None) => Ok(WorkloadSpec::Prem),
             ("memwalk", None) | ("memwalk", Some("seq")) => Ok(WorkloadSpec::MemWalk(memwalk::Pattern::Sequential)),
             ("memwalk", Some("random")) => Ok(WorkloadSpec::MemWalk(memwalk::Pattern::Random)),
             ("memwalk", Some(p)) if p == "strided" || p.starts_with("strided:") => {
@@ -109,7 +114,7 @@ impl std::str::FromStr for WorkloadSpec {
                 }
                 Ok(WorkloadSpec::Command { argv })
             }
-            _ => Err(format!("unknown workload `{s}`; expected spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], c:LIB:SYMBOL[:ARG] or cmd:PROGRAM ARGS")),
+            _ => Err(format!("unknown workload `{s}`; expected spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], prem, c:LIB:SYMBOL[:ARG] or cmd:PROGRAM ARGS")),
         }
     }
 }

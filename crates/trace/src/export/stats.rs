@@ -151,6 +151,31 @@ pub fn render_stats(report: &MetricsReport) -> String {
         }
         out.push_str(&table(&rows));
     }
+    if let Some(k) = &r.memory_token {
+        out.push('\n');
+        let _ = writeln!(
+            out,
+            "memory token: {} requests, {} grants, {} to the worker, {} phases preempted",
+            k.requests, k.grants, k.worker_grants, k.preemptions
+        );
+        let mut rows =
+            vec![["latency", "count", "mean", "p50", "p99", "max"].iter().map(|s| s.to_string()).collect::<Vec<_>>()];
+        for (name, l) in [("request to grant", &k.wait), ("grant to run", &k.grant_to_run)] {
+            if let Some(l) = l {
+                rows.push(vec![
+                    name.to_string(),
+                    l.count.to_string(),
+                    human_ns(l.mean),
+                    human_ns(l.p50 as f64),
+                    human_ns(l.p99 as f64),
+                    human_ns(l.max as f64),
+                ]);
+            }
+        }
+        if rows.len() > 1 {
+            out.push_str(&table(&rows));
+        }
+    }
 
     out.push('\n');
     let _ = write!(out, "horizon {}, {} events", Duration(r.horizon), to.events);

@@ -131,7 +131,7 @@ pub fn policy_events() -> Vec<schedlab_trace::PolicyEvent> {
         })),
         CounterSample(Box::default()),
         PriorityPromotion { task: 0, job: 0, reason: "cache".into() },
-        TokenGrant { task: 2, job: 5 },
-        TokenRelease { task: 2, job: 5 },
+        TokenGrant { task: 2, job: 5, worker: false },
+        TokenRelease { task: 2, job: 5, worker: true },
     ]
 }

@@ -36,6 +36,7 @@ pub const POLICIES: &[PolicyName] = &[
     PolicyName::Fpns,
     PolicyName::Hcbs,
     PolicyName::CaGedf,
+    PolicyName::Mcs,
 ];
 
 /// H-CBS groups for a random set: 1 to 3 top-level groups sharing 90 % of
@@ -278,6 +279,56 @@ pub fn random_case(policy: PolicyName, seed: u64, size: Size) -> Case {
                 t.subjobs = None;
                 t.segments = Some(segments);
             }
+        }
+    }
+
+    // Memory-centric scheduling: each WCET as 1 to 3 PREM Sections (P, E,
+    // W; a P or W sometimes missing, sometimes non-preemptive), memory
+    // priorities given or from the task priorities, sometimes the
+    // Contention baseline or non-preemptive memory phases throughout.
+    if policy == PolicyName::Mcs {
+        let mut rm = Rng::new(seed ^ 0x3c5);
+        let explicit = rm.below(2) == 0;
+        let mode = rm.below(5);
+        for t in &mut spec.tasks {
+            let c = t.wcet.0;
+            let k = rm.range_u64(1, 3).min((c / 3).max(1));
+            let mut segments = Vec::new();
+            let mut left = c;
+            for s in 0..k {
+                let share = if s + 1 == k { left } else { c / k };
+                left -= share;
+                let (p, w) = if share >= 3 { (rm.range_u64(0, share / 3), rm.range_u64(0, share / 3)) } else { (0, 0) };
+                let e = share - p - w;
+                let mem = |len: u64, rm: &mut Rng| Segment {
+                    kind: SegmentKind::Memory,
+                    length: Duration(len),
+                    preemptible: rm.below(5) != 0,
+                };
+                if p > 0 {
+                    segments.push(mem(p, &mut rm));
+                }
+                segments.push(Segment::exec(Duration(e)));
+                if w > 0 {
+                    segments.push(mem(w, &mut rm));
+                }
+            }
+            // A third of those that start with a prefetch use A-MP (the worker).
+            let amp = mode != 0 && segments[0].kind == SegmentKind::Memory && rm.below(3) == 0;
+            t.subjobs = None;
+            t.segments = Some(segments);
+            if amp {
+                t.memory_mode = Some(schedlab_model::MemoryMode::Amp);
+            }
+            if explicit {
+                t.memory_priority = Some(rm.range_u64(1, 4) as u32);
+            }
+        }
+        let pol = spec.policy.as_mut().expect("named");
+        match mode {
+            0 => pol.mps = Some(false),
+            1 => pol.memory_preemption = Some(false),
+            _ => {}
         }
     }
 

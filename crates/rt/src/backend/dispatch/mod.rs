@@ -106,7 +106,7 @@ impl Backend for DispatchBackend {
             .spec
             .tasks
             .iter()
-            .map(|t| if t.segmented() { t.segments().into_owned() } else { Vec::new() })
+            .map(|t| if t.segmented() { t.job_segments().into_owned() } else { Vec::new() })
             .collect();
         let shared: Vec<Arc<Shared>> = segments.iter().map(|s| Arc::new(Shared::new(s.len()))).collect();
         let (tx, rx) = std::sync::mpsc::channel::<(usize, i32)>();

@@ -67,6 +67,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l wss -d 'Workin
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l cache -d 'Shared cache geometry SIZE/WAYS/LINE, e.g. 8MiB/16/64B' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l colors-per-task -d 'Give each task this many distinct random cache colours (needs --cache)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l mtt -d 'Draw multithreaded tasks until --util instead of independent tasks: `threads=LO-HI,util=LO-HI,wss=uni:LO-HI|tc:LO-HI`, or `default` (see below)' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l prem -d 'PREM tasks for memory-centric scheduling (with --policy mcs): one task per CPU, --wss its data, split into Sections: key=value pairs mode, partition, section, bandwidth, compute, write, or `default`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l format -d 'Output format: yaml or json [default: from the -o extension, else yaml]' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -s o -l output -d 'Write to this file instead of stdout (with --json, stdout gets `{"file", "spec"}` as well)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand gen" -l harmonic -d 'Make every period divide the longer ones (small hyperperiods)'
@@ -132,7 +133,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l seed -d 'Seed 
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l exec -d 'Execution time of each job: `wcet`, `uniform` in [bcet, wcet], or `fraction:F` of the WCET' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l sporadic -d 'Extra inter-arrival beyond the period: `none`, `uniform:MAX` or `exponential:MEAN`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l miss -d 'A job still running at its deadline: `continue`, `skip` releases while late, or `abort` it' -r
-complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l workload -d 'Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l workload -d 'Workload, for every task (`KIND`) or one task (`TASK=KIND`, TASK a name or index): spin, spin-cpu, memwalk[:seq|random|strided[:BYTES]], prem, c:LIB:SYMBOL[:ARG], cmd:PROGRAM ARGS' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l job-timeout -d 'A job running longer than this is declared hung by the watchdog [default: max(5s, 20 periods + deadline)]' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l dl-slack -d 'SCHED_DEADLINE runtime = WCET + this + --dl-slack-ratio × WCET (at most the deadline)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l dl-slack-ratio -d 'The part of the SCHED_DEADLINE slack proportional to the WCET (interrupt time charged to the job)' -r

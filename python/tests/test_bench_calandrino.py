@@ -1,0 +1,57 @@
+"""The video-MTT set builder of bench/calandrino_ch6.py (Calandrino Table
+6.5/6.6): levels drawn from the range until none fits the target
+utilisation, and each level's MTT as Table 6.5 gives it."""
+
+from __future__ import annotations
+
+import importlib
+import random
+import re
+import sys
+from pathlib import Path
+
+import pytest
+
+BENCH = Path(__file__).resolve().parents[2] / "bench"
+
+
+@pytest.fixture(scope="module")
+def ch6():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("calandrino_ch6")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+@pytest.mark.parametrize("levels", [(1, 8), (1, 6), (7, 8), (1, 4)])
+@pytest.mark.parametrize("target", [4.0, 8.0])
+def test_video_sets_fill_the_target_from_the_range(ch6, levels: tuple[int, int], target: float) -> None:  # type: ignore[no-untyped-def]
+    for seed in range(5):
+        drawn = ch6.video_mtts(levels, target, random.Random(seed))
+        assert drawn and all(levels[0] <= lvl <= levels[1] for lvl in drawn)
+        total = sum(ch6.video_util(lvl) for lvl in drawn)
+        assert total <= target + 1e-9
+        # Full: not even the lightest level of the range fits what is left.
+        lightest = min(ch6.video_util(lvl) for lvl in range(levels[0], levels[1] + 1))
+        assert total + lightest > target + 1e-9
+
+
+def test_video_levels_follow_table_6_5(ch6) -> None:  # type: ignore[no-untyped-def]
+    # Level 1: 1080p at 30 fps, 8 tasks of one quantum every 33 ms; level 8:
+    # 176x144 at 15 fps, one task every 66 ms (period = floor(1000/fps)).
+    assert ch6.video_util(1) == pytest.approx(8 / 33)
+    assert ch6.video_util(4) == pytest.approx(4 / 16)
+    assert ch6.video_util(8) == pytest.approx(1 / 66)
+    text = ch6.video_spec([1, 8, 3], 8)
+    assert "cpus: 8, cache: {size: 2MiB" in text
+    groups = re.findall(r"- \{name: (V\d+L\d), tasks: \[([^\]]*)\], wss: (\d+)B\}", text)
+    assert [(g[0], len(g[1].split(", ")), int(g[2])) for g in groups] == [
+        ("V1L1", 8, 1920 * 1080),
+        ("V2L8", 1, 176 * 144),
+        ("V3L3", 8, 1280 * 720),
+    ]
+    tasks = re.findall(r"- \{name: (V\d+L\dT\d), wcet: 1ms, period: (\d+)ms\}", text)
+    assert len(tasks) == 17
+    assert {p for n, p in tasks if n.startswith("V3")} == {"16"}
+    assert {p for n, p in tasks if n.startswith("V2")} == {"66"}
