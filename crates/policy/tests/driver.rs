@@ -7,7 +7,8 @@ mod common;
 use common::*;
 use schedlab_model::{Placement, PolicyName};
 use schedlab_policy::{
-    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, ProtocolError, TimerId, Violation,
+    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, ProtocolError, Time, TimerId,
+    Violation,
 };
 use std::path::{Path, PathBuf};
 
@@ -138,6 +139,57 @@ fn a_job_on_a_cpu_that_was_not_rescheduled_is_refused() {
     };
     assert_eq!(e.violation, Violation::RunningElsewhere { job: J0, other: 0 });
     assert_eq!((e.t, e.cpu), (1, Some(1)));
+}
+
+/// A CPU marked by a later CPU's `schedule` in the same round, after it
+/// answered, is asked again in the next round: CPU 1's answer hands job 0:0
+/// to CPU 0, which said "nothing" a moment before.
+#[test]
+fn a_cpu_marked_after_its_answer_is_asked_again() {
+    struct Handoff {
+        info: PolicyInfo,
+        ready: bool,
+        done: [bool; 2],
+    }
+    impl Policy for Handoff {
+        fn info(&self) -> &PolicyInfo {
+            &self.info
+        }
+        fn release(&mut self, _job: Job, k: &mut dyn Kernel) {
+            k.resched(0);
+            k.resched(1);
+        }
+        fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
+            self.done[job.task as usize] = true;
+            k.resched(job.task);
+        }
+        fn block(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+        fn resume(&mut self, _job: JobId, _k: &mut dyn Kernel) {}
+        fn timer(&mut self, _t: TimerId, _tag: u64, _k: &mut dyn Kernel) {}
+        fn schedule(&mut self, cpu: Cpu, k: &mut dyn Kernel) -> Option<JobId> {
+            if self.done[cpu as usize] {
+                return None;
+            }
+            if cpu == 1 {
+                if !self.ready {
+                    self.ready = true;
+                    k.resched(0);
+                }
+                return Some(JobId { task: 1, seq: 0 });
+            }
+            self.ready.then_some(J0)
+        }
+        fn priority(&self, _job: &JobView) -> Option<Priority> {
+            None
+        }
+    }
+    let info = Rogue::new(2, None, vec![]).info;
+    let s = spec(2, PolicyName::Gedf, &[(1_000, 10_000), (1_000, 10_000)]);
+    let r = try_run(&s, Box::new(Handoff { info, ready: false, done: [false; 2] }), 5_000, &[])
+        .unwrap_or_else(|e| panic!("{e}"));
+    let done: Vec<(u32, Time)> = r.done.iter().map(|d| (d.id.task, d.finish)).collect();
+    assert!(done.contains(&(0, 1_000)), "job 0:0 ran on CPU 0 from 0: {done:?}");
+    assert!(done.contains(&(1, 1_000)), "{done:?}");
 }
 
 fn crates_dir() -> PathBuf {

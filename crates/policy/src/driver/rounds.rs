@@ -74,6 +74,9 @@ impl<X: Copy> Driver<X> {
         for i in 0..count {
             let c = self.round_cpus[i];
             let a = policy.schedule(c, &mut Bridge::new(&mut self.svc, host));
+            // Answered: a mark of this CPU from a later CPU's `schedule`
+            // puts it in the next round (its own marks are already answered).
+            self.svc.marked[c as usize] = false;
             self.check()?;
             self.legal(c, a, round, host.now())?;
             self.next[c as usize] = a;
@@ -92,9 +95,9 @@ impl<X: Copy> Driver<X> {
             if let Some(j) = a {
                 self.tasks[j.task as usize].cpu = Some(c);
             }
-            // Marks made during `schedule` for other CPUs stay for the next round.
-            self.svc.marked[c as usize] = false;
         }
+        // Marks made during the round after a CPU's answer (`marked_list`
+        // beyond the round's own) stay for the next round.
         self.svc.marked_list.drain(..count);
         host.switch(&self.round_cpus, &self.chosen);
         Ok(())
