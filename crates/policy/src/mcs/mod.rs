@@ -50,9 +50,6 @@ use schedlab_model::spec::prem::{amp_plan, AmpPlan};
 use schedlab_model::{MemoryMode, Placement, PolicyName, SegmentKind, Spec};
 use worker::{Request, State, Worker};
 
-/// Tags of the policy's re-scheduling timers: bit 61 and the CPU (the
-/// engine uses bit 63 and task indices below 2³²).
-const RESCHED_TAG: u64 = 1 << 61;
 /// The tag of the worker's timer: its current request is done.
 const WORKER_TAG: u64 = 1 << 60;
 
@@ -323,7 +320,7 @@ impl Mcs {
                 self.note_worker(k, |task, job| PolicyEvent::TokenPreempt { task, job, worker: true });
                 self.worker.preempted(k.now());
                 if self.master != cpu {
-                    k.arm(k.now(), RESCHED_TAG | self.master as u64);
+                    k.resched(self.master);
                 }
                 self.phase[t as usize] = Phase::Owner;
                 self.note(t, k, |task, job| PolicyEvent::TokenGrant { task, job, worker: false });
@@ -336,10 +333,10 @@ impl Mcs {
                     self.inner.block(oj, k);
                 }
                 // The owner's CPU may have answered already in this round:
-                // a timer at once asks it again in the next round.
+                // the driver asks it again in the next round.
                 let ocpu = self.cpu_of[owner as usize];
                 if ocpu != cpu {
-                    k.arm(k.now(), RESCHED_TAG | ocpu as u64);
+                    k.resched(ocpu);
                 }
                 self.phase[t as usize] = Phase::Owner;
                 self.note(t, k, |task, job| PolicyEvent::TokenGrant { task, job, worker: false });
@@ -424,9 +421,7 @@ impl Policy for Mcs {
         self.inner.segment_end(job, segment, kind, k);
     }
     fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel) {
-        if tag & RESCHED_TAG != 0 && tag & (1 << 63) == 0 {
-            k.resched((tag & !RESCHED_TAG) as Cpu);
-        } else if tag == WORKER_TAG {
+        if tag == WORKER_TAG {
             if !matches!(self.worker.state, State::Running { timer: t, .. } if t == timer) {
                 return;
             }
