@@ -153,6 +153,7 @@ impl Budgets {
             q.sort_by_key(|&t| rank(t as usize));
         }
         let nq = queues.len();
+        let (np, suspends) = spec.tasks.iter().map(|t| t.segment_flags()).unzip();
         Some(Budgets {
             tol,
             groups,
@@ -163,12 +164,8 @@ impl Budgets {
             blocked: vec![false; n],
             on_cpus: vec![0; n],
             segment: vec![0; n],
-            np: spec.tasks.iter().map(|t| t.segments().iter().map(|g| !g.preemptible).collect()).collect(),
-            suspends: spec
-                .tasks
-                .iter()
-                .map(|t| t.segments().iter().map(|g| g.kind == schedlab_model::SegmentKind::Suspend).collect())
-                .collect(),
+            np,
+            suspends,
             inversion: vec![None; nq],
         })
     }

@@ -1,7 +1,7 @@
 //! A sporadic real-time task.
 
 use super::prem::MemoryMode;
-use super::segment::Segment;
+use super::segment::{Segment, SegmentKind};
 use crate::units::{ColorSet, Duration, Ratio, Size};
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
@@ -169,6 +169,11 @@ impl Task {
             (None, Some(j)) => Cow::Owned(j.iter().map(|&d| Segment::exec(d)).collect()),
             (None, None) => Cow::Owned(vec![Segment::exec(self.wcet)]),
         }
+    }
+    /// Per segment: whether it is a non-preemptive region (`preemptible:
+    /// false`) and whether it is a self-suspension.
+    pub fn segment_flags(&self) -> (Vec<bool>, Vec<bool>) {
+        self.segments().iter().map(|g| (!g.preemptible, g.kind == SegmentKind::Suspend)).unzip()
     }
     /// The segments each job runs itself: [`Task::segments`], except for
     /// an `amp` task (memory-centric scheduling), whose job runs its first

@@ -186,6 +186,7 @@ impl Hcbs {
         }
         let roots = (0..nodes.len()).filter(|&i| nodes[i].parent == NONE).collect();
         let background = by_priority((0..n as u32).filter(|&t| tasks[t as usize].queue == NONE).collect());
+        let (np, suspends) = spec.tasks.iter().map(|t| t.segment_flags()).unzip();
         Hcbs {
             info: PolicyInfo {
                 name: "hcbs",
@@ -198,12 +199,8 @@ impl Hcbs {
             roots,
             tasks,
             background,
-            np: spec.tasks.iter().map(|t| t.segments().iter().map(|g| !g.preemptible).collect()).collect(),
-            suspends: spec
-                .tasks
-                .iter()
-                .map(|t| t.segments().iter().map(|g| g.kind == schedlab_model::SegmentKind::Suspend).collect())
-                .collect(),
+            np,
+            suspends,
             assigned: vec![None; m],
             budget_timers: vec![None; m],
             held: vec![None; m],
