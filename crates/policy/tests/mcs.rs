@@ -196,6 +196,46 @@ fn figure_9_execution_phases_follow_each_other_while_the_worker_prepares_the_oth
     // τ3 is handed the token at 1 and loses it to τ1 at once.
     assert_eq!(own, [(0, 1), (1, 2), (1, 0), (2, 2)], "only the first prefetches are the jobs' own");
     assert!(r.misses().is_empty());
+    // The master CPU does the worker's phases (`Kernel::occupy`): each grant
+    // names the task's segment it copies (P^B is segment 3, W^A 2, W^B 5),
+    // and the CPU is given back when the phase ends.
+    assert_eq!(
+        occupied(&r, 3),
+        [
+            (3, 4, 1, 3),
+            (4, 5, 0, 3),
+            (5, 6, 2, 3),
+            (7, 8, 1, 2),
+            (8, 9, 0, 2),
+            (9, 10, 2, 2),
+            (13, 14, 1, 5),
+            (14, 15, 0, 5),
+            (15, 16, 2, 5),
+        ]
+    );
+}
+
+/// The policy's activities on `cpu` as (from, to, task, segment), the last
+/// call of an instant counting.
+fn occupied(r: &Run, cpu: u32) -> Vec<(u64, u64, u32, u32)> {
+    let mut last: Vec<(u64, Option<schedlab_policy::Activity>)> = Vec::new();
+    for &(t, c, a) in &r.occupied {
+        if c != cpu {
+            continue;
+        }
+        match last.last_mut() {
+            Some(l) if l.0 == t => l.1 = a,
+            _ => last.push((t, a)),
+        }
+    }
+    let mut out = Vec::new();
+    for (i, &(t, a)) in last.iter().enumerate() {
+        if let Some(a) = a {
+            let to = last.get(i + 1).map_or(u64::MAX, |n| n.0);
+            out.push((t, to, a.job.task, a.segment));
+        }
+    }
+    out
 }
 
 /// A worker slower than the execution: E^B waits (blocked) until the
@@ -219,4 +259,10 @@ fn the_next_execution_waits_for_the_worker_which_runs_above_the_master_cpus_task
     assert_eq!(worker_grants(&r), [(1, 0), (4, 0), (5, 0), (7, 0), (10, 0), (11, 0)]);
     // The master CPU's task (3 units) runs only when the worker does not.
     assert_eq!(r.cpu(1), [(1, 0, 1), (1, 6, 7)]);
+    // The worker's phases occupy the master CPU: P^B (segment 3) [1, 4),
+    // W^A (2) [4, 5), W^B (5) [5, 6), and again for job 1.
+    assert_eq!(
+        occupied(&r, 1),
+        [(1, 4, 0, 3), (4, 5, 0, 2), (5, 6, 0, 5), (7, 10, 0, 3), (10, 11, 0, 2), (11, 12, 0, 5)]
+    );
 }
