@@ -419,6 +419,17 @@ impl Policy for Mcs {
             if kind == SegmentKind::Memory && self.phase[t] == Phase::Owner {
                 self.release_token(job.task, k);
             }
+            if kind == SegmentKind::Memory && self.phase[t] == Phase::Preempted {
+                // The job finished its phase as the preemption reached it
+                // (on real threads the hold can land after the job's thread
+                // passed the segment's end): the phase is done, it leaves
+                // the queue and goes on.
+                self.note(job.task, k, |task, job| PolicyEvent::TokenRelease { task, job, worker: false });
+                self.phase[t] = Phase::Free;
+                let next = self.mps.withdraw(job.task);
+                self.hand_to(next, k);
+                self.inner.resume(job, k);
+            }
             let next = segment as usize + 1;
             self.segment[t] = next;
             if self.is_memory(job.task, next).0 {

@@ -149,6 +149,8 @@ impl Dispatcher {
                 let data = serde_json::json!({"cpu": s.cpu, "task": s.task, "job": s.job, "segment": s.segment,
                     "to": rel(s.to), "bytes": s.bytes, "chunks": s.chunks, "cpu_ns": s.cpu_ns});
                 let t = rel(s.from);
+                // A phase the worker began as the run ended is in the trace too.
+                horizon = horizon.max(t);
                 self.events.push((t, 6, Event::Note { t, cpu: Some(*c), name: "activity".into(), data }));
             }
             let l = Stats::of(&activity_lat);
