@@ -149,17 +149,26 @@ fn the_profilers_convergence_of_fig_5_2() {
     println!("quanta 0-24: {:?}; thrashing quanta: {thrash:?}", &got[..24]);
     assert!(thrash.first() == Some(&0), "the cache thrashes at 0: nothing is known");
     assert!(thrash.iter().all(|&i| i < 16), "no thrashing after the bootstrap: {thrash:?}");
-    // From the third hyperperiod on, the golden schedule of Fig. 4.6(b)
-    // up to a rotation: u and v together, t twice, w1 and w2 twice.
-    let golden = [vec![1, 2], vec![0], vec![0], vec![3, 4], vec![3, 4]];
-    let start = (16..24).find(|&i| got[i] == golden[0]).expect("u and v together in the third hyperperiod");
-    for i in start..start + 320 {
-        let hp = &got[start + (i - start) / 8 * 8..][..8];
-        assert_eq!(hp[..5], golden[..], "the hyperperiod from {}", start + (i - start) / 8 * 8);
+    // From the second hyperperiod on, the golden schedule of Fig. 4.6(b)
+    // (the thesis: "from t = 4 on").
+    let (t, u, v, w1, w2) = (0, 1, 2, 3, 4);
+    let golden = [vec![u, v], vec![t], vec![t], vec![w1, w2], vec![w1, w2], vec![u, v], vec![t], vec![t]];
+    for i in 8..400 {
+        assert_eq!(got[i], golden[i % 8], "quantum {i}");
     }
     for m in &sum.mtts {
         let declared = spec.mtt_wss(spec.mtts().iter().position(|x| x.name == m.name).unwrap()).unwrap().0;
         assert!(m.converged && m.estimate == declared, "{m:?}");
+    }
+    // When each estimate converges (the simulator's profiler, fed the same
+    // counts by the same rules; a run of h ms sees the jobs completed by
+    // h): the thesis' Fig. 5.2 says T at 7, U and V at 9, video at 21.
+    let converged = |h: u64| -> Vec<(String, bool)> {
+        fig_5_2(h).2.mtts.iter().map(|m| (m.name.clone(), m.converged)).collect::<Vec<_>>()
+    };
+    let at = |h: u64, name: &str| converged(h).iter().any(|(n, c)| n == name && *c);
+    for (name, when) in [("T", 7), ("U", 9), ("V", 9), ("video", 21)] {
+        assert!(!at(when - 1, name) && at(when, name), "{name} converges at {when} ms");
     }
 }
 
