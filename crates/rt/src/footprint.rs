@@ -242,9 +242,18 @@ impl Meter {
     /// Starts the profiler for `spec`'s MTTs whose working sets lie at
     /// `ranges` (from the plan); `perf_hardware`: whether the run's perf
     /// probe found hardware events.
+    /// The environment variable `SCHEDLAB_WSS_EVENT` (`page-faults` or
+    /// `task-clock`) makes the workers count that software event per job
+    /// instead (a test of the per-job path on a machine without a PMU; the
+    /// estimate is then in pages or ns, not a working set).
     pub fn start(spec: &Spec, ranges: &[Option<(usize, usize)>], perf_hardware: bool) -> Meter {
         let _ = perf_hardware; // the per-thread event is probed itself
-        Meter::start_with(spec, ranges, Counting::Auto)
+        let counting = match std::env::var("SCHEDLAB_WSS_EVENT").as_deref() {
+            Ok("page-faults") => Counting::Event { event: thread::PAGE_FAULTS, unit: 4096 },
+            Ok("task-clock") => Counting::Event { event: thread::TASK_CLOCK, unit: 1 },
+            _ => Counting::Auto,
+        };
+        Meter::start_with(spec, ranges, counting)
     }
 
     /// [`Meter::start`] measuring as `counting` says.

@@ -5,9 +5,14 @@
 //! (Calandrino 2009, Fig. 5.3, which reads and resets a per-CPU counter at
 //! a job's boundaries; a per-thread event needs no reset and no pinning).
 //!
-//! Each counter comes with the thread's context switches (a software
-//! event), so a job that was switched away in between (preempted, or
-//! blocked) is known: Fig. 5.3 discards such jobs.
+//! Each reading comes with the thread's *voluntary* context switches
+//! (`getrusage(RUSAGE_THREAD)`), so a job that waited in between is known:
+//! the dispatch backend stops a preempted worker by making it wait, and a
+//! body that suspends or blocks waits too; Fig. 5.3 discards such jobs.
+//! Involuntary switches are not counted: on the dispatch backend they are
+//! the dispatcher's own thread waking on the job's CPU (one per job on the
+//! dispatcher's CPU here), not another job, and the per-thread event does
+//! not count what ran meanwhile.
 //!
 //! The cache-miss event (`PERF_COUNT_HW_CACHE_MISSES`) needs a PMU; most
 //! VMs have none and the kernel answers ENOENT or EOPNOTSUPP ([`probe`]
@@ -36,9 +41,6 @@ pub const PAGE_FAULTS: ThreadEvent =
 /// `PERF_COUNT_SW_TASK_CLOCK`: the thread's CPU time, ns (software).
 pub const TASK_CLOCK: ThreadEvent =
     ThreadEvent { kind: PERF_TYPE_SOFTWARE, config: 1, name: "task-clock (PERF_COUNT_SW_TASK_CLOCK)" };
-/// `PERF_COUNT_SW_CONTEXT_SWITCHES`.
-const CONTEXT_SWITCHES: ThreadEvent =
-    ThreadEvent { kind: PERF_TYPE_SOFTWARE, config: 3, name: "context-switches (PERF_COUNT_SW_CONTEXT_SWITCHES)" };
 
 /// Why an event cannot be opened, from its errno.
 pub fn refusal(event: ThreadEvent, errno: i32) -> String {
@@ -55,7 +57,7 @@ pub fn probe(event: ThreadEvent) -> Result<(), String> {
     ThreadCounter::open(event).map(drop)
 }
 
-/// A reading: the event's count and the thread's context switches.
+/// A reading: the event's count and the thread's voluntary context switches.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Reading {
     pub count: u64,
@@ -66,7 +68,7 @@ pub struct Reading {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct JobCount {
     pub count: u64,
-    /// The thread was switched away in between (preempted or blocked).
+    /// The thread waited in between (preempted by the dispatcher, or blocked).
     pub switched: bool,
 }
 
@@ -77,42 +79,40 @@ impl Reading {
     }
 }
 
-/// One thread's event and its context switches, opened on that thread.
+/// The calling thread's voluntary context switches so far.
+fn voluntary_switches() -> Option<u64> {
+    // SAFETY: getrusage fills the zeroed struct it is given.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: RUSAGE_THREAD reads the calling thread's usage into `u`.
+    let r = unsafe { libc::getrusage(libc::RUSAGE_THREAD, &mut u) };
+    (r == 0).then_some(u.ru_nvcsw as u64)
+}
+
+/// One thread's event, opened on that thread. Read it on that thread too:
+/// the event counts the thread that opened it, and the switches read are
+/// the reading thread's.
 #[derive(Debug)]
 pub struct ThreadCounter {
     fd: i32,
-    switches: i32,
 }
 
-// The fds may be moved and read from any thread: they stay bound to the
-// thread that opened them.
 impl ThreadCounter {
-    /// Opens `event` and the context switches of the calling thread.
+    /// Opens `event` for the calling thread.
     pub fn open(event: ThreadEvent) -> Result<ThreadCounter, String> {
         let fd = open_event(event.kind, event.config, 0, -1).map_err(|e| refusal(event, e))?;
-        match open_event(CONTEXT_SWITCHES.kind, CONTEXT_SWITCHES.config, 0, -1) {
-            Ok(switches) => Ok(ThreadCounter { fd, switches }),
-            Err(e) => {
-                // SAFETY: closes the fd just opened, owned here.
-                unsafe { libc::close(fd) };
-                Err(refusal(CONTEXT_SWITCHES, e))
-            }
-        }
+        Ok(ThreadCounter { fd })
     }
 
     /// The counts so far, `None` when a read fails.
     pub fn read(&self) -> Option<Reading> {
-        Some(Reading { count: read_event(self.fd)?, switches: read_event(self.switches)? })
+        Some(Reading { count: read_event(self.fd)?, switches: voluntary_switches()? })
     }
 }
 
 impl Drop for ThreadCounter {
     fn drop(&mut self) {
-        // SAFETY: closes the fds this value opened and owns.
-        unsafe {
-            libc::close(self.fd);
-            libc::close(self.switches);
-        }
+        // SAFETY: closes the fd this value opened and owns.
+        unsafe { libc::close(self.fd) };
     }
 }
 
@@ -145,7 +145,7 @@ mod tests {
         assert!(job.count >= 1_000_000, "{job:?}");
     }
 
-    /// Sleeping is a context switch: the job is known to have left its CPU.
+    /// Sleeping is a voluntary switch: the job is known to have waited.
     #[test]
     fn a_switch_in_between_is_seen() {
         let c = ThreadCounter::open(TASK_CLOCK).unwrap();
