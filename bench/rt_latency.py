@@ -10,7 +10,11 @@
    SCHED_DEADLINE): release latency (timer expiry -> the job's first instruction);
 4. schedlab's dispatch backend on the same set: release latency and the
    dispatcher's scheduling-decision time;
-5. the cost of one trace record (crates/rt/examples/trace_cost.rs).
+5. the same dispatch run again with SCHEDLAB_DISPATCH_PHASES: where each
+   decision's time goes (phases, system calls and their time, the
+   dispatcher's own CPU time and context switches; a separate run, so that
+   its stamps are not in the measurement of 4);
+6. the cost of one trace record (crates/rt/examples/trace_cost.rs).
 
 Release builds only (it builds them). Needs root; installs rt-tests and rt-app
 with apt-get when they are missing (this is the benchmark's setup, not
@@ -143,8 +147,9 @@ def rt_app(seconds: int) -> dict[str, object]:
                 "exit": r.returncode, "latency_us": quantiles(lat), "stderr_tail": r.stderr[-400:]}
 
 
-def schedlab_run(backend: str, seconds: int) -> dict[str, object]:
-    r = sh([str(SCHEDLAB), "run", str(SET), "--backend", backend, "--duration", f"{seconds}s", "--workload", "spin-cpu", "--json"])
+def schedlab_run(backend: str, seconds: int, env: dict[str, str] | None = None) -> dict[str, object]:
+    cmd = [str(SCHEDLAB), "run", str(SET), "--backend", backend, "--duration", f"{seconds}s", "--workload", "spin-cpu", "--json"]
+    r = sh(cmd, env={**os.environ, **env} if env else None)
     try:
         doc = json.loads(r.stdout)
     except json.JSONDecodeError:
@@ -156,6 +161,34 @@ def schedlab_run(backend: str, seconds: int) -> dict[str, object]:
     return {"command": f"schedlab run bench/sets/rt-20.yaml --backend {backend} --duration {seconds}s --workload spin-cpu --json",
             "exit": r.returncode, "jobs": doc["totals"]["jobs"], "misses": doc["totals"]["misses"], "overheads_us": oh,
             "notes": doc["run"].get("notes", [])}
+
+
+def decision_phases(seconds: int) -> dict[str, object]:
+    """The dispatch run with each decision's phases recorded (crates/rt/src/backend/dispatch/phases.rs)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = Path(d) / "phases.csv"
+        run = schedlab_run("dispatch", seconds, {"SCHEDLAB_DISPATCH_PHASES": str(path)})
+        if not path.exists():
+            return {"error": run.get("error", "no phases file written")}
+        lines = path.read_text().splitlines()
+    cols = lines[0].split(",")
+    rows = [[int(x) for x in line.split(",")] for line in lines[1:]]
+    col = {c: [r[i] for r in rows] for i, c in enumerate(cols)}
+    us = lambda v: [x / 1000 for x in v]  # noqa: E731
+    out: dict[str, object] = {"command": "SCHEDLAB_DISPATCH_PHASES=<file> " + str(run.get("command")), "n": len(rows)}
+    for c in cols:
+        out[c] = quantiles(us(col[c])) if c.endswith("_ns") else {"mean": sum(col[c]) / max(1, len(rows)), "max": max(col[c], default=0)}
+    # Work and interruption told apart: the dispatcher's own CPU time over
+    # the window, wall time it did not run, and the decisions it was
+    # switched out of.
+    out["not_running_us"] = quantiles([max(0, w - c) / 1000 for w, c in zip(col["wall_ns"], col["cpu_ns"])])
+    out["switched_out"] = sum(1 for a, b in zip(col["involuntary"], col["voluntary"]) if a + b > 0)
+    # The decisions that made no system call: the policy's and driver's work alone.
+    out["wall_without_syscalls_us"] = quantiles(
+        [r[cols.index("wall_ns")] / 1000 for r in rows if r[cols.index("signals")] + r[cols.index("futex_wakes")] + r[cols.index("affinity")] == 0])
+    out["wall_minus_syscalls_us"] = quantiles(
+        [(r[cols.index("wall_ns")] - r[cols.index("signal_ns")] - r[cols.index("futex_wake_ns")] - r[cols.index("affinity_ns")]) / 1000 for r in rows])
+    return out
 
 
 def trace_cost() -> dict[str, object]:
@@ -174,6 +207,25 @@ def row(name: str, s: dict[str, float] | None, unit: str = "µs") -> str:
     return f"| {name} | {int(n)} | {f(s['p50'])} | {f(s['p99'])} | {f(s['p999'])} | {f(s['max'])} |"
 
 
+def phase_lines(p: dict[str, object]) -> list[str]:
+    if "error" in p:
+        return [f"Decision phases: {p['error']}"]
+    names = [("wall_ns", "decision, wall (wake-up → switches issued)"), ("cpu_ns", "the dispatcher's CPU time in the window"),
+             ("inputs_ns", "inputs reported (completions, requests, releases)"), ("instant_ns", "the driver's instant (policy)"),
+             ("apply_ns", "switches carried out (apply)"), ("rest_ns", "runs reported, requests answered, want flags"),
+             ("futex_wake_ns", "of which: futex wakes"), ("affinity_ns", "of which: sched_setaffinity"), ("signal_ns", "of which: preemption signals")]
+    lines = [f"Decision phases (a second dispatch run, SCHEDLAB_DISPATCH_PHASES, {p['n']} decisions; µs):", "",
+             "| part | n | p50 | p99 | p99.9 | max |", "|---|---|---|---|---|---|"]
+    lines += [row(label, p[c]) for c, label in names]  # type: ignore[arg-type]
+    lines += [row("wall minus the switches' system calls", p["wall_minus_syscalls_us"]),  # type: ignore[arg-type]
+              row("wall of the decisions that made no system call", p["wall_without_syscalls_us"]),  # type: ignore[arg-type]
+              row("wall − CPU time (not running: preempted or stolen)", p["not_running_us"]), "",  # type: ignore[arg-type]
+              f"Decisions during which the dispatcher was switched out: {p['switched_out']}; system calls per decision "
+              f"(mean): futex wakes {p['futex_wakes']['mean']:.2f}, affinity {p['affinity']['mean']:.2f}, "  # type: ignore[index]
+              f"signals {p['signals']['mean']:.2f}."]  # type: ignore[index]
+    return lines
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=5)
@@ -186,6 +238,7 @@ def main() -> None:
     res["rt_app"] = rt_app(a.seconds)
     res["kernel"] = schedlab_run("kernel", a.seconds)
     res["dispatch"] = schedlab_run("dispatch", a.seconds)
+    res["decision_phases"] = decision_phases(a.seconds)
     res["trace"] = trace_cost()
     res["loadavg_after"] = os.getloadavg()
 
@@ -225,6 +278,8 @@ def main() -> None:
         "| target | measured | verdict |",
         "|---|---|---|",
         *[f"| {t} | {v or '–'} | {s} |" for t, v, s in targets],
+        "",
+        *phase_lines(res["decision_phases"]),  # type: ignore[arg-type]
         "",
         f"schedlab runs: kernel {res['kernel'].get('jobs')} jobs, {res['kernel'].get('misses')} misses; "  # type: ignore[union-attr]
         f"dispatch {res['dispatch'].get('jobs')} jobs, {res['dispatch'].get('misses')} misses.",  # type: ignore[union-attr]

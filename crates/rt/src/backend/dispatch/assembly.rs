@@ -26,6 +26,9 @@ impl Dispatcher {
         ex: &mut Executed,
     ) {
         let t0 = self.host.t0;
+        if let Some(p) = &self.phases {
+            ex.notes.push(p.write().unwrap_or_else(|e| e));
+        }
         let prompt: HashMap<(u32, u64), u64> = self.host.prompts.iter().map(|&(t, j, r)| ((t, j), r)).collect();
         for &(rel, task, job) in &self.skipped {
             let data = serde_json::json!({"task": task, "job": job});

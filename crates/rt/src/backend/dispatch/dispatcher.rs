@@ -16,7 +16,9 @@
 //! it, with its real lateness (and the worker's own start-up latency after
 //! a switch-in counts as consumed).
 
+use super::phases::{Phases, Syscalls};
 use super::points::kind_of;
+use super::prefault;
 use super::services::KernelServices;
 use super::sync::{self, Request, Shared, NO_SEGMENT};
 use super::{drain_limit, DISPATCHER_CPU};
@@ -30,6 +32,7 @@ use crate::watchdog::Heartbeat;
 use schedlab_jobs::{Demands, MissPolicy, Releases, SegmentDemand, SegmentDemands};
 use schedlab_policy::{Cpu, Driver, Host, Job, JobId, JobView, Policy, Preemption, ProtocolError, Run};
 use schedlab_trace::{Event, OverheadKind};
+use std::cell::Cell;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 
@@ -94,6 +97,8 @@ pub struct Dispatcher {
     pub(super) points: [u64; 2],
     /// Per CPU: the job last reported to the driver as running there.
     reported: Vec<Option<JobId>>,
+    /// Each decision's phases, when asked for (`phases.rs`).
+    pub(super) phases: Option<Phases>,
 }
 
 impl Dispatcher {
@@ -168,7 +173,7 @@ impl Dispatcher {
         for i in 0..n {
             drv.reserve_held(i as u32, plan.expected_jobs(i) as usize);
         }
-        Dispatcher {
+        let mut d = Dispatcher {
             policy,
             drv,
             host: KernelServices {
@@ -177,6 +182,7 @@ impl Dispatcher {
                 real: 0,
                 wake: 0,
                 running: vec![None; m],
+                pid: std::process::id() as i32,
                 tids: Vec::with_capacity(n),
                 shared: shared.clone(),
                 active: vec![None; n],
@@ -199,6 +205,9 @@ impl Dispatcher {
                 occupied: vec![None; m],
                 activities: vec![None; m],
                 activity_commands: [0; 2],
+                calls: Syscalls::default(),
+                cpu_clock_reads: Cell::new(0),
+                time_calls: std::env::var_os(super::phases::ENV).is_some_and(|v| !v.is_empty()),
             },
             tasks,
             shared,
@@ -214,6 +223,7 @@ impl Dispatcher {
             skipped: Vec::with_capacity(jobs + 64),
             samples,
             decisions: Vec::with_capacity(wakeups),
+            phases: Phases::from_env(wakeups),
             error: None,
             ended_at: 0,
             slept_until: None,
@@ -225,7 +235,23 @@ impl Dispatcher {
             acks: Vec::with_capacity(n),
             points: [0; 2],
             reported: vec![None; m],
+        };
+        d.prefault();
+        d
+    }
+
+    /// Maps the pages of the buffers that grow during the run, so that no
+    /// decision takes a page fault on them (`prefault.rs`).
+    fn prefault(&mut self) {
+        prefault::spare(&mut self.events);
+        prefault::spare(&mut self.skipped);
+        prefault::spare(&mut self.decisions);
+        prefault::spare(&mut self.late_wakeups);
+        for (_, v) in &mut self.samples.by_kind {
+            prefault::spare(v);
         }
+        prefault::spare(&mut self.host.prompts);
+        prefault::spare(&mut self.host.notes);
     }
 
     pub(super) fn incomplete(&self) -> bool {
@@ -239,6 +265,9 @@ impl Dispatcher {
         self.host.tids.extend(self.shared.iter().map(|s| s.tid.load(Ordering::Acquire)));
         clock::sleep_until(t0);
         loop {
+            if let Some(p) = self.phases.as_mut() {
+                p.begin(self.host.syscalls());
+            }
             let bell = self.bell.load(Ordering::Acquire);
             let wake = clock::now();
             self.hb.busy(wake);
@@ -255,18 +284,31 @@ impl Dispatcher {
             let requested = self.requests(t0, real);
             let released = self.releases(real);
             let timers = self.drv.next_timer().is_some_and(|d| d <= real);
+            if let Some(p) = self.phases.as_mut() {
+                p.now.inputs = clock::now();
+            }
             // The protocol of the instant, with the switches.
             if let Err(e) = self.drv.instant(self.policy.as_mut(), &mut self.host, real) {
                 self.error = Some(e);
                 break;
             }
+            if let Some(p) = self.phases.as_mut() {
+                p.now.instant = clock::now();
+            }
             let drv = &self.drv;
             self.host.apply(|c| drv.chosen(c));
+            if let Some(p) = self.phases.as_mut() {
+                p.now.apply = clock::now();
+            }
             self.report_runs(real);
             self.answer();
             self.update_wants();
             let decided = clock::now();
-            if completed || requested || released || timers || self.host.changed {
+            let made = completed || requested || released || timers || self.host.changed;
+            if let Some(p) = self.phases.as_mut() {
+                p.end(made, wake, decided, self.host.syscalls());
+            }
+            if made {
                 self.decisions.push(decided - wake);
                 let ev =
                     Event::Overhead { t: real, cpu: DISPATCHER_CPU, kind: OverheadKind::Schedule, dur: decided - wake };
@@ -442,6 +484,7 @@ impl Dispatcher {
                 self.points[1] += 1;
             }
             sh.ack.store(n as u32, Ordering::Release);
+            self.host.calls.futex_wakes += 1;
             sync::futex_wake(&sh.ack);
         }
         self.acks.clear();

@@ -40,7 +40,9 @@
 mod activity;
 mod assembly;
 mod dispatcher;
+mod phases;
 mod points;
+mod prefault;
 mod services;
 mod sync;
 mod worker;

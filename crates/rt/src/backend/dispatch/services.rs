@@ -9,12 +9,14 @@
 //! per-CPU `perf_event_open` events, or the counts the workloads publish).
 
 use super::activity::ActivityShared;
+use super::phases::Syscalls;
 use super::sync::{self, Shared};
 use crate::clock;
 use crate::counters::Source;
 use crate::sched::{self, CpuSet};
 use schedlab_policy::{Activity, Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
+use std::cell::Cell;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -36,6 +38,8 @@ pub(super) struct KernelServices {
     pub real: Time,
     pub wake: u64,
     pub running: Vec<Option<JobId>>,
+    /// This process (for the preemption signals) and the workers' threads.
+    pub pid: i32,
     pub tids: Vec<i32>,
     pub shared: Vec<Arc<Shared>>,
     /// Per task: the job released to the policy (what a switch-to posts).
@@ -71,6 +75,12 @@ pub(super) struct KernelServices {
     pub activities: Vec<Option<Arc<ActivityShared>>>,
     /// Activity commands given (starts, stops).
     pub activity_commands: [u64; 2],
+    /// System calls made so far (`phases.rs`); the CPU clock reads are
+    /// made from `&self`.
+    pub calls: Syscalls,
+    pub cpu_clock_reads: Cell<u64>,
+    /// Stamp the time of each switch's system calls (phases recorded).
+    pub time_calls: bool,
 }
 
 impl Host<u64> for KernelServices {
@@ -86,6 +96,7 @@ impl Host<u64> for KernelServices {
             return 0;
         }
         let tid = sh.tid.load(Ordering::Acquire);
+        self.cpu_clock_reads.set(self.cpu_clock_reads.get() + 1);
         sync::thread_cpu_of(tid).saturating_sub(sh.cpu0.load(Ordering::Acquire))
     }
     fn running(&self, cpu: Cpu) -> Option<JobId> {
@@ -141,6 +152,11 @@ impl Host<u64> for KernelServices {
 }
 
 impl KernelServices {
+    /// The system calls made so far.
+    pub fn syscalls(&self) -> Syscalls {
+        Syscalls { cpu_clock_reads: self.cpu_clock_reads.get(), ..self.calls }
+    }
+
     /// Carries out the instant's decisions: `chosen(cpu)` is what each CPU
     /// must run now (all switch-aways, then all switch-tos).
     pub fn apply(&mut self, chosen: impl Fn(Cpu) -> Option<JobId>) {
@@ -181,7 +197,10 @@ impl KernelServices {
                 sh.segment.store(a.segment, Ordering::Relaxed);
                 sh.run_cmd_t.store(clock::now(), Ordering::Relaxed);
                 sh.gate.store(sync::next_gen(g, c as u32 + 1), Ordering::Release);
+                self.calls.futex_wakes += 1;
+                let t = self.stamp();
                 sync::futex_wake(&sh.gate);
+                self.calls.futex_wake_ns += self.stamp() - t;
             }
             None => {
                 self.activity_commands[1] += 1;
@@ -205,7 +224,10 @@ impl KernelServices {
         if sync::state(g) != sync::EXIT {
             sh.gate.store(sync::next_gen(g, sync::HOLD), Ordering::Release);
         }
-        sync::signal(self.tids[old.task as usize]);
+        self.calls.signals += 1;
+        let t = self.stamp();
+        sync::signal(self.pid, self.tids[old.task as usize]);
+        self.calls.signal_ns += self.stamp() - t;
     }
 
     /// Dispatches `want` on CPU `c`: affinity, the job's parameters, the gate.
@@ -222,7 +244,10 @@ impl KernelServices {
             if self.affinity[i].is_some() {
                 self.commands[2] += 1;
             }
+            self.calls.affinity += 1;
+            let t = self.stamp();
             let _ = sched::set_affinity(tid, &CpuSet::of(&[c as u32]));
+            self.calls.affinity_ns += self.stamp() - t;
             self.affinity[i] = Some(c as u32);
         }
         let sh = &self.shared[i];
@@ -244,6 +269,18 @@ impl KernelServices {
         if sync::state(g) != sync::EXIT {
             sh.gate.store(sync::next_gen(g, c as u32 + 1), Ordering::Release);
         }
+        self.calls.futex_wakes += 1;
+        let t = self.stamp();
         sync::futex_wake(&sh.gate);
+        self.calls.futex_wake_ns += self.stamp() - t;
+    }
+
+    /// The clock, when the switches' system calls are timed (else 0).
+    fn stamp(&self) -> u64 {
+        if self.time_calls {
+            clock::now()
+        } else {
+            0
+        }
     }
 }

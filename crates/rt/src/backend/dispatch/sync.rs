@@ -275,10 +275,12 @@ pub fn block_preempt(block: bool) {
 }
 
 /// Sends the preemption signal to thread `tid` of this process.
-pub fn signal(tid: i32) {
+/// `pid` is this process's (read once: `getpid` is a system call of its
+/// own in glibc, which no longer caches it).
+pub fn signal(pid: i32, tid: i32) {
     // SAFETY: tgkill to a thread of this process.
     unsafe {
-        libc::syscall(libc::SYS_tgkill, libc::getpid(), tid, preempt_signal());
+        libc::syscall(libc::SYS_tgkill, pid, tid, preempt_signal());
     }
 }
 /// The next gate word: a new generation with state `s`.
