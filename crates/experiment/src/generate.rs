@@ -24,6 +24,9 @@ pub struct Drawn {
     pub wss: Vec<u64>,
     /// Σ C/T of the generated (rounded) WCETs.
     pub utilization: f64,
+    /// A PREM set (`generator.prem`): the spec `schedlab gen --prem` writes
+    /// and its seed (the tasks above are its tasks' C, D, T).
+    pub prem: Option<Box<crate::prem::PremSet>>,
 }
 
 /// The streams of `schedlab gen` (crates/model/src/gen/taskset.rs).
@@ -41,10 +44,9 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
         return draw_mtt(p, seed, out);
     }
     if p.prem.is_some() {
-        return Err(GenError::InvalidParameter(
-            "prem: PREM sets (segments, memory priorities, one task per CPU) are not bare task parameters; generate them one by one (`schedlab gen --prem`, `schedlab.generate(prem=...)`)".into(),
-        ));
+        return crate::prem::draw(p, seed, out);
     }
+    out.prem = None;
     let mut rng = stream(seed, 1);
     let utils = match p.utils {
         UtilMethod::Named(d) => {
@@ -120,6 +122,7 @@ fn draw_mtt(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
     let of = spec.mtt_of_tasks();
     out.tasks.clear();
     out.wss.clear();
+    out.prem = None;
     let mut sum = 0.0;
     for (i, t) in spec.tasks.iter().enumerate() {
         out.tasks.push(TaskParams::implicit(t.wcet.0, t.period.0));
