@@ -102,6 +102,12 @@ pub fn check_simulation(s: &Simulation, prem: bool) -> Option<(String, String)> 
             ));
         }
     }
+    if s.memory.is_some() && s.cache.is_none() {
+        return Some((
+            "cache".into(),
+            "a `memory` needs a `cache` too (the simulator's platform model, which stretches contending memory accesses, runs only with a cache); add e.g. `cache: {size: 1MiB, ways: 16, line: 64B}`".into(),
+        ));
+    }
     if let Some(m) = &s.memory_mode {
         if mode(m).is_none() {
             return Some(("memory_mode".into(), format!("`{m}` is not a memory mode; write `smp` or `amp`")));
