@@ -52,6 +52,12 @@ def main(path: str) -> int:
     except OSError as e:
         print(f"{path}: {e}", file=sys.stderr)
         return 1
+    need = {"wss", "prem", "sample", "evaluation", "verdict", "tau0_wcet_ns"}
+    missing = sorted(need - set(rows[0] if rows else ()))
+    if missing:
+        print(f"{path}: not the rows of experiments/mcs-ecrts19.yaml (no column {', '.join(missing)}); "
+              "run `schedlab sweep experiments/mcs-ecrts19.yaml -o mcs.csv` first", file=sys.stderr)
+        return 1
     slots = sorted({int(k[3:].split("_")[0]) for k in rows[0] if k.startswith("tau") and k.endswith("_wcet_ns")})
     # (wss, prem, sample, evaluation) -> per task (C, response, mean response, jitter), and the verdict.
     at: dict[tuple[str, str, int, str], list[tuple[float, float, float, float]]] = {}
