@@ -222,7 +222,10 @@ impl Evaluator {
                 keep[k] |= s.metrics.is_empty() || s.metrics.iter().any(|x| x == m);
             }
         }
-        let prem_slots = crate::grid::expand(&e.generator).map(|g| crate::prem::slots(&g)).unwrap_or(0);
+        let prem_slots = match e.generator.prem {
+            Some(_) => crate::grid::expand(&e.generator).map(|g| crate::prem::slots(&g)).unwrap_or(0),
+            None => 0,
+        };
         Ok(Evaluator { scheds, models, cpmd, sims, evaluations, sim_metrics: keep, prem_slots })
     }
 

@@ -68,6 +68,12 @@ pub fn slots(grid: &Grid) -> usize {
 pub fn check_experiment(e: &Experiment) -> Vec<(String, String)> {
     let mut out = Vec::new();
     if e.generator.prem.is_none() {
+        for (i, s) in e.schedulers.iter().enumerate().filter(|(_, s)| s.test.starts_with("mcs.")) {
+            out.push((
+                format!("schedulers[{i}].test"),
+                format!("`{}` analyses PREM tasks, which a sweep's generated sets have only with `generator.prem` (e.g. `prem: default` with `utils: uunifast-discard`); add it, or remove this scheduler", s.test),
+            ));
+        }
         return out;
     }
     if !e.overheads.is_empty() {

@@ -155,6 +155,11 @@ fn mcs_outside_prem_sets_names_the_field_and_the_fix() {
     let cases = [
         (format!("{bare}  - {{name: m, policy: mcs}}\n"), "simulations[0].policy", "generator.prem"),
         (format!("{bare}  - {{name: g, policy: gedf, mps: false}}\n"), "simulations[0].mps", "generator.prem"),
+        (
+            bare.replace("simulations:\n", "schedulers:\n  - {name: HOL, test: mcs.holistic}\n"),
+            "schedulers[0].test",
+            "generator.prem",
+        ),
         (text(2, 2, "  - {name: m, policy: mcs, memory_mode: xmp}\n"), "simulations[0].memory_mode", "smp"),
         (text(2, 2, "  - {name: g, policy: gedf}\n"), "simulations[0].policy", "under `mcs`"),
         (text(2, 2, SIMS).replace("tasks: 3", "tasks: 5"), "generator.prem", "--tasks must be between 1 and 4"),
