@@ -73,8 +73,14 @@ pub fn simulate(
         trace_events: st.trace_events,
         ..Default::default()
     };
-    for (i, ts) in st.tasks.iter().enumerate() {
+    for (i, ts) in st.tasks.iter_mut().enumerate() {
         summary.incomplete += ts.active.is_some() as u64 + engine.drv.held_len(i as u32) as u64;
+        // The unfinished jobs' tardiness at the end (a lower bound).
+        let deadlines =
+            ts.active.map(|a| a.deadline).into_iter().chain(engine.drv.held(i as u32).map(|h| h.job.deadline));
+        for d in deadlines {
+            ts.sum.max_late_end = ts.sum.max_late_end.max(horizon.saturating_sub(d));
+        }
     }
     summary.tasks = st.tasks.iter().map(|t| t.sum.clone()).collect();
     summary.cpus = st.cpus.iter().map(|c| c.sum.clone()).collect();
@@ -423,6 +429,7 @@ impl Engine {
         }
         if forced {
             ts.sum.aborted += 1;
+            ts.sum.max_late_end = ts.sum.max_late_end.max(now.saturating_sub(a.deadline));
         } else {
             let r = now - a.release;
             ts.sum.max_response = ts.sum.max_response.max(r);
@@ -577,6 +584,7 @@ impl Engine {
             }
             _ => {
                 // A held job the policy never saw: dropped.
+                let late = self.drv.held_job(task, seq).map_or(0, |h| now.saturating_sub(h.job.deadline));
                 let known = self.drv.complete(JobId { task, seq });
                 if let Some(s) = st.tasks[task as usize].segments.as_mut() {
                     s.drop_oldest();
@@ -585,6 +593,7 @@ impl Engine {
                 let ts = &mut st.tasks[task as usize];
                 ts.sum.completed += 1;
                 ts.sum.aborted += 1;
+                ts.sum.max_late_end = ts.sum.max_late_end.max(late);
                 let home = ts.home;
                 ts.dl_seq += 1;
                 st.emit(&Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });

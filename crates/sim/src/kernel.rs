@@ -157,7 +157,7 @@ impl<'a> State<'a> {
     /// Emits an overhead interval now, or holds it back until its start.
     pub fn emit_overhead(&mut self, t: Time, cpu: u32, kind: OverheadKind, dur: Time) {
         if t <= self.now {
-            self.emit(&Event::Overhead { t, cpu, kind, dur });
+            self.emit_overhead_now(t, cpu, kind, dur);
         } else {
             self.deferred_seq += 1;
             self.deferred.push(Reverse((t, self.deferred_seq, cpu, kind_code(kind), dur)));
@@ -182,8 +182,17 @@ impl<'a> State<'a> {
                 break;
             }
             self.deferred.pop();
-            self.emit(&Event::Overhead { t, cpu, kind: code_kind(k), dur });
+            self.emit_overhead_now(t, cpu, code_kind(k), dur);
         }
+    }
+
+    /// Writes an overhead interval and counts it in the CPU's summary.
+    fn emit_overhead_now(&mut self, t: Time, cpu: u32, kind: OverheadKind, dur: Time) {
+        let k = &mut self.cpus[cpu as usize].sum.overheads[kind.index()];
+        k.count += 1;
+        k.total = k.total.saturating_add(dur);
+        k.max = k.max.max(dur);
+        self.emit(&Event::Overhead { t, cpu, kind, dur });
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
@@ -198,6 +207,7 @@ impl<'a> State<'a> {
                 let ts = &mut self.tasks[task as usize];
                 if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
+                    ts.sum.exec += d;
                     if !c.rate.is_one() {
                         slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }

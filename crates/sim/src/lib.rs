@@ -30,6 +30,7 @@ mod kernel;
 mod mtt;
 pub mod platform;
 mod queue;
+pub mod report;
 mod segments;
 pub mod session;
 mod state;
@@ -46,7 +47,7 @@ pub use platform::{CounterSource, CpuView};
 pub use schedlab_jobs::{Arrivals, Execution, MissPolicy, Sporadic};
 pub use schedlab_model::overheads::{Costs, Overheads};
 pub use session::{Outcome, Outputs, Session, SessionError};
-pub use summary::{CpuSummary, MttSummary, SimSummary, TaskSummary};
+pub use summary::{CpuSummary, MttSummary, OverheadTally, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;
 use schedlab_policy::Policy;

@@ -5,7 +5,9 @@
 //! and the trace header, and collects the notices a user must hear about
 //! (a horizon cut short by the cap, `--exec uniform` without any `bcet`).
 //! [`Session::run`] drives the simulator once and feeds every event to the
-//! metrics (with the caller's job sink), to the trace encoder when one is
+//! metrics (with the caller's job sink; without a sink, policy events or
+//! MTTs the report comes from the simulator's own accounting instead,
+//! `crate::report`), to the trace encoder when one is
 //! given, to memory when the events are kept, and to the caller's observer
 //! (a validator lives above this crate, so it comes in as an observer). The
 //! [`Outcome`] holds the report and counts the deadline misses of `hrt`
@@ -121,11 +123,17 @@ impl Session {
     ) -> Result<Outcome<S, W>, SessionError> {
         let Outputs { sink, trace, keep_events } = outputs;
         let mut writer = trace;
+        // The streaming metrics only when the report needs what only the
+        // events hold (job records, MTT spans, the memory token's policy
+        // events); otherwise the simulator's own accounting gives it.
+        let stream = sink.wants_records() || self.config.policy_events || !self.spec.mtts().is_empty();
         let mut metrics = Metrics::from_header(&self.header).with_sink(sink);
         let mut events = Vec::new();
         let mut failure: Option<TraceError> = None;
         let summary = simulate(&self.spec, self.policy.as_mut(), &self.config, &mut |e: &Event| {
-            metrics.push(e);
+            if stream {
+                metrics.push(e);
+            }
             if let Some(w) = writer.as_mut() {
                 if let Err(err) = w.write_event(e) {
                     failure.get_or_insert(err);
@@ -141,7 +149,8 @@ impl Session {
             return Err(SessionError::Trace(f));
         }
         let trace = writer.map(|w| w.finish()).transpose().map_err(SessionError::Trace)?;
-        let (report, sink) = metrics.finish();
+        let (streamed, sink) = metrics.finish();
+        let report = if stream { streamed } else { crate::report::report(&self.header, &summary) };
         let mut hrt_misses = 0;
         let mut hrt_missed_tasks = Vec::new();
         for (t, s) in self.spec.tasks.iter().zip(&summary.tasks) {
