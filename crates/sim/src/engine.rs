@@ -57,6 +57,22 @@ pub fn simulate(
     config: &SimConfig,
     sink: &mut dyn FnMut(&Event),
 ) -> Result<SimSummary, SimError> {
+    run(spec, policy, config, Some(sink))
+}
+
+/// Runs like [`simulate`] without passing the events anywhere (they are
+/// only counted): for a caller that needs only the summary, which is then
+/// spared building each event and calling a sink with it.
+pub fn simulate_summary(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig) -> Result<SimSummary, SimError> {
+    run(spec, policy, config, None)
+}
+
+fn run(
+    spec: &Spec,
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+    sink: Option<&mut dyn FnMut(&Event)>,
+) -> Result<SimSummary, SimError> {
     let horizon = horizon(spec, config);
     let (mut st, mut engine) = prepare(spec, policy, config, sink)?;
     engine.run(&mut st, policy, horizon)?;
@@ -103,7 +119,7 @@ fn prepare<'a>(
     spec: &Spec,
     policy: &mut dyn Policy,
     config: &SimConfig,
-    sink: &'a mut dyn FnMut(&Event),
+    sink: Option<&'a mut dyn FnMut(&Event)>,
 ) -> Result<(State<'a>, Engine), SimError> {
     let overheads = match (&config.overheads, config.spec_overheads) {
         (Some(o), _) => Some(o.clone()),
@@ -176,7 +192,7 @@ fn prepare<'a>(
 #[doc(hidden)]
 pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig) -> Result<Vec<usize>, SimError> {
     let mut sink = |_: &Event| {};
-    let (mut st, mut engine) = prepare(spec, policy, config, &mut sink)?;
+    let (mut st, mut engine) = prepare(spec, policy, config, Some(&mut sink))?;
     engine.run(&mut st, policy, horizon(spec, config))?;
     let caps = vec![
         st.queue.capacity(),

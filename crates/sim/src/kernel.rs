@@ -59,7 +59,8 @@ pub(crate) struct State<'a> {
     pub touched: Vec<u32>,
     /// Tasks whose `DeadlineArrival` entry came up at this instant.
     pub rode: Vec<u32>,
-    pub sink: &'a mut dyn FnMut(&Event),
+    /// Where the events go (`None`: nowhere, only counted).
+    pub sink: Option<&'a mut dyn FnMut(&Event)>,
     pub trace_events: u64,
     pub policy_events: bool,
     pub overheads: Option<Overheads>,
@@ -115,7 +116,7 @@ impl<'a> State<'a> {
     pub fn new(
         tasks: Vec<TaskState>,
         cpus: usize,
-        sink: &'a mut dyn FnMut(&Event),
+        sink: Option<&'a mut dyn FnMut(&Event)>,
         policy_events: bool,
         overheads: Option<Overheads>,
         costs: Costs,
@@ -151,7 +152,9 @@ impl<'a> State<'a> {
     #[inline]
     pub fn emit(&mut self, e: &Event) {
         self.trace_events += 1;
-        (self.sink)(e);
+        if let Some(sink) = self.sink.as_mut() {
+            sink(e);
+        }
     }
 
     /// Emits an overhead interval now, or holds it back until its start.

@@ -39,7 +39,7 @@ pub mod summary;
 pub use config::{ReleaseCpu, SimConfig, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]
 pub use engine::capacities_after;
-pub use engine::simulate;
+pub use engine::{simulate, simulate_summary};
 pub use error::SimError;
 pub use header::header;
 pub use horizon::horizon;

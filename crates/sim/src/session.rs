@@ -117,9 +117,20 @@ impl Session {
     /// Runs the simulation once; `observe` sees every event after the
     /// metrics and the trace did.
     pub fn run<S: JobSink, W: Write>(
-        mut self,
+        self,
         outputs: Outputs<S, W>,
         observe: &mut dyn FnMut(&Event),
+    ) -> Result<Outcome<S, W>, SessionError> {
+        self.run_observed(outputs, Some(observe))
+    }
+
+    /// [`Session::run`] with an optional observer: when nothing needs the
+    /// events (no observer, job sink, trace, kept events, policy events or
+    /// MTTs), the simulator does not build them at all.
+    pub fn run_observed<S: JobSink, W: Write>(
+        mut self,
+        outputs: Outputs<S, W>,
+        mut observe: Option<&mut dyn FnMut(&Event)>,
     ) -> Result<Outcome<S, W>, SessionError> {
         let Outputs { sink, trace, keep_events } = outputs;
         let mut writer = trace;
@@ -130,20 +141,27 @@ impl Session {
         let mut metrics = Metrics::from_header(&self.header).with_sink(sink);
         let mut events = Vec::new();
         let mut failure: Option<TraceError> = None;
-        let summary = simulate(&self.spec, self.policy.as_mut(), &self.config, &mut |e: &Event| {
-            if stream {
-                metrics.push(e);
-            }
-            if let Some(w) = writer.as_mut() {
-                if let Err(err) = w.write_event(e) {
-                    failure.get_or_insert(err);
+        let quiet = !stream && writer.is_none() && !keep_events && observe.is_none();
+        let summary = if quiet {
+            crate::simulate_summary(&self.spec, self.policy.as_mut(), &self.config)
+        } else {
+            simulate(&self.spec, self.policy.as_mut(), &self.config, &mut |e: &Event| {
+                if stream {
+                    metrics.push(e);
                 }
-            }
-            if keep_events {
-                events.push(e.clone());
-            }
-            observe(e);
-        })
+                if let Some(w) = writer.as_mut() {
+                    if let Err(err) = w.write_event(e) {
+                        failure.get_or_insert(err);
+                    }
+                }
+                if keep_events {
+                    events.push(e.clone());
+                }
+                if let Some(o) = observe.as_mut() {
+                    o(e);
+                }
+            })
+        }
         .map_err(SessionError::Sim)?;
         if let Some(f) = failure {
             return Err(SessionError::Trace(f));

@@ -1,7 +1,8 @@
 //! The report built from the simulator's own accounting
 //! (`schedlab_sim::report::report`, what `schedlab simulate` prints when
 //! nothing else needs the events) equals the streaming metrics' report over
-//! the same run's trace events: the examples and random sets under several
+//! the same run's trace events, and a run without a sink
+//! (`schedlab_sim::simulate_summary`) has the same summary: the examples and random sets under several
 //! policies, overheads (release latency, ticks, CPMD), overruns, miss
 //! policies and sporadic arrivals.
 
@@ -15,6 +16,9 @@ fn both(spec: &schedlab_model::Spec, config: &SimConfig) -> Option<(MetricsRepor
     let mut policy = schedlab_policy::build(spec, None).ok()?;
     let header = schedlab_sim::header(spec, policy.info(), config);
     let (events, summary) = simulate_collect(spec, policy.as_mut(), config).ok()?;
+    // Without a sink the simulator builds no events; its summary is the same.
+    let mut again = schedlab_policy::build(spec, None).ok()?;
+    assert_eq!(schedlab_sim::simulate_summary(spec, again.as_mut(), config).unwrap(), summary);
     let mut streamed = schedlab_trace::metrics::compute(&header, &events);
     // Only the streaming metrics follow MTT spans and the memory token.
     streamed.mtts.clear();

@@ -164,9 +164,11 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             }
         }
     };
-    let mut ignore = |_: &schedlab_trace::Event| {};
-    let observer: &mut dyn FnMut(&schedlab_trace::Event) = if observing { &mut observe } else { &mut ignore };
-    let outcome = session.run(Outputs { sink: csv, trace, keep_events: keep }, observer).map_err(session_error)?;
+    // Without an observer (and without a trace, exports or a job table)
+    // the simulator builds no events at all.
+    let observer: Option<&mut dyn FnMut(&schedlab_trace::Event)> = if observing { Some(&mut observe) } else { None };
+    let outcome =
+        session.run_observed(Outputs { sink: csv, trace, keep_events: keep }, observer).map_err(session_error)?;
     if let Some(f) = invalid {
         return Err(CliError::new(exit::NEGATIVE, f).in_file(&a.spec));
     }
