@@ -540,6 +540,10 @@ impl Host<Time> for State<'_> {
         }
     }
     fn delivered(&mut self, what: &Delivery<Time>) {
+        // (The attribution only decides IPIs, charged with overheads only.)
+        if self.overheads.is_none() {
+            return;
+        }
         if let Delivery::Timer { .. } = what {
             // A timer is handled on the lowest-numbered CPU it marks.
             if let Some(&h) = self.timer_marks.iter().min() {
@@ -555,8 +559,12 @@ impl Host<Time> for State<'_> {
             }
         }
     }
+    #[inline]
     fn marked(&mut self, cpu: Cpu) {
-        self.attribute(cpu);
+        // Who marked whom decides IPIs, which only an overhead model charges.
+        if self.overheads.is_some() {
+            self.attribute(cpu);
+        }
     }
     fn progress(&self, cpu: Cpu) -> Option<Run> {
         self.run_of(cpu)
