@@ -21,7 +21,7 @@
 use crate::config::{ReleaseCpu, SimConfig};
 use crate::error::SimError;
 use crate::horizon::horizon;
-use crate::kernel::State;
+use crate::kernel::{emit, State};
 use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_SUSPEND, CLASS_TICK};
 use crate::segments::Segments;
 use crate::state::TaskState;
@@ -220,7 +220,7 @@ struct Engine {
 
 impl Engine {
     fn run(&mut self, st: &mut State, policy: &mut dyn Policy, horizon: Time) -> Result<(), SimError> {
-        st.emit(&Event::SysRelease { t: 0 });
+        emit!(st, Event::SysRelease { t: 0 });
         for i in 0..st.tasks.len() as u32 {
             let ts = &mut st.tasks[i as usize];
             let first = ts.arrivals.next().expect("releases are endless");
@@ -398,7 +398,7 @@ impl Engine {
         // deadline check and its successor's arrival fall at the same instant:
         // one queue entry serves both (`Kind::DeadlineArrival`).
         let ride = arm && deadline == next_due && next_due > now && st.costs.release_latency == 0;
-        st.emit(&Event::Release { t: now, task, job: seq, deadline });
+        emit!(st, Event::Release { t: now, task, job: seq, deadline });
         let idx = st.releases.len() as u32;
         st.tasks[task as usize].release_idx = idx;
         if st.overheads.is_some() {
@@ -472,8 +472,8 @@ impl Engine {
         st.left_cpu(cpu, task);
         let a = st.tasks[task as usize].active.expect("active job");
         let job = a.seq;
-        st.emit(&Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
-        st.emit(&Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
+        emit!(st, Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
+        emit!(st, Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
         self.finish(st, task, cpu, false);
     }
 
@@ -500,7 +500,7 @@ impl Engine {
             if let Some(m) = st.model.as_deref_mut() {
                 m.phase(task, next == SegmentKind::Memory);
             }
-            st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
+            emit!(st, Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
             self.drv.segment_end(JobId { task, seq }, seg, kind);
             if next == SegmentKind::Suspend {
                 self.suspend(st, task);
@@ -536,7 +536,7 @@ impl Engine {
         a.suspended = true;
         let until = now.saturating_add(ts.segments.as_ref().expect("a segmented task").suspension(a.seg));
         let seq = a.seq;
-        st.emit(&Event::Block { t: now, task, job: seq });
+        emit!(st, Event::Block { t: now, task, job: seq });
         self.drv.block(JobId { task, seq });
         st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
     }
@@ -552,8 +552,8 @@ impl Engine {
         if a.seg >= segs.last() {
             a.suspended = false;
             let (cpu, exec) = (a.last_cpu.unwrap_or(ts.home), a.consumed);
-            st.emit(&Event::Resume { t: now, task, job: seq });
-            st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec, forced: false });
+            emit!(st, Event::Resume { t: now, task, job: seq });
+            emit!(st, Event::Completion { t: now, cpu, task, job: seq, exec, forced: false });
             self.finish(st, task, cpu, false);
             return;
         }
@@ -567,7 +567,7 @@ impl Engine {
             st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
         } else {
             a.suspended = false;
-            st.emit(&Event::Resume { t: now, task, job: seq });
+            emit!(st, Event::Resume { t: now, task, job: seq });
             self.drv.resume(JobId { task, seq });
         }
     }
@@ -578,7 +578,7 @@ impl Engine {
         let ts = &mut st.tasks[task as usize];
         let seq = ts.dl_seq;
         ts.sum.missed += 1;
-        st.emit(&Event::DeadlineMiss { t: now, task, job: seq });
+        emit!(st, Event::DeadlineMiss { t: now, task, job: seq });
         if self.miss != MissPolicy::Abort {
             st.tasks[task as usize].dl_seq += 1;
             self.arm_deadline(st, task);
@@ -595,7 +595,7 @@ impl Engine {
                     None => a.last_cpu.unwrap_or(ts.home),
                 };
                 let consumed = st.tasks[task as usize].active.expect("active").consumed;
-                st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec: consumed, forced: true });
+                emit!(st, Event::Completion { t: now, cpu, task, job: seq, exec: consumed, forced: true });
                 self.finish(st, task, cpu, true);
             }
             _ => {
@@ -612,7 +612,7 @@ impl Engine {
                 ts.sum.max_late_end = ts.sum.max_late_end.max(late);
                 let home = ts.home;
                 ts.dl_seq += 1;
-                st.emit(&Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });
+                emit!(st, Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });
                 self.arm_deadline(st, task);
             }
         }

@@ -17,6 +17,19 @@ use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Counts a trace event of the run `$st` and, when the run has a sink,
+/// builds the event `$e` and passes it on: a run without a sink builds none.
+macro_rules! emit {
+    ($st:expr, $e:expr) => {{
+        $st.trace_events += 1;
+        if $st.sink.is_some() {
+            let e = $e;
+            $st.send(&e);
+        }
+    }};
+}
+pub(crate) use emit;
+
 /// Who is handling the callback being delivered (for IPI attribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ctx {
@@ -152,6 +165,12 @@ impl<'a> State<'a> {
     #[inline]
     pub fn emit(&mut self, e: &Event) {
         self.trace_events += 1;
+        self.send(e);
+    }
+
+    /// Passes an event counted already to the sink, if any (see `emit!`).
+    #[inline]
+    pub fn send(&mut self, e: &Event) {
         if let Some(sink) = self.sink.as_mut() {
             sink(e);
         }
@@ -195,7 +214,7 @@ impl<'a> State<'a> {
         k.count += 1;
         k.total = k.total.saturating_add(dur);
         k.max = k.max.max(dur);
-        self.emit(&Event::Overhead { t, cpu, kind, dur });
+        emit!(self, Event::Overhead { t, cpu, kind, dur });
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
@@ -272,7 +291,7 @@ impl<'a> State<'a> {
         self.settle(cpu);
         self.left_cpu(cpu, task);
         let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
-        self.emit(&Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
+        emit!(self, Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
         let c = &mut self.cpus[cpu as usize];
         c.job = None;
         c.predicted = None;
@@ -407,7 +426,7 @@ impl<'a> State<'a> {
             let cs = &mut self.cpus[c as usize];
             cs.job = None;
             cs.predicted = None;
-            self.emit(&Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
+            emit!(self, Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
         }
     }
 
@@ -447,7 +466,7 @@ impl<'a> State<'a> {
             }
             cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
         }
-        self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
+        emit!(self, Event::SwitchTo { t: now, cpu: c, task, job });
     }
 }
 
@@ -599,7 +618,7 @@ impl Host<Time> for State<'_> {
         // Each reading goes into the trace, so replay answers the same.
         if let (Ok(c), true) = (&read, self.policy_events) {
             let event = c.sample(running);
-            self.emit(&Event::Policy { t: self.now, cpu: Some(cpu), event });
+            emit!(self, Event::Policy { t: self.now, cpu: Some(cpu), event });
         }
         read
     }
