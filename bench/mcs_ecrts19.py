@@ -41,6 +41,12 @@ Published orderings checked (notes §A5):
      again with E = 4·P (compute 256 MiB/s), where the E phases can cover the
      worker's write-back and prefetch (the paper's condition, [S2:L312]).
 
+The reproduction itself is now a sweep (`schedlab sweep
+experiments/mcs-ecrts19.yaml`, checked by experiments/mcs_orderings.py:
+the same sets from `schedlab gen --prem`, utilisations drawn per set,
+paired Contention / S-MP / A-MP simulations); this script's simulation mode
+is the earlier variant with fixed period factors and random offsets.
+
 Debug or release build (`--debug` uses target/debug/schedlab). Writes
 bench/results/<UTC stamp>-mcs-ecrts19.{json,md}.
 

@@ -165,18 +165,22 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let csv = a.csv.as_ref().map(|_| JobCsvWriter::for_header(Vec::new(), &header).expect("writing to memory"));
     let mut invalid: Option<String> = None;
     let mut spread = spread_meter(session.spec());
-    let outcome = session
-        .run(Outputs { sink: csv, trace, keep_events: keep }, &mut |e| {
-            if let Some(m) = spread.as_mut() {
-                m.push(e);
+    let observing = spread.is_some() || validator.is_some();
+    let mut observe = |e: &schedlab_trace::Event| {
+        if let Some(m) = spread.as_mut() {
+            m.push(e);
+        }
+        if let Some(v) = validator.as_mut() {
+            if let Err(err) = v.push(e.clone()) {
+                invalid.get_or_insert_with(|| format!("validator: {err}"));
             }
-            if let Some(v) = validator.as_mut() {
-                if let Err(err) = v.push(e.clone()) {
-                    invalid.get_or_insert_with(|| format!("validator: {err}"));
-                }
-            }
-        })
-        .map_err(session_error)?;
+        }
+    };
+    // Without an observer (and without a trace, exports or a job table)
+    // the simulator builds no events at all.
+    let observer: Option<&mut dyn FnMut(&schedlab_trace::Event)> = if observing { Some(&mut observe) } else { None };
+    let outcome =
+        session.run_observed(Outputs { sink: csv, trace, keep_events: keep }, observer).map_err(session_error)?;
     if let Some(f) = invalid {
         return Err(CliError::new(exit::NEGATIVE, f).in_file(&a.spec));
     }
