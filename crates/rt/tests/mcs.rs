@@ -1,6 +1,9 @@
 //! `mcs` on real threads (backend `dispatch`, root), with the `prem`
-//! workload: `examples/mcs-two-cpus.yaml`'s shape with phases four times
-//! longer (the validator's tolerance is a fifth of the shortest phase), an
+//! workload: `examples/mcs-two-cpus.yaml`'s shape with phases eight times
+//! longer (the validator's tolerance is a fifth of the shortest phase:
+//! 1.28 ms, above the 1 ms from which a late wake-up is a measured platform
+//! stall; with 4 ms phases a 0.9 ms late stop of the worker, not a measured
+//! stall, failed the 640 µs tolerance), an
 //! A-MP task on CPU 0 whose later memory phases the memory-phase worker
 //! does on the master CPU 1, and an S-MP task on CPU 1. The worker is a real thread pinned on CPU 1
 //! (the backend's activity thread, `Kernel::occupy`): each of its token
@@ -58,8 +61,8 @@ fn the_memory_phase_worker_is_a_thread_on_the_master_cpu_that_copies_the_section
         "platform: {cpus: 2}
 policy: {name: mcs, master: 1}
 tasks:
-  - {name: blur, period: 60ms, cpu: 0, memory_priority: 1, memory_mode: amp, wss: 512KiB,
-     segments: [{memory: 4ms}, {exec: 16ms}, {memory: 4ms}, {memory: 4ms}, {exec: 16ms}, {memory: 4ms}]}
+  - {name: blur, period: 90ms, cpu: 0, memory_priority: 1, memory_mode: amp, wss: 512KiB,
+     segments: [{memory: 8ms}, {exec: 16ms}, {memory: 8ms}, {memory: 8ms}, {exec: 16ms}, {memory: 8ms}]}
   - {name: sum, period: 75ms, cpu: 1, memory_priority: 2, wss: 256KiB,
      segments: [{memory: 8ms}, {exec: 12ms}, {memory: 8ms}]}
 ",
