@@ -23,6 +23,9 @@ pub struct SetRow {
     pub utilization: f64,
     /// One per evaluation.
     pub cells: Vec<Cell>,
+    /// PREM sets: per evaluation, per task slot, the per-task metrics
+    /// ([`crate::prem::TASK_METRICS`]); empty otherwise.
+    pub per_task: Vec<f64>,
 }
 
 /// A column's values.
@@ -78,6 +81,8 @@ enum Source {
     Verdict,
     Schedulable,
     Sim(usize),
+    /// A per-task metric: slot × metrics + metric.
+    PerTask(usize),
     MissRatio,
 }
 
@@ -91,6 +96,8 @@ pub struct Table {
     /// point (`Axis`), as the column stores it (codes for text), computed
     /// once so that filling a row compares no strings.
     fixed: Vec<Vec<Fixed>>,
+    /// Per-task values of one evaluation (PREM sets).
+    per_eval: usize,
 }
 
 /// A value known before the rows: an evaluation's or a grid point's.
@@ -160,6 +167,13 @@ impl Table {
                 push("migrations", Data::F64(vec![]), Source::Sim(5));
             }
         }
+        let slots = crate::prem::slots(grid);
+        let metrics = crate::prem::TASK_METRICS;
+        for i in 0..slots {
+            for (k, m) in metrics.iter().enumerate() {
+                push(&format!("tau{i}_{m}"), Data::F64(vec![]), Source::PerTask(i * metrics.len() + k));
+            }
+        }
         let code = |d: &[String], name: &str| d.iter().position(|x| x == name).unwrap_or(0) as u32;
         let fixed = columns
             .iter()
@@ -191,7 +205,7 @@ impl Table {
                 _ => Vec::new(),
             })
             .collect();
-        Table { columns, sources, evals: evals.to_vec(), fixed }
+        Table { columns, sources, evals: evals.to_vec(), fixed, per_eval: slots * metrics.len() }
     }
 
     /// Rows held.
@@ -208,6 +222,7 @@ impl Table {
 
     /// Appends the rows of `sets`.
     pub fn extend(&mut self, sets: &[SetRow]) {
+        let per = self.per_eval;
         for ((col, src), fixed) in self.columns.iter_mut().zip(&self.sources).zip(&self.fixed) {
             let per_set = |s: &SetRow| s.cells.len();
             let rows: usize = sets.iter().map(per_set).sum();
@@ -256,6 +271,11 @@ impl Table {
                 (Data::F64(v), Source::Sim(k)) => {
                     for s in sets {
                         v.extend(s.cells.iter().map(|c| c.sim[*k]));
+                    }
+                }
+                (Data::F64(v), Source::PerTask(k)) => {
+                    for s in sets {
+                        v.extend((0..s.cells.len()).map(|e| s.per_task.get(e * per + *k).copied().unwrap_or(f64::NAN)));
                     }
                 }
                 (Data::F64(v), Source::MissRatio) => {

@@ -21,7 +21,7 @@
 use crate::config::{ReleaseCpu, SimConfig};
 use crate::error::SimError;
 use crate::horizon::horizon;
-use crate::kernel::State;
+use crate::kernel::{emit, State};
 use crate::queue::{ord, Kind, CLASS_DEADLINE, CLASS_HORIZON, CLASS_RELEASE, CLASS_SUSPEND, CLASS_TICK};
 use crate::segments::Segments;
 use crate::state::TaskState;
@@ -57,6 +57,22 @@ pub fn simulate(
     config: &SimConfig,
     sink: &mut dyn FnMut(&Event),
 ) -> Result<SimSummary, SimError> {
+    run(spec, policy, config, Some(sink))
+}
+
+/// Runs like [`simulate`] without passing the events anywhere (they are
+/// only counted): for a caller that needs only the summary, which is then
+/// spared building each event and calling a sink with it.
+pub fn simulate_summary(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig) -> Result<SimSummary, SimError> {
+    run(spec, policy, config, None)
+}
+
+fn run(
+    spec: &Spec,
+    policy: &mut dyn Policy,
+    config: &SimConfig,
+    sink: Option<&mut dyn FnMut(&Event)>,
+) -> Result<SimSummary, SimError> {
     let horizon = horizon(spec, config);
     let (mut st, mut engine) = prepare(spec, policy, config, sink)?;
     engine.run(&mut st, policy, horizon)?;
@@ -73,8 +89,14 @@ pub fn simulate(
         trace_events: st.trace_events,
         ..Default::default()
     };
-    for (i, ts) in st.tasks.iter().enumerate() {
+    for (i, ts) in st.tasks.iter_mut().enumerate() {
         summary.incomplete += ts.active.is_some() as u64 + engine.drv.held_len(i as u32) as u64;
+        // The unfinished jobs' tardiness at the end (a lower bound).
+        let deadlines =
+            ts.active.map(|a| a.deadline).into_iter().chain(engine.drv.held(i as u32).map(|h| h.job.deadline));
+        for d in deadlines {
+            ts.sum.max_late_end = ts.sum.max_late_end.max(horizon.saturating_sub(d));
+        }
     }
     summary.tasks = st.tasks.iter().map(|t| t.sum.clone()).collect();
     summary.cpus = st.cpus.iter().map(|c| c.sum.clone()).collect();
@@ -97,7 +119,7 @@ fn prepare<'a>(
     spec: &Spec,
     policy: &mut dyn Policy,
     config: &SimConfig,
-    sink: &'a mut dyn FnMut(&Event),
+    sink: Option<&'a mut dyn FnMut(&Event)>,
 ) -> Result<(State<'a>, Engine), SimError> {
     let overheads = match (&config.overheads, config.spec_overheads) {
         (Some(o), _) => Some(o.clone()),
@@ -170,7 +192,7 @@ fn prepare<'a>(
 #[doc(hidden)]
 pub fn capacities_after(spec: &Spec, policy: &mut dyn Policy, config: &SimConfig) -> Result<Vec<usize>, SimError> {
     let mut sink = |_: &Event| {};
-    let (mut st, mut engine) = prepare(spec, policy, config, &mut sink)?;
+    let (mut st, mut engine) = prepare(spec, policy, config, Some(&mut sink))?;
     engine.run(&mut st, policy, horizon(spec, config))?;
     let caps = vec![
         st.queue.capacity(),
@@ -198,7 +220,7 @@ struct Engine {
 
 impl Engine {
     fn run(&mut self, st: &mut State, policy: &mut dyn Policy, horizon: Time) -> Result<(), SimError> {
-        st.emit(&Event::SysRelease { t: 0 });
+        emit!(st, Event::SysRelease { t: 0 });
         for i in 0..st.tasks.len() as u32 {
             let ts = &mut st.tasks[i as usize];
             let first = ts.arrivals.next().expect("releases are endless");
@@ -376,7 +398,7 @@ impl Engine {
         // deadline check and its successor's arrival fall at the same instant:
         // one queue entry serves both (`Kind::DeadlineArrival`).
         let ride = arm && deadline == next_due && next_due > now && st.costs.release_latency == 0;
-        st.emit(&Event::Release { t: now, task, job: seq, deadline });
+        emit!(st, Event::Release { t: now, task, job: seq, deadline });
         let idx = st.releases.len() as u32;
         st.tasks[task as usize].release_idx = idx;
         if st.overheads.is_some() {
@@ -423,6 +445,7 @@ impl Engine {
         }
         if forced {
             ts.sum.aborted += 1;
+            ts.sum.max_late_end = ts.sum.max_late_end.max(now.saturating_sub(a.deadline));
         } else {
             let r = now - a.release;
             ts.sum.max_response = ts.sum.max_response.max(r);
@@ -449,8 +472,8 @@ impl Engine {
         st.left_cpu(cpu, task);
         let a = st.tasks[task as usize].active.expect("active job");
         let job = a.seq;
-        st.emit(&Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
-        st.emit(&Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
+        emit!(st, Event::SwitchAway { t: now, cpu, task, job, reason: SwitchReason::Complete, exec: a.consumed });
+        emit!(st, Event::Completion { t: now, cpu, task, job, exec: a.consumed, forced: false });
         self.finish(st, task, cpu, false);
     }
 
@@ -477,7 +500,7 @@ impl Engine {
             if let Some(m) = st.model.as_deref_mut() {
                 m.phase(task, next == SegmentKind::Memory);
             }
-            st.emit(&Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
+            emit!(st, Event::SegmentEnd { t: now, cpu, task, job: seq, segment: seg });
             self.drv.segment_end(JobId { task, seq }, seg, kind);
             if next == SegmentKind::Suspend {
                 self.suspend(st, task);
@@ -513,7 +536,7 @@ impl Engine {
         a.suspended = true;
         let until = now.saturating_add(ts.segments.as_ref().expect("a segmented task").suspension(a.seg));
         let seq = a.seq;
-        st.emit(&Event::Block { t: now, task, job: seq });
+        emit!(st, Event::Block { t: now, task, job: seq });
         self.drv.block(JobId { task, seq });
         st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
     }
@@ -529,8 +552,8 @@ impl Engine {
         if a.seg >= segs.last() {
             a.suspended = false;
             let (cpu, exec) = (a.last_cpu.unwrap_or(ts.home), a.consumed);
-            st.emit(&Event::Resume { t: now, task, job: seq });
-            st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec, forced: false });
+            emit!(st, Event::Resume { t: now, task, job: seq });
+            emit!(st, Event::Completion { t: now, cpu, task, job: seq, exec, forced: false });
             self.finish(st, task, cpu, false);
             return;
         }
@@ -544,7 +567,7 @@ impl Engine {
             st.queue.push(until, ord(CLASS_SUSPEND, task as u64), Kind::Resume, task, seq as u32);
         } else {
             a.suspended = false;
-            st.emit(&Event::Resume { t: now, task, job: seq });
+            emit!(st, Event::Resume { t: now, task, job: seq });
             self.drv.resume(JobId { task, seq });
         }
     }
@@ -555,7 +578,7 @@ impl Engine {
         let ts = &mut st.tasks[task as usize];
         let seq = ts.dl_seq;
         ts.sum.missed += 1;
-        st.emit(&Event::DeadlineMiss { t: now, task, job: seq });
+        emit!(st, Event::DeadlineMiss { t: now, task, job: seq });
         if self.miss != MissPolicy::Abort {
             st.tasks[task as usize].dl_seq += 1;
             self.arm_deadline(st, task);
@@ -572,11 +595,12 @@ impl Engine {
                     None => a.last_cpu.unwrap_or(ts.home),
                 };
                 let consumed = st.tasks[task as usize].active.expect("active").consumed;
-                st.emit(&Event::Completion { t: now, cpu, task, job: seq, exec: consumed, forced: true });
+                emit!(st, Event::Completion { t: now, cpu, task, job: seq, exec: consumed, forced: true });
                 self.finish(st, task, cpu, true);
             }
             _ => {
                 // A held job the policy never saw: dropped.
+                let late = self.drv.held_job(task, seq).map_or(0, |h| now.saturating_sub(h.job.deadline));
                 let known = self.drv.complete(JobId { task, seq });
                 if let Some(s) = st.tasks[task as usize].segments.as_mut() {
                     s.drop_oldest();
@@ -585,9 +609,10 @@ impl Engine {
                 let ts = &mut st.tasks[task as usize];
                 ts.sum.completed += 1;
                 ts.sum.aborted += 1;
+                ts.sum.max_late_end = ts.sum.max_late_end.max(late);
                 let home = ts.home;
                 ts.dl_seq += 1;
-                st.emit(&Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });
+                emit!(st, Event::Completion { t: now, cpu: home, task, job: seq, exec: 0, forced: true });
                 self.arm_deadline(st, task);
             }
         }

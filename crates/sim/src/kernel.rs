@@ -17,6 +17,19 @@ use schedlab_trace::{Event, OverheadKind, SwitchReason};
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
+/// Counts a trace event of the run `$st` and, when the run has a sink,
+/// builds the event `$e` and passes it on: a run without a sink builds none.
+macro_rules! emit {
+    ($st:expr, $e:expr) => {{
+        $st.trace_events += 1;
+        if $st.sink.is_some() {
+            let e = $e;
+            $st.send(&e);
+        }
+    }};
+}
+pub(crate) use emit;
+
 /// Who is handling the callback being delivered (for IPI attribution).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Ctx {
@@ -59,7 +72,8 @@ pub(crate) struct State<'a> {
     pub touched: Vec<u32>,
     /// Tasks whose `DeadlineArrival` entry came up at this instant.
     pub rode: Vec<u32>,
-    pub sink: &'a mut dyn FnMut(&Event),
+    /// Where the events go (`None`: nowhere, only counted).
+    pub sink: Option<&'a mut dyn FnMut(&Event)>,
     pub trace_events: u64,
     pub policy_events: bool,
     pub overheads: Option<Overheads>,
@@ -115,7 +129,7 @@ impl<'a> State<'a> {
     pub fn new(
         tasks: Vec<TaskState>,
         cpus: usize,
-        sink: &'a mut dyn FnMut(&Event),
+        sink: Option<&'a mut dyn FnMut(&Event)>,
         policy_events: bool,
         overheads: Option<Overheads>,
         costs: Costs,
@@ -151,13 +165,21 @@ impl<'a> State<'a> {
     #[inline]
     pub fn emit(&mut self, e: &Event) {
         self.trace_events += 1;
-        (self.sink)(e);
+        self.send(e);
+    }
+
+    /// Passes an event counted already to the sink, if any (see `emit!`).
+    #[inline]
+    pub fn send(&mut self, e: &Event) {
+        if let Some(sink) = self.sink.as_mut() {
+            sink(e);
+        }
     }
 
     /// Emits an overhead interval now, or holds it back until its start.
     pub fn emit_overhead(&mut self, t: Time, cpu: u32, kind: OverheadKind, dur: Time) {
         if t <= self.now {
-            self.emit(&Event::Overhead { t, cpu, kind, dur });
+            self.emit_overhead_now(t, cpu, kind, dur);
         } else {
             self.deferred_seq += 1;
             self.deferred.push(Reverse((t, self.deferred_seq, cpu, kind_code(kind), dur)));
@@ -182,8 +204,17 @@ impl<'a> State<'a> {
                 break;
             }
             self.deferred.pop();
-            self.emit(&Event::Overhead { t, cpu, kind: code_kind(k), dur });
+            self.emit_overhead_now(t, cpu, code_kind(k), dur);
         }
+    }
+
+    /// Writes an overhead interval and counts it in the CPU's summary.
+    fn emit_overhead_now(&mut self, t: Time, cpu: u32, kind: OverheadKind, dur: Time) {
+        let k = &mut self.cpus[cpu as usize].sum.overheads[kind.index()];
+        k.count += 1;
+        k.total = k.total.saturating_add(dur);
+        k.max = k.max.max(dur);
+        emit!(self, Event::Overhead { t, cpu, kind, dur });
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
@@ -198,6 +229,7 @@ impl<'a> State<'a> {
                 let ts = &mut self.tasks[task as usize];
                 if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
+                    ts.sum.exec += d;
                     if !c.rate.is_one() {
                         slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }
@@ -259,7 +291,7 @@ impl<'a> State<'a> {
         self.settle(cpu);
         self.left_cpu(cpu, task);
         let exec = self.tasks[task as usize].active.expect("an active job on the CPU").consumed;
-        self.emit(&Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
+        emit!(self, Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
         let c = &mut self.cpus[cpu as usize];
         c.job = None;
         c.predicted = None;
@@ -394,7 +426,7 @@ impl<'a> State<'a> {
             let cs = &mut self.cpus[c as usize];
             cs.job = None;
             cs.predicted = None;
-            self.emit(&Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
+            emit!(self, Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
         }
     }
 
@@ -434,7 +466,7 @@ impl<'a> State<'a> {
             }
             cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
         }
-        self.emit(&Event::SwitchTo { t: now, cpu: c, task, job });
+        emit!(self, Event::SwitchTo { t: now, cpu: c, task, job });
     }
 }
 
@@ -527,6 +559,10 @@ impl Host<Time> for State<'_> {
         }
     }
     fn delivered(&mut self, what: &Delivery<Time>) {
+        // (The attribution only decides IPIs, charged with overheads only.)
+        if self.overheads.is_none() {
+            return;
+        }
         if let Delivery::Timer { .. } = what {
             // A timer is handled on the lowest-numbered CPU it marks.
             if let Some(&h) = self.timer_marks.iter().min() {
@@ -542,8 +578,12 @@ impl Host<Time> for State<'_> {
             }
         }
     }
+    #[inline]
     fn marked(&mut self, cpu: Cpu) {
-        self.attribute(cpu);
+        // Who marked whom decides IPIs, which only an overhead model charges.
+        if self.overheads.is_some() {
+            self.attribute(cpu);
+        }
     }
     fn progress(&self, cpu: Cpu) -> Option<Run> {
         self.run_of(cpu)
@@ -578,7 +618,7 @@ impl Host<Time> for State<'_> {
         // Each reading goes into the trace, so replay answers the same.
         if let (Ok(c), true) = (&read, self.policy_events) {
             let event = c.sample(running);
-            self.emit(&Event::Policy { t: self.now, cpu: Some(cpu), event });
+            emit!(self, Event::Policy { t: self.now, cpu: Some(cpu), event });
         }
         read
     }

@@ -30,6 +30,7 @@ mod kernel;
 mod mtt;
 pub mod platform;
 mod queue;
+pub mod report;
 mod segments;
 pub mod session;
 mod state;
@@ -38,7 +39,7 @@ pub mod summary;
 pub use config::{ReleaseCpu, SimConfig, DEFAULT_HORIZON_CAP, DEFAULT_TICK};
 #[doc(hidden)]
 pub use engine::capacities_after;
-pub use engine::simulate;
+pub use engine::{simulate, simulate_summary};
 pub use error::SimError;
 pub use header::header;
 pub use horizon::horizon;
@@ -46,7 +47,7 @@ pub use platform::{CounterSource, CpuView};
 pub use schedlab_jobs::{Arrivals, Execution, MissPolicy, Sporadic};
 pub use schedlab_model::overheads::{Costs, Overheads};
 pub use session::{Outcome, Outputs, Session, SessionError};
-pub use summary::{CpuSummary, MttSummary, SimSummary, TaskSummary};
+pub use summary::{CpuSummary, MttSummary, OverheadTally, SimSummary, TaskSummary};
 
 use schedlab_model::Spec;
 use schedlab_policy::Policy;

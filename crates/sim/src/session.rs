@@ -5,7 +5,9 @@
 //! and the trace header, and collects the notices a user must hear about
 //! (a horizon cut short by the cap, `--exec uniform` without any `bcet`).
 //! [`Session::run`] drives the simulator once and feeds every event to the
-//! metrics (with the caller's job sink), to the trace encoder when one is
+//! metrics (with the caller's job sink; without a sink, policy events or
+//! MTTs the report comes from the simulator's own accounting instead,
+//! `crate::report`), to the trace encoder when one is
 //! given, to memory when the events are kept, and to the caller's observer
 //! (a validator lives above this crate, so it comes in as an observer). The
 //! [`Outcome`] holds the report and counts the deadline misses of `hrt`
@@ -115,33 +117,58 @@ impl Session {
     /// Runs the simulation once; `observe` sees every event after the
     /// metrics and the trace did.
     pub fn run<S: JobSink, W: Write>(
-        mut self,
+        self,
         outputs: Outputs<S, W>,
         observe: &mut dyn FnMut(&Event),
     ) -> Result<Outcome<S, W>, SessionError> {
+        self.run_observed(outputs, Some(observe))
+    }
+
+    /// [`Session::run`] with an optional observer: when nothing needs the
+    /// events (no observer, job sink, trace, kept events, policy events or
+    /// MTTs), the simulator does not build them at all.
+    pub fn run_observed<S: JobSink, W: Write>(
+        mut self,
+        outputs: Outputs<S, W>,
+        mut observe: Option<&mut dyn FnMut(&Event)>,
+    ) -> Result<Outcome<S, W>, SessionError> {
         let Outputs { sink, trace, keep_events } = outputs;
         let mut writer = trace;
+        // The streaming metrics only when the report needs what only the
+        // events hold (job records, MTT spans, the memory token's policy
+        // events); otherwise the simulator's own accounting gives it.
+        let stream = sink.wants_records() || self.config.policy_events || !self.spec.mtts().is_empty();
         let mut metrics = Metrics::from_header(&self.header).with_sink(sink);
         let mut events = Vec::new();
         let mut failure: Option<TraceError> = None;
-        let summary = simulate(&self.spec, self.policy.as_mut(), &self.config, &mut |e: &Event| {
-            metrics.push(e);
-            if let Some(w) = writer.as_mut() {
-                if let Err(err) = w.write_event(e) {
-                    failure.get_or_insert(err);
+        let quiet = !stream && writer.is_none() && !keep_events && observe.is_none();
+        let summary = if quiet {
+            crate::simulate_summary(&self.spec, self.policy.as_mut(), &self.config)
+        } else {
+            simulate(&self.spec, self.policy.as_mut(), &self.config, &mut |e: &Event| {
+                if stream {
+                    metrics.push(e);
                 }
-            }
-            if keep_events {
-                events.push(e.clone());
-            }
-            observe(e);
-        })
+                if let Some(w) = writer.as_mut() {
+                    if let Err(err) = w.write_event(e) {
+                        failure.get_or_insert(err);
+                    }
+                }
+                if keep_events {
+                    events.push(e.clone());
+                }
+                if let Some(o) = observe.as_mut() {
+                    o(e);
+                }
+            })
+        }
         .map_err(SessionError::Sim)?;
         if let Some(f) = failure {
             return Err(SessionError::Trace(f));
         }
         let trace = writer.map(|w| w.finish()).transpose().map_err(SessionError::Trace)?;
-        let (report, sink) = metrics.finish();
+        let (streamed, sink) = metrics.finish();
+        let report = if stream { streamed } else { crate::report::report(&self.header, &summary) };
         let mut hrt_misses = 0;
         let mut hrt_missed_tasks = Vec::new();
         for (t, s) in self.spec.tasks.iter().zip(&summary.tasks) {

@@ -31,9 +31,22 @@ pub struct TaskSummary {
     pub migrations: u64,
     /// Total cache-related delay charged to the task's jobs.
     pub cpmd: Time,
+    /// CPU time its jobs ran (overheads excluded), up to the end.
+    pub exec: Time,
+    /// Largest max(0, t − deadline) of a job aborted at t or unfinished at
+    /// the end t (`max_tardiness` covers the jobs that completed).
+    pub max_late_end: Time,
     /// Shared-cache misses of the task's jobs (the platform model's
     /// synthetic count; 0 without a model).
     pub cache_misses: u64,
+}
+
+/// Overhead intervals of one kind on one CPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OverheadTally {
+    pub count: u64,
+    pub total: Time,
+    pub max: Time,
 }
 
 /// Per-CPU metrics.
@@ -46,6 +59,9 @@ pub struct CpuSummary {
     pub overhead: Time,
     /// Switches to a job.
     pub switches: u64,
+    /// Overhead intervals in the trace, by kind (`OverheadKind::index`),
+    /// release latency included.
+    pub overheads: [OverheadTally; 7],
     /// Shared-cache misses on the CPU (the platform model's synthetic
     /// count; 0 without a model).
     pub cache_misses: u64,

@@ -101,6 +101,7 @@ impl Tokens {
     }
 
     /// The job was switched to at `t`.
+    #[inline]
     pub fn switched_to(&mut self, t: Time, key: JobRef) {
         if self.granted_off_cpu.is_empty() {
             return;
@@ -110,10 +111,16 @@ impl Tokens {
         }
     }
 
-    /// The job left the trace (completed or aborted).
+    /// The job left the trace (completed or aborted). Without token events
+    /// (every policy but `mcs`) the maps are empty and nothing is hashed.
+    #[inline]
     pub fn ended(&mut self, key: JobRef) {
-        self.requested.remove(&key);
-        self.granted_off_cpu.remove(&key);
+        if !self.requested.is_empty() {
+            self.requested.remove(&key);
+        }
+        if !self.granted_off_cpu.is_empty() {
+            self.granted_off_cpu.remove(&key);
+        }
     }
 
     pub fn stats(&self) -> Option<TokenStats> {

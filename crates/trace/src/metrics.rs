@@ -111,11 +111,20 @@ pub struct Interval {
 pub trait JobSink {
     fn job(&mut self, rec: &JobRecord);
     fn interval(&mut self, _iv: &Interval) {}
+    /// Whether the sink uses the records (false for `()` and `None`: a
+    /// producer that has the aggregates by other means may then skip
+    /// [`Metrics`] altogether).
+    fn wants_records(&self) -> bool {
+        true
+    }
 }
 
 /// Drop the records (aggregates only).
 impl JobSink for () {
     fn job(&mut self, _rec: &JobRecord) {}
+    fn wants_records(&self) -> bool {
+        false
+    }
 }
 
 /// An optional sink: records go to it when present.
@@ -129,6 +138,9 @@ impl<S: JobSink> JobSink for Option<S> {
         if let Some(s) = self {
             s.interval(iv);
         }
+    }
+    fn wants_records(&self) -> bool {
+        self.as_ref().is_some_and(|s| s.wants_records())
     }
 }
 
@@ -311,6 +323,12 @@ impl<T: Default> Slots<T> {
         if (i as usize) < self.dense.len() {
             return &mut self.dense[i as usize];
         }
+        self.grow(i)
+    }
+    /// An index beyond the spec's tasks or CPUs (a trace that does not fit its header).
+    #[cold]
+    #[inline(never)]
+    fn grow(&mut self, i: u32) -> &mut T {
         if i < DENSE_LIMIT {
             self.dense.resize_with(i as usize + 1, T::default);
             return &mut self.dense[i as usize];

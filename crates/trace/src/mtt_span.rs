@@ -54,9 +54,14 @@ impl MttSpans {
     }
 
     /// A thread's job ended: `start` its first run, `finish` its end.
+    #[inline]
     pub fn ended(&mut self, task: u32, job: u64, start: Option<Time>, finish: Time, completed: bool) {
-        let Some(Some(k)) = self.mtt_of.get(task as usize).copied() else { return };
-        let k = k as usize;
+        if let Some(Some(k)) = self.mtt_of.get(task as usize).copied() {
+            self.thread_ended(k as usize, job, start, finish, completed);
+        }
+    }
+
+    fn thread_ended(&mut self, k: usize, job: u64, start: Option<Time>, finish: Time, completed: bool) {
         let o = self.open[k].entry(job).or_insert(Open { start: Time::MAX, done: 0, aborted: false });
         o.start = o.start.min(start.unwrap_or(finish));
         o.done += 1;

@@ -3,7 +3,7 @@
 use super::error::{PackError, PackErrorKind};
 use super::heuristic::{Heuristic, Rule};
 use super::problem::{Assignment, Pin, PinnedCheck, Problem};
-use super::quantity::{scaled, unscale, Quantity};
+use super::quantity::{scaled, unscale, Approx, Quantity};
 use schedlab_model::exact::Ratio;
 
 /// An admission predicate: `admit(bin, tasks already in the bin, candidate)`
@@ -28,9 +28,9 @@ pub fn pack_with(
     match scaled(&problem.sizes, &problem.capacities) {
         Some((d, sizes, caps)) => run(problem, heuristic, pinned, admit, &sizes, &caps, d as u128, |v| unscale(*v, d)),
         None => {
-            let sizes: Vec<Ratio> = problem.sizes.iter().map(|s| s.to_ratio()).collect();
-            let caps: Vec<Ratio> = problem.capacities.iter().map(|&c| Ratio::new(c as u128, 1)).collect();
-            run(problem, heuristic, pinned, admit, &sizes, &caps, Ratio::new(1, 1), |v| v.clone())
+            let sizes: Vec<Approx> = problem.sizes.iter().map(|s| Approx::new(s.num as u128, s.den as u128)).collect();
+            let caps: Vec<Approx> = problem.capacities.iter().map(|&c| Approx::new(c as u128, 1)).collect();
+            run(problem, heuristic, pinned, admit, &sizes, &caps, Approx::new(1, 1), |v| v.exact().clone())
         }
     }
 }
@@ -101,7 +101,7 @@ fn run<Q: Quantity>(
     let mut members: Vec<Vec<usize>> = vec![Vec::new(); m];
     let mut bins = vec![usize::MAX; n];
 
-    let fits_capacity = |loads: &[Q], b: usize, t: usize| sizes[t] <= unit && loads[b].plus(&sizes[t]) <= caps[b];
+    let fits_capacity = |loads: &[Q], b: usize, t: usize| sizes[t] <= unit && Q::fits(&loads[b], &sizes[t], &caps[b]);
     let fail = |loads: &[Q], t: usize, message: String| PackError {
         kind: PackErrorKind::NoFit,
         task: Some(t),

@@ -239,3 +239,35 @@ fn density_uses_the_shorter_of_deadline_and_period() {
         Some(2)
     );
 }
+
+#[test]
+fn float_screened_rationals_pack_as_the_exact_ones() {
+    // Periods of whole ms in 10–100 ms (their LCM exceeds 64 bits, so the
+    // sizes are rationals screened by floats): every rule places every task
+    // where the plain rational arithmetic (RUN's pack_exact) does, including
+    // sums that land exactly on a bin's capacity.
+    let mut x = 7u64;
+    let mut next = |n: u64| {
+        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        (x >> 33) % n
+    };
+    for round in 0..60 {
+        let n = 20 + next(60) as usize;
+        let m = 2 + next(10) as usize;
+        let sizes: Vec<Share> = (0..n)
+            .map(|i| {
+                let period = 1_000_000 * (10 + next(91));
+                // Some exact halves and quarters, so that bins fill exactly.
+                let wcet = if i % 7 == 0 { period / 4 } else { 1 + next(period * 9 / 10) };
+                Share::new(wcet, period)
+            })
+            .collect();
+        let exact: Vec<_> = sizes.iter().map(|s| s.to_ratio()).collect();
+        for h in Heuristic::ALL {
+            let p = Problem::uniform(sizes.clone(), m);
+            let ours = pack(&p, h, PinnedCheck::Check).map(|a| a.bins).map_err(|e| e.task);
+            let plain = pack_exact(&exact, m, h).map(|a| a.bins).map_err(|e| e.task);
+            assert_eq!(ours, plain, "round {round}, {}", h.name());
+        }
+    }
+}

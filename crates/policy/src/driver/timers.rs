@@ -257,7 +257,15 @@ impl Timers {
     }
 
     /// When the earliest armed timer is due (stale entries are dropped).
+    #[inline]
     pub fn next_due(&mut self) -> Option<Time> {
+        if self.heap.is_empty() {
+            return None;
+        }
+        self.next_due_slow()
+    }
+
+    fn next_due_slow(&mut self) -> Option<Time> {
         while let Some(&Reverse((t, _, slot, push))) = self.heap.peek() {
             if self.live(slot, push) {
                 return Some(t);
@@ -269,7 +277,15 @@ impl Timers {
 
     /// The earliest armed timer if it is due by `until`: it is disarmed and
     /// returned with its due time and tag.
+    #[inline]
     pub fn pop_due(&mut self, until: Time) -> Option<(TimerId, Time, u64)> {
+        if self.heap.is_empty() {
+            return None;
+        }
+        self.pop_due_slow(until)
+    }
+
+    fn pop_due_slow(&mut self, until: Time) -> Option<(TimerId, Time, u64)> {
         loop {
             let &Reverse((t, _, slot, push)) = self.heap.peek()?;
             if !self.live(slot, push) {
