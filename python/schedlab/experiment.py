@@ -151,6 +151,31 @@ def read_results(path: str | os.PathLike[str]) -> pd.DataFrame:
     return df
 
 
+#: Experiments planned in this (Ray worker) process, by (text, base, samples).
+_PLANNED: dict[tuple[str, str, int], Any] = {}
+
+
+def _run_chunks(text: str, base: str, samples: int, ids: list[int]) -> list[bytes]:
+    """A Ray task's work: the results of chunks ``ids``. The experiment is
+    planned once per worker process and kept for the sweep's later tasks."""
+    key = (text, base, samples)
+    e = _PLANNED.get(key)
+    if e is None:
+        _PLANNED.clear()
+        e = _PLANNED[key] = _native.Experiment(text=text, base=base, samples=samples)
+    return [e.run_chunk(i) for i in ids]
+
+
+def ray_groups(n: int, cpus: int) -> list[list[int]]:
+    """The chunks of each Ray task: about 16 tasks per CPU (so the last
+    tasks, when some CPUs idle, are short), no more than 64 chunks each;
+    chunk ``i`` goes to task ``i mod tasks``, so every task takes chunks from
+    across the grid (neighbouring chunks are alike: same distribution,
+    nearby caps) and the tasks cost about the same."""
+    tasks = min(n, max(16 * max(1, cpus), -(-n // 64)))
+    return [list(range(g, n, tasks)) for g in range(tasks)]
+
+
 def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int, int], None] | None) -> list[bytes]:
     """Every chunk's results, each computed by a Ray task (retried if its worker dies)."""
     try:
@@ -160,20 +185,11 @@ def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int
     if not ray.is_initialized():
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     text, base, samples = e.text(), str(e.base()), e.samples()
-
-    @ray.remote(max_retries=max_retries, retry_exceptions=False)  # type: ignore[misc]
-    def chunk(text: str, base: str, samples: int, ids: list[int]) -> list[bytes]:
-        from schedlab import _native as native
-
-        x = native.Experiment(text=text, base=base, samples=samples)
-        return [x.run_chunk(i) for i in ids]
-
+    chunk = ray.remote(max_retries=max_retries, retry_exceptions=False)(_run_chunks)
     n = e.chunks()
     sizes = e.chunk_sets()
-    # Several chunks per task keep the per-task overhead of Ray small.
-    per = max(1, min(64, n // (4 * max(1, int(ray.cluster_resources().get("CPU", 1))))))
-    groups = [list(range(i, min(n, i + per))) for i in range(0, n, per)]
-    pending = {chunk.remote(text, base, samples, g): g for g in groups}
+    groups = ray_groups(n, int(ray.cluster_resources().get("CPU", 1)))
+    pending = {chunk.options(name="chunk").remote(text, base, samples, g): g for g in groups}
     results: list[bytes | None] = [None] * n
     done = 0
     total = sum(sizes)

@@ -112,3 +112,24 @@ def test_bad_experiments_are_reported() -> None:
         [sys.executable, "-m", "schedlab", "sweep", "nowhere.yaml", "-o", "x.parquet"], capture_output=True, text=True
     )
     assert r.returncode == 2 and "nowhere.yaml" in r.stderr
+
+
+def test_ray_tasks_take_every_chunk_once_from_across_the_grid() -> None:
+    from schedlab.experiment import _run_chunks, ray_groups
+
+    for n, cpus in [(1, 1), (5, 2), (1098, 1), (1098, 2), (3564, 8), (100_000, 4)]:
+        groups = ray_groups(n, cpus)
+        ids = sorted(i for g in groups for i in g)
+        assert ids == list(range(n)), (n, cpus)
+        assert len(groups) == min(n, max(16 * cpus, -(-n // 64)))
+        assert max(len(g) for g in groups) <= max(64, -(-n // (16 * cpus)))
+        # Sizes differ by at most one chunk, and each task spans the grid.
+        assert max(map(len, groups)) - min(map(len, groups)) <= 1
+        if n >= 2 * len(groups):
+            assert all(g[-1] - g[0] >= n - 2 * len(groups) for g in groups)
+    # A task's chunks are the local sweep's chunks, whatever the grouping.
+    e = schedlab.experiment._experiment(EXP)
+    text, base, samples = e.text(), str(e.base()), e.samples()
+    got = [r for g in ray_groups(e.chunks(), 1) for r in zip(g, _run_chunks(text, base, samples, g), strict=True)]
+    results = [r for _, r in sorted(got)]
+    pd.testing.assert_frame_equal(schedlab.experiment._frame(e.assemble(results)), schedlab.sweep(EXP, progress=False))

@@ -81,9 +81,9 @@ enum Source {
     Verdict,
     Schedulable,
     Sim(usize),
-    MissRatio,
     /// A per-task metric: slot × metrics + metric.
     PerTask(usize),
+    MissRatio,
 }
 
 /// The columns of an experiment's results, filled chunk by chunk.
@@ -91,11 +91,21 @@ enum Source {
 pub struct Table {
     pub columns: Vec<Column>,
     sources: Vec<Source>,
-    /// Per axis: the code of each axis value (text axes).
     evals: Vec<EvalInfo>,
-    grid_values: Vec<Vec<Value>>,
+    /// Per column, its value for each evaluation (`Eval`) or each grid
+    /// point (`Axis`), as the column stores it (codes for text), computed
+    /// once so that filling a row compares no strings.
+    fixed: Vec<Vec<Fixed>>,
     /// Per-task values of one evaluation (PREM sets).
     per_eval: usize,
+}
+
+/// A value known before the rows: an evaluation's or a grid point's.
+#[derive(Debug, Clone, Copy)]
+enum Fixed {
+    I64(i64),
+    F64(f64),
+    Code(u32),
 }
 
 fn dict_of(names: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -164,13 +174,38 @@ impl Table {
                 push(&format!("tau{i}_{m}"), Data::F64(vec![]), Source::PerTask(i * metrics.len() + k));
             }
         }
-        Table {
-            columns,
-            sources,
-            evals: evals.to_vec(),
-            grid_values: grid.points.iter().map(|p| p.values.clone()).collect(),
-            per_eval: slots * metrics.len(),
-        }
+        let code = |d: &[String], name: &str| d.iter().position(|x| x == name).unwrap_or(0) as u32;
+        let fixed = columns
+            .iter()
+            .zip(&sources)
+            .map(|(col, src)| match (src, &col.data) {
+                (Source::Eval, Data::Str(_, dict)) => evals
+                    .iter()
+                    .map(|info| {
+                        Fixed::Code(code(
+                            dict,
+                            match col.name.as_str() {
+                                "evaluation" => &info.name,
+                                "test" => &info.test,
+                                _ => &info.overheads,
+                            },
+                        ))
+                    })
+                    .collect(),
+                (Source::Axis(a), data) => grid
+                    .points
+                    .iter()
+                    .map(|p| match (data, &p.values[*a]) {
+                        (Data::I64(_), Value::Int(x)) => Fixed::I64(*x as i64),
+                        (Data::F64(_), Value::Num(x)) => Fixed::F64(*x),
+                        (Data::Str(_, dict), x) => Fixed::Code(code(dict, &x.to_string())),
+                        _ => unreachable!("axis column types follow the axis values"),
+                    })
+                    .collect(),
+                _ => Vec::new(),
+            })
+            .collect();
+        Table { columns, sources, evals: evals.to_vec(), fixed, per_eval: slots * metrics.len() }
     }
 
     /// Rows held.
@@ -187,53 +222,95 @@ impl Table {
 
     /// Appends the rows of `sets`.
     pub fn extend(&mut self, sets: &[SetRow]) {
-        for (col, src) in self.columns.iter_mut().zip(&self.sources) {
-            for s in sets {
-                for (e, cell) in s.cells.iter().enumerate() {
-                    let info = &self.evals[e];
-                    match (&mut col.data, src) {
-                        (Data::I64(v), Source::Point) => v.push(s.point as i64),
-                        (Data::I64(v), Source::Sample) => v.push(s.sample as i64),
-                        (Data::U64(v), Source::Seed) => v.push(s.seed),
-                        (Data::I64(v), Source::Tasks) => v.push(s.tasks as i64),
-                        (Data::F64(v), Source::Utilization) => v.push(s.utilization),
-                        (Data::I64(v), Source::CpmdWss) => v.push(info.cpmd_wss as i64),
-                        (Data::Str(v, _), Source::Verdict) => v.push(cell.verdict as u32),
-                        (Data::I64(v), Source::Schedulable) => v.push((cell.verdict == 0) as i64),
-                        (Data::F64(v), Source::Sim(k)) => v.push(cell.sim[*k]),
-                        (Data::F64(v), Source::PerTask(k)) => {
-                            v.push(s.per_task.get(e * self.per_eval + k).copied().unwrap_or(f64::NAN))
-                        }
-                        (Data::F64(v), Source::MissRatio) => v.push(if cell.sim[0] > 0.0 {
-                            cell.sim[1] / cell.sim[0]
-                        } else if cell.sim[0] == 0.0 {
-                            0.0
-                        } else {
-                            f64::NAN
-                        }),
-                        (Data::Str(v, dict), Source::Eval) => {
-                            let name = match col.name.as_str() {
-                                "evaluation" => &info.name,
-                                "test" => &info.test,
-                                _ => &info.overheads,
-                            };
-                            v.push(dict.iter().position(|d| d == name).unwrap_or(0) as u32);
-                        }
-                        (data, Source::Axis(a)) => {
-                            let val = &self.grid_values[s.point as usize][*a];
-                            match (data, val) {
-                                (Data::I64(v), Value::Int(x)) => v.push(*x as i64),
-                                (Data::F64(v), Value::Num(x)) => v.push(*x),
-                                (Data::Str(v, dict), x) => {
-                                    let t = x.to_string();
-                                    v.push(dict.iter().position(|d| *d == t).unwrap_or(0) as u32)
-                                }
-                                _ => unreachable!("axis column types follow the axis values"),
-                            }
-                        }
-                        _ => unreachable!("column types follow their sources"),
+        let per = self.per_eval;
+        for ((col, src), fixed) in self.columns.iter_mut().zip(&self.sources).zip(&self.fixed) {
+            let per_set = |s: &SetRow| s.cells.len();
+            let rows: usize = sets.iter().map(per_set).sum();
+            match (&mut col.data, src) {
+                (Data::I64(v), Source::Point) => {
+                    v.reserve(rows);
+                    for s in sets {
+                        v.extend(std::iter::repeat_n(s.point as i64, s.cells.len()));
                     }
                 }
+                (Data::I64(v), Source::Sample) => {
+                    for s in sets {
+                        v.extend(std::iter::repeat_n(s.sample as i64, s.cells.len()));
+                    }
+                }
+                (Data::U64(v), Source::Seed) => {
+                    for s in sets {
+                        v.extend(std::iter::repeat_n(s.seed, s.cells.len()));
+                    }
+                }
+                (Data::I64(v), Source::Tasks) => {
+                    for s in sets {
+                        v.extend(std::iter::repeat_n(s.tasks as i64, s.cells.len()));
+                    }
+                }
+                (Data::F64(v), Source::Utilization) => {
+                    for s in sets {
+                        v.extend(std::iter::repeat_n(s.utilization, s.cells.len()));
+                    }
+                }
+                (Data::I64(v), Source::CpmdWss) => {
+                    for s in sets {
+                        v.extend(self.evals[..s.cells.len()].iter().map(|info| info.cpmd_wss as i64));
+                    }
+                }
+                (Data::Str(v, _), Source::Verdict) => {
+                    for s in sets {
+                        v.extend(s.cells.iter().map(|c| c.verdict as u32));
+                    }
+                }
+                (Data::I64(v), Source::Schedulable) => {
+                    for s in sets {
+                        v.extend(s.cells.iter().map(|c| (c.verdict == 0) as i64));
+                    }
+                }
+                (Data::F64(v), Source::Sim(k)) => {
+                    for s in sets {
+                        v.extend(s.cells.iter().map(|c| c.sim[*k]));
+                    }
+                }
+                (Data::F64(v), Source::PerTask(k)) => {
+                    for s in sets {
+                        v.extend((0..s.cells.len()).map(|e| s.per_task.get(e * per + *k).copied().unwrap_or(f64::NAN)));
+                    }
+                }
+                (Data::F64(v), Source::MissRatio) => {
+                    for s in sets {
+                        v.extend(s.cells.iter().map(|c| {
+                            if c.sim[0] > 0.0 {
+                                c.sim[1] / c.sim[0]
+                            } else if c.sim[0] == 0.0 {
+                                0.0
+                            } else {
+                                f64::NAN
+                            }
+                        }));
+                    }
+                }
+                (Data::Str(v, _), Source::Eval) => {
+                    for s in sets {
+                        v.extend(fixed[..s.cells.len()].iter().map(|f| match f {
+                            Fixed::Code(c) => *c,
+                            _ => unreachable!("evaluation columns are text"),
+                        }));
+                    }
+                }
+                (data, Source::Axis(_)) => {
+                    for s in sets {
+                        let n = s.cells.len();
+                        match (&mut *data, fixed[s.point as usize]) {
+                            (Data::I64(v), Fixed::I64(x)) => v.extend(std::iter::repeat_n(x, n)),
+                            (Data::F64(v), Fixed::F64(x)) => v.extend(std::iter::repeat_n(x, n)),
+                            (Data::Str(v, _), Fixed::Code(x)) => v.extend(std::iter::repeat_n(x, n)),
+                            _ => unreachable!("axis column types follow the axis values"),
+                        }
+                    }
+                }
+                _ => unreachable!("column types follow their sources"),
             }
         }
     }
@@ -244,15 +321,6 @@ fn csv_text(s: &str) -> String {
         format!("\"{}\"", s.replace('"', "\"\""))
     } else {
         s.to_string()
-    }
-}
-
-fn fmt_f64(x: f64) -> String {
-    if x.is_nan() {
-        String::new()
-    } else {
-        // Shortest representation that reads back to the same value.
-        format!("{x}")
     }
 }
 
@@ -272,24 +340,42 @@ impl<W: Write> CsvWriter<W> {
             writeln!(self.out, "{}", names.join(","))?;
             self.header = true;
         }
+        use std::fmt::Write as _;
+        // Each dictionary's words as CSV fields, once per call.
+        let words: Vec<Vec<String>> = t
+            .columns
+            .iter()
+            .map(|c| match &c.data {
+                Data::Str(_, d) => d.iter().map(|w| csv_text(w)).collect(),
+                _ => Vec::new(),
+            })
+            .collect();
         let mut line = String::new();
         for r in 0..t.rows() {
-            line.clear();
             for (i, c) in t.columns.iter().enumerate() {
                 if i > 0 {
                     line.push(',');
                 }
-                match &c.data {
-                    Data::I64(v) => line.push_str(&v[r].to_string()),
-                    Data::U64(v) => line.push_str(&v[r].to_string()),
-                    Data::F64(v) => line.push_str(&fmt_f64(v[r])),
-                    Data::Str(v, d) => line.push_str(&csv_text(&d[v[r] as usize])),
-                }
+                // Writing to a String does not fail.
+                let _ = match &c.data {
+                    Data::I64(v) => write!(line, "{}", v[r]),
+                    Data::U64(v) => write!(line, "{}", v[r]),
+                    Data::F64(v) if v[r].is_nan() => Ok(()),
+                    // Shortest representation that reads back to the same value.
+                    Data::F64(v) => write!(line, "{}", v[r]),
+                    Data::Str(v, _) => {
+                        line.push_str(&words[i][v[r] as usize]);
+                        Ok(())
+                    }
+                };
             }
             line.push('\n');
-            self.out.write_all(line.as_bytes())?;
+            if line.len() >= 1 << 16 {
+                self.out.write_all(line.as_bytes())?;
+                line.clear();
+            }
         }
-        Ok(())
+        self.out.write_all(line.as_bytes())
     }
     pub fn finish(mut self) -> std::io::Result<W> {
         self.out.flush()?;

@@ -262,3 +262,42 @@ fn a_skip_names_a_test_of_gedf_any_and_a_distribution() {
     assert!(e.contains("schedulers[0].skip[0].test: `gedf.nope` is not a test of gedf.any"), "{e}");
     assert!(e.contains("schedulers[0].skip[0].utils[0]"), "{e}");
 }
+
+/// Every row's columns hold its set's values: the grid point's axis values,
+/// the set's sample, seed, size and utilisation, and the evaluation's name,
+/// test, overhead model and CPMD value, in the evaluations' order.
+#[test]
+fn every_row_names_its_point_set_and_evaluation() {
+    let extra = "overheads:\n  - {name: none}\n  - {name: epos, file: overheads/epos-approx.csv, lookup: floor}\ncpmd: [4KiB, 1MiB]\n";
+    let p = plan(&exp(7, extra).replace("periods: short", "periods: [short, long]"));
+    let cols = rows(&p, 2);
+    let evals = &p.evaluator.evaluations;
+    let n = cols[0].data.len();
+    assert_eq!(n as u64, p.sets() * evals.len() as u64);
+    let text = |name: &str, r: usize| match &cols.iter().find(|c| c.name == name).unwrap().data {
+        Data::Str(v, d) => d[v[r] as usize].clone(),
+        Data::I64(v) => v[r].to_string(),
+        Data::U64(v) => v[r].to_string(),
+        Data::F64(v) => v[r].to_string(),
+    };
+    for r in 0..n {
+        let (set, e) = (r / evals.len(), r % evals.len());
+        let point = text("point", r).parse::<usize>().unwrap();
+        let sample = text("sample", r).parse::<u32>().unwrap();
+        assert_eq!((point, sample), (set / 30, (set % 30) as u32), "row {r}");
+        for (a, axis) in p.grid.axes.iter().enumerate() {
+            assert_eq!(text(axis.name, r), p.grid.points[point].values[a].to_string(), "row {r} {}", axis.name);
+        }
+        let d = p.draw(point, sample).unwrap();
+        assert_eq!(text("seed", r), p.seed(point, sample).to_string());
+        assert_eq!(text("tasks", r), d.tasks.len().to_string());
+        assert_eq!(text("utilization", r), d.utilization.to_string());
+        let info = &evals[e];
+        assert_eq!(
+            [text("evaluation", r), text("test", r), text("overheads", r), text("cpmd_wss", r)],
+            [info.name.clone(), info.test.clone(), info.overheads.clone(), info.cpmd_wss.to_string()],
+            "row {r}"
+        );
+        assert_eq!(text("schedulable", r), ((text("verdict", r) == "schedulable") as i64).to_string());
+    }
+}
