@@ -222,6 +222,7 @@ class Policy:
             False is the Contention baseline.
         memory_preemption: ``mcs``: a more urgent memory phase preempts the
             running one (default True); False: every phase is non-preemptive.
+        profile: ``ca-gedf``: WSSs from the working-set profiler (default False).
     """
 
     name: str
@@ -252,6 +253,7 @@ class Policy:
     master: int | None = None
     mps: bool | None = None
     memory_preemption: bool | None = None
+    profile: bool | None = None
 
     def _raw(self) -> dict[str, Any]:
         d: dict[str, Any] = {"name": self.name}
@@ -284,6 +286,7 @@ class Policy:
             "master",
             "mps",
             "memory_preemption",
+            "profile",
         ):
             if getattr(self, key) is not None:
                 d[key] = getattr(self, key)

@@ -55,3 +55,34 @@ def test_video_levels_follow_table_6_5(ch6) -> None:  # type: ignore[no-untyped-
     assert len(tasks) == 17
     assert {p for n, p in tasks if n.startswith("V3")} == {"16"}
     assert {p for n, p in tasks if n.startswith("V2")} == {"66"}
+
+
+@pytest.fixture(scope="module")
+def fig52():  # type: ignore[no-untyped-def]
+    sys.path.insert(0, str(BENCH))
+    try:
+        yield importlib.import_module("calandrino_fig52")
+    finally:
+        sys.path.remove(str(BENCH))
+
+
+def test_fig52_set_makes_every_task_an_mtt(fig52) -> None:  # type: ignore[no-untyped-def]
+    """Fig. 5.2's set (bench/calandrino_fig52.py): examples/mtt.yaml with
+    t, u and v as MTTs of one task, so the profiler learns every WSS."""
+    import schedlab
+
+    ts = schedlab.loads(fig52.spec())
+    assert [(m.name, list(m.tasks)) for m in ts.mtt] == [
+        ("T", ["t"]),
+        ("U", ["u"]),
+        ("V", ["v"]),
+        ("video", ["w1", "w2"]),
+    ]
+
+
+def test_fig52_thrashing_counts_an_mtts_working_set_once(fig52) -> None:  # type: ignore[no-untyped-def]
+    assert not fig52.thrashes(["u", "v"])  # 512 + 512 KiB fit 1 MiB
+    assert not fig52.thrashes(["w1", "w2"])  # one MTT: 768 KiB once
+    assert fig52.thrashes(["t", "u"])  # 768 + 512 KiB
+    assert fig52.thrashes(["t", "w2"])
+    assert not fig52.thrashes(["t"])

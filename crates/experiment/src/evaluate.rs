@@ -101,6 +101,8 @@ struct Sim {
     policy: PolicySpec,
     horizon: Option<u64>,
     cluster_size: Option<u32>,
+    /// `mcs` on PREM sets: the Contention baseline, memory mode, platform.
+    prem: crate::prem::PremSim,
 }
 
 /// Everything needed to evaluate sets, built once per sweep.
@@ -114,6 +116,8 @@ pub struct Evaluator {
     pub evaluations: Vec<EvalInfo>,
     /// Which simulation metric columns are kept.
     pub sim_metrics: Vec<bool>,
+    /// PREM sets: the task slots of the per-task columns (0: none).
+    pub prem_slots: usize,
 }
 
 /// One evaluation's result.
@@ -205,6 +209,7 @@ impl Evaluator {
                 policy: PolicySpec::named(s.policy),
                 horizon: s.horizon.map(|d| d.0),
                 cluster_size: s.cluster_size,
+                prem: crate::prem::PremSim::of(s),
             });
             evaluations.push(EvalInfo {
                 name: s.name.clone(),
@@ -217,12 +222,46 @@ impl Evaluator {
                 keep[k] |= s.metrics.is_empty() || s.metrics.iter().any(|x| x == m);
             }
         }
-        Ok(Evaluator { scheds, models, cpmd, sims, evaluations, sim_metrics: keep })
+        let prem_slots = match e.generator.prem {
+            Some(_) => crate::grid::expand(&e.generator).map(|g| crate::prem::slots(&g)).unwrap_or(0),
+            None => 0,
+        };
+        Ok(Evaluator { scheds, models, cpmd, sims, evaluations, sim_metrics: keep, prem_slots })
+    }
+
+    /// Evaluates a PREM set: each test on its spec, each simulation under
+    /// `mcs`, with per-task results in `scratch.per_task`.
+    fn evaluate_prem(
+        &self,
+        set: &crate::prem::PremSet,
+        params: &GenParams,
+        scratch: &mut Scratch,
+        out: &mut Vec<Cell>,
+    ) {
+        let nan = [f64::NAN; 6];
+        for sched in &self.scheds {
+            let verdict = crate::prem::decide(sched.test, set, self.prem_slots, &mut scratch.per_task);
+            out.push(Cell { verdict, sim: nan });
+        }
+        for sim in &self.sims {
+            out.push(crate::prem::simulate(
+                &sim.prem,
+                sim.horizon,
+                set,
+                params,
+                self.prem_slots,
+                &mut scratch.per_task,
+            ));
+        }
     }
 
     /// Evaluates `set`, drawn for the point of `params` (its CPUs and
     /// utilisation distribution), appending one cell per evaluation.
     pub fn evaluate(&self, set: &Drawn, params: &GenParams, scratch: &mut Scratch, out: &mut Vec<Cell>) {
+        scratch.per_task.clear();
+        if let Some(prem) = &set.prem {
+            return self.evaluate_prem(prem, params, scratch, out);
+        }
         let cpus = params.cpus;
         let nan = [f64::NAN; 6];
         if scratch.inputs.len() != self.scheds.len() || scratch.cpus != cpus {
@@ -425,6 +464,9 @@ pub struct Scratch {
     /// A cluster's tasks.
     sub: Vec<TaskParams>,
     skip: Vec<String>,
+    /// PREM sets: the last set's per-task results, evaluation-major, then
+    /// task slot, then [`crate::prem::TASK_METRICS`] (empty otherwise).
+    pub per_task: Vec<f64>,
 }
 
 /// The spec of a generated set for the simulator.
@@ -513,7 +555,7 @@ mod tests {
                 })
                 .collect();
             let wss: Vec<u64> = (0..n).map(|_| rng.range_u64(0, 2048) * 1024).collect();
-            let set = Drawn { tasks: tasks.clone(), wss: wss.clone(), utilization: 0.0 };
+            let set = Drawn { tasks: tasks.clone(), wss: wss.clone(), utilization: 0.0, prem: None };
             let mut oh = Overheads::constant(costs);
             oh.cpmd = Cpmd::epos_bound(64);
             for domains in [Domains::Global, Domains::PerCpu, Domains::PerCluster] {
@@ -526,6 +568,7 @@ mod tests {
                             sims: vec![],
                             evaluations: vec![],
                             sim_metrics: vec![],
+                            prem_slots: 0,
                         };
                         let mut fast = Vec::new();
                         ev.inflated(Some((&oh, Method::Epos, tick)), cpmd, domains, &set, 8, &mut fast).unwrap();
@@ -574,7 +617,12 @@ mod tests {
         let costs = Costs { release: 500, schedule: 500, context_switch: 300, ipi: 300, tick: 248, release_latency: 0 };
         let mut oh = Overheads::constant(costs);
         oh.cpmd = Cpmd::epos_bound(64);
-        let set = Drawn { tasks: vec![TaskParams::implicit(1_000_000, 10_000_000)], wss: vec![0], utilization: 0.1 };
+        let set = Drawn {
+            tasks: vec![TaskParams::implicit(1_000_000, 10_000_000)],
+            wss: vec![0],
+            utilization: 0.1,
+            prem: None,
+        };
         let ev = Evaluator {
             scheds: vec![],
             models: vec![],
@@ -582,6 +630,7 @@ mod tests {
             sims: vec![],
             evaluations: vec![],
             sim_metrics: vec![],
+            prem_slots: 0,
         };
         let mut t = Vec::new();
         ev.inflated(Some((&oh, Method::Epos, 1_000_000)), Some(128 * 1024), Domains::Global, &set, 4, &mut t).unwrap();

@@ -46,6 +46,13 @@ pub struct Generator {
     /// Working-set sizes (`list:32KiB,64KiB`, `uniform:LO-HI`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub wss: Option<Param<String>>,
+    /// PREM sets for memory-centric scheduling (`schedlab gen --prem`: one
+    /// task per CPU, Sections of prefetch, execution and write-back; e.g.
+    /// `mode=smp,section=200KiB,compute=1GiB/s`, or `default`). The sets
+    /// are drawn by `schedlab gen --policy mcs --prem ...` itself; `wss`
+    /// is each task's data size. Needs a vector `utils` (`uunifast-discard`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prem: Option<Param<String>>,
     /// Number of tasks (vector methods only).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tasks: Option<Param<u32>>,
@@ -158,6 +165,24 @@ pub struct Simulation {
     /// Metrics kept (default all): `misses`, `miss-ratio`, `tardiness`, `preemptions`, `migrations`.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub metrics: Vec<String>,
+    /// `mcs` on PREM sets: `false` runs without the memory-phase scheduler
+    /// (the paper's Contention baseline: memory phases contend for memory).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mps: Option<bool>,
+    /// `mcs` on PREM sets: `amp` simulates the set drawn with the same seed
+    /// and options but `mode=amp` (the same utilisations and data sizes, the
+    /// A-MP Sections: a paired S-MP/A-MP comparison); `smp` likewise with
+    /// `mode=smp`. Default: the set as generated.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mode: Option<String>,
+    /// `mcs` on PREM sets: the platform's main memory (e.g. `{bandwidth: 1GiB/s}`),
+    /// so that memory accesses running together stretch one another.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory: Option<schedlab_model::spec::Memory>,
+    /// `mcs` on PREM sets: the platform's shared cache (the tasks' data stays
+    /// in their partitions: the simulated tasks have no working sets).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache: Option<schedlab_model::spec::Cache>,
 }
 
 /// The simulation metrics, in column order.
@@ -261,6 +286,7 @@ fn check(e: &Experiment, base: &Path) -> Vec<(String, String)> {
     if let Err((p, m)) = crate::grid::check(&e.generator) {
         out.push((format!("generator.{p}"), m));
     }
+    out.extend(crate::prem::check_experiment(e));
     let mut names = std::collections::HashSet::new();
     for (i, s) in e.schedulers.iter().enumerate() {
         let p = format!("schedulers[{i}]");
@@ -366,12 +392,30 @@ fn check(e: &Experiment, base: &Path) -> Vec<(String, String)> {
         if s.policy.domains() == schedlab_model::spec::Domains::PerCluster && s.cluster_size.is_none() {
             out.push((format!("{p}.cluster_size"), format!("`{}` is clustered: give `cluster_size`", s.policy.name())));
         }
-        if let Some(what) = beyond_a_generated_set(s.policy) {
+        let prem = e.generator.prem.is_some();
+        if let Some(m) = crate::prem::check_simulation(s, prem) {
+            out.push((format!("{p}.{}", m.0), m.1));
+        }
+        if prem && s.policy != PolicyName::Mcs {
             out.push((
                 format!("{p}.policy"),
                 format!(
-                    "`{}` needs {what}, which a sweep's generated sets do not have (every set would be not-applicable); simulate such specs with `schedlab simulate`, or a bench/ script",
+                    "`generator.prem` draws PREM sets for `mcs`; simulate them under `mcs`, not `{}`",
                     s.policy.name()
+                ),
+            ));
+        }
+        if let Some(what) = beyond_a_generated_set(s.policy).filter(|_| !(prem && s.policy == PolicyName::Mcs)) {
+            out.push((
+                format!("{p}.policy"),
+                format!(
+                    "`{}` needs {what}, which a sweep's generated sets do not have (every set would be not-applicable); simulate such specs with `schedlab simulate`, or a bench/ script{}",
+                    s.policy.name(),
+                    if s.policy == PolicyName::Mcs {
+                        "; or draw PREM sets with `generator.prem` (e.g. `prem: default` with `utils: uunifast-discard`)"
+                    } else {
+                        ""
+                    }
                 ),
             ));
         }
@@ -386,7 +430,7 @@ fn beyond_a_generated_set(policy: PolicyName) -> Option<&'static str> {
         PolicyName::Hcbs => Some("`reservations`"),
         PolicyName::CapGsDynamic => Some("a coloured shared cache and task classes"),
         PolicyName::CaGedf => Some("a shared cache and working sets"),
-        PolicyName::Mcs => Some("PREM tasks (memory and execution segments)"),
+        PolicyName::Mcs => Some("PREM tasks (memory and execution segments, one task per CPU)"),
         _ => None,
     }
 }

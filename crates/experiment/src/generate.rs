@@ -24,6 +24,9 @@ pub struct Drawn {
     pub wss: Vec<u64>,
     /// Σ C/T of the generated (rounded) WCETs.
     pub utilization: f64,
+    /// A PREM set (`generator.prem`): the spec `schedlab gen --prem` writes
+    /// and its seed (the tasks above are its tasks' C, D, T).
+    pub prem: Option<Box<crate::prem::PremSet>>,
 }
 
 /// The streams of `schedlab gen` (crates/model/src/gen/taskset.rs).
@@ -41,10 +44,9 @@ pub fn draw(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
         return draw_mtt(p, seed, out);
     }
     if p.prem.is_some() {
-        return Err(GenError::InvalidParameter(
-            "prem: PREM sets (segments, memory priorities, one task per CPU) are not bare task parameters; generate them one by one (`schedlab gen --prem`, `schedlab.generate(prem=...)`)".into(),
-        ));
+        return crate::prem::draw(p, seed, out);
     }
+    out.prem = None;
     let mut rng = stream(seed, 1);
     let utils = match p.utils {
         UtilMethod::Named(d) => {
@@ -120,6 +122,7 @@ fn draw_mtt(p: &GenParams, seed: u64, out: &mut Drawn) -> Result<(), GenError> {
     let of = spec.mtt_of_tasks();
     out.tasks.clear();
     out.wss.clear();
+    out.prem = None;
     let mut sum = 0.0;
     for (i, t) in spec.tasks.iter().enumerate() {
         out.tasks.push(TaskParams::implicit(t.wcet.0, t.period.0));
@@ -138,6 +141,12 @@ fn n_tasks(p: &GenParams) -> usize {
 /// `seed::set_seed(seed::point_seed(p.seed, key), i)` as in a sweep, on
 /// `threads` workers (None: every core); in order, whatever the threads.
 pub fn generate_many(p: &GenParams, count: usize, threads: Option<usize>) -> Result<Vec<Drawn>, GenError> {
+    if p.prem.is_some() {
+        // The callers (`schedlab.generate_many`) keep bare task parameters, which would drop the phases.
+        return Err(GenError::InvalidParameter(
+            "prem: PREM sets (segments, memory priorities, one task per CPU) are not bare task parameters; generate them one by one (`schedlab gen --prem`, `schedlab.generate(prem=...)`), or sweep them with `generator.prem` (docs/experiments.md)".into(),
+        ));
+    }
     let base = crate::seed::point_seed(p.seed, &p.to_args());
     let out = schedlab_analysis::batch::map(count, threads, |i| {
         let mut d = Drawn::default();
@@ -222,6 +231,21 @@ mod tests {
                 assert!((d.utilization - u).abs() < 1e-12);
             }
         }
+    }
+
+    #[test]
+    fn many_prem_sets_are_refused_as_bare_parameters() {
+        let p = opts("uunifast-discard", "short", |o| {
+            o.tasks = Some(3);
+            o.util = Some(0.6);
+            o.policy = Some(schedlab_model::PolicyName::Mcs);
+            o.prem = Some("default".into());
+        });
+        let e = generate_many(&p, 2, Some(1)).unwrap_err().to_string();
+        assert!(e.contains("prem:") && e.contains("generator.prem"), "{e}");
+        let mut d = Drawn::default();
+        draw(&p, 5, &mut d).unwrap();
+        assert_eq!(d.prem.as_ref().unwrap().spec, generate(&GenParams { seed: 5, ..p.clone() }).unwrap());
     }
 
     #[test]

@@ -108,6 +108,7 @@ fn options(g: &Generator) -> Result<Vec<Opt>, (String, String)> {
     opt!(periods, Value::Text, None);
     opt!(deadlines, Value::Text, None);
     opt!(wss, Value::Text, None);
+    opt!(prem, Value::Text, None);
     opt!(tasks, Value::Int, Some(int));
     opt!(slack, Value::Num, Some(Value::Num));
     opt!(umin, Value::Num, Some(Value::Num));
@@ -145,6 +146,11 @@ fn set(o: &mut GenOptions, name: &str, v: &Value) {
         "periods" => o.periods = Some(text(v)),
         "deadlines" => o.deadlines = Some(text(v)),
         "wss" => o.wss = Some(text(v)),
+        "prem" => {
+            // `schedlab gen --prem` draws PREM sets for `mcs` only.
+            o.prem = Some(text(v));
+            o.policy = Some(schedlab_model::PolicyName::Mcs);
+        }
         "tasks" => o.tasks = Some(uint(v)),
         "slack" => o.slack = Some(num(v)),
         "umin" => o.umin = Some(num(v)),
@@ -239,7 +245,7 @@ pub fn check(g: &Generator) -> Result<(), (String, String)> {
             return Err(("cpus".into(), "must be at least 1".into()));
         }
     }
-    Ok(())
+    crate::prem::check_points(&grid)
 }
 
 #[cfg(test)]

@@ -12,6 +12,9 @@
 //! * [`evaluate`]   – evaluations of one set;
 //! * [`table`]      – the result rows as columns; CSV and Parquet writers;
 //! * [`sweep`]      – chunks on all cores, progress, checkpoints and resume;
+//! * [`prem`]       – PREM sets (`generator.prem`): drawn by `schedlab gen
+//!   --prem`, decided by `mcs.*` tests and simulated under `mcs` with per-task
+//!   response times and execution-time jitter;
 //! * [`metrics`]    – schedulability ratios with Wilson intervals, weighted
 //!   schedulability (EPOS Eq. 4), simulation metrics per point.
 //!
@@ -26,6 +29,7 @@ pub mod generate;
 pub mod grid;
 pub mod metrics;
 pub mod parquet;
+pub mod prem;
 pub mod seed;
 pub mod sweep;
 pub mod table;

@@ -111,6 +111,7 @@ impl Plan {
                 tasks: d.tasks.len() as u32,
                 utilization: d.utilization,
                 cells,
+                per_task: std::mem::take(&mut scratch.per_task),
             });
         }
         Ok(out)
@@ -152,6 +153,10 @@ pub fn encode(rows: &[SetRow]) -> Vec<u8> {
                 }
             }
         }
+        b.extend_from_slice(&(r.per_task.len() as u32).to_le_bytes());
+        for v in &r.per_task {
+            b.extend_from_slice(&v.to_le_bytes());
+        }
     }
     b
 }
@@ -186,7 +191,12 @@ pub fn decode(b: &[u8]) -> Result<Vec<SetRow>, String> {
             }
             cells.push(c);
         }
-        rows.push(SetRow { point, sample, seed, tasks, utilization, cells });
+        let k = u32_(take(4)?);
+        let mut per_task = Vec::with_capacity(k as usize);
+        for _ in 0..k {
+            per_task.push(f64::from_bits(u64_(take(8)?)));
+        }
+        rows.push(SetRow { point, sample, seed, tasks, utilization, cells, per_task });
     }
     Ok(rows)
 }

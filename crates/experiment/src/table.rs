@@ -23,6 +23,9 @@ pub struct SetRow {
     pub utilization: f64,
     /// One per evaluation.
     pub cells: Vec<Cell>,
+    /// PREM sets: per evaluation, per task slot, the per-task metrics
+    /// ([`crate::prem::TASK_METRICS`]); empty otherwise.
+    pub per_task: Vec<f64>,
 }
 
 /// A column's values.
@@ -79,6 +82,8 @@ enum Source {
     Schedulable,
     Sim(usize),
     MissRatio,
+    /// A per-task metric: slot × metrics + metric.
+    PerTask(usize),
 }
 
 /// The columns of an experiment's results, filled chunk by chunk.
@@ -89,6 +94,8 @@ pub struct Table {
     /// Per axis: the code of each axis value (text axes).
     evals: Vec<EvalInfo>,
     grid_values: Vec<Vec<Value>>,
+    /// Per-task values of one evaluation (PREM sets).
+    per_eval: usize,
 }
 
 fn dict_of(names: impl IntoIterator<Item = String>) -> Vec<String> {
@@ -150,11 +157,19 @@ impl Table {
                 push("migrations", Data::F64(vec![]), Source::Sim(5));
             }
         }
+        let slots = crate::prem::slots(grid);
+        let metrics = crate::prem::TASK_METRICS;
+        for i in 0..slots {
+            for (k, m) in metrics.iter().enumerate() {
+                push(&format!("tau{i}_{m}"), Data::F64(vec![]), Source::PerTask(i * metrics.len() + k));
+            }
+        }
         Table {
             columns,
             sources,
             evals: evals.to_vec(),
             grid_values: grid.points.iter().map(|p| p.values.clone()).collect(),
+            per_eval: slots * metrics.len(),
         }
     }
 
@@ -186,6 +201,9 @@ impl Table {
                         (Data::Str(v, _), Source::Verdict) => v.push(cell.verdict as u32),
                         (Data::I64(v), Source::Schedulable) => v.push((cell.verdict == 0) as i64),
                         (Data::F64(v), Source::Sim(k)) => v.push(cell.sim[*k]),
+                        (Data::F64(v), Source::PerTask(k)) => {
+                            v.push(s.per_task.get(e * self.per_eval + k).copied().unwrap_or(f64::NAN))
+                        }
                         (Data::F64(v), Source::MissRatio) => v.push(if cell.sim[0] > 0.0 {
                             cell.sim[1] / cell.sim[0]
                         } else if cell.sim[0] == 0.0 {

@@ -53,6 +53,20 @@
 //! policy must schedule without them then. [`Kernel::rate`] is a CPU's
 //! progress rate ([`Rate`], read-only), 1.0 unless the simulator was told
 //! otherwise.
+//!
+//! # Activities: work the policy itself does on a CPU
+//!
+//! Some policies do work of their own on a CPU, not a task's job: the
+//! memory-phase worker of `mcs` copies a task's next Section while the task
+//! executes (docs/policies.md, MCS). The policy keeps such an
+//! [`Activity`]'s state and length itself (its own timers, its own trace
+//! events) and answers `None` for the CPU while it runs; it tells the
+//! driver with [`Kernel::occupy`] when the CPU starts and stops doing it.
+//! A driver that only accounts time (the simulator, the validator's
+//! replay) has nothing to do: the CPU idles for the jobs. A real-time
+//! driver runs the activity on a thread of its own on that CPU (the
+//! dispatch backend, on the CPUs [`Policy::activity_cpus`] names), doing
+//! the work for the task's segment, and stops it when the policy says so.
 
 pub use crate::counters::{Counters, CountersUnavailable};
 pub use crate::rate::Rate;
@@ -84,6 +98,16 @@ pub struct Job {
 /// A timer armed by a policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct TimerId(pub u64);
+
+/// Work a policy does itself on a CPU ([`Kernel::occupy`]): on behalf of
+/// `job`, the task's segment `segment` (0-based, of
+/// `schedlab_model::Task::segments`), e.g. the memory-phase worker's
+/// prefetch of a later Section.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Activity {
+    pub job: JobId,
+    pub segment: u32,
+}
 
 /// The services a driver offers a policy.
 pub trait Kernel {
@@ -129,6 +153,12 @@ pub trait Kernel {
     /// preemption point taken, ...), on `cpu` when it concerns one. Build
     /// the event only when [`Kernel::tracing`] says so.
     fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
+    /// From now on `cpu` does the policy's own `activity` (`None`: none):
+    /// the policy answers `None` for `cpu` meanwhile, and keeps the
+    /// activity's length itself. A call with the activity already running
+    /// changes nothing; the last call of an instant counts. Only for a CPU
+    /// of [`Policy::activity_cpus`].
+    fn occupy(&mut self, _cpu: Cpu, _activity: Option<Activity>) {}
 }
 
 /// A job's state as the validator reconstructs it from a trace, for
@@ -273,4 +303,9 @@ pub trait Policy: Send {
     /// validator compares running and waiting jobs with it). `None` for
     /// policies checked by replay.
     fn priority(&self, job: &JobView) -> Option<Priority>;
+    /// The CPUs on which the policy may do its own work
+    /// ([`Kernel::occupy`]); default none.
+    fn activity_cpus(&self) -> Vec<Cpu> {
+        Vec::new()
+    }
 }

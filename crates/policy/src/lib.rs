@@ -35,8 +35,8 @@ mod throttle;
 pub use build::{build, build_with, AdmissionError, BuildOptions};
 pub use driver::{Delivery, Driver, Host, ProtocolError, Run, Violation};
 pub use interface::{
-    Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo,
-    Preemption, Priority, Rate, Time, TimerId,
+    Activity, Conformance, Counters, CountersUnavailable, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent,
+    PolicyInfo, Preemption, Priority, Rate, Time, TimerId,
 };
 pub use llf::DEFAULT_LLF_HYSTERESIS;
 pub use placement::DEFAULT_PACKING;

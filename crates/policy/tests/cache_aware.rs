@@ -467,7 +467,8 @@ fn promotion_duration_two_runs_a_promoted_job_to_completion() {
 
 /// Admission: phantom tasks count whole quanta, so a period that is not a
 /// multiple of the quantum is refused (naming the task and the fix) unless
-/// phantoms are off; a spec without a cache is refused.
+/// phantoms are off; a spec without a cache is refused; `profile: true`
+/// without an `mtt` group (nothing the profiler can measure) is refused.
 #[test]
 fn admission_names_the_field_and_the_fix() {
     let mut s = set(2, PolicyName::CaGedf, &[(1, 4, 100), (1, 4, 100)]);
@@ -477,6 +478,12 @@ fn admission_names_the_field_and_the_fix() {
     assert!(e.message.contains("`policy.phantoms: false`"), "{}", e.message);
     s.policy.as_mut().unwrap().phantoms = Some(false);
     assert!(build(&s, None).is_ok());
+    s.policy.as_mut().unwrap().profile = Some(true);
+    let e = build(&s, None).err().expect("refused");
+    assert_eq!(e.path, "policy.profile");
+    assert!(e.message.contains("`mtt:`"), "{}", e.message);
+    s.mtt = Some(vec![schedlab_model::Mtt { name: "m".into(), tasks: vec![s.tasks[0].name.clone()], wss: None }]);
+    assert!(build(&s, None).is_ok(), "a group of one task is an MTT");
     s.platform.cache = None;
     let e = build(&s, None).err().expect("refused");
     assert_eq!(e.path, "platform.cache");

@@ -196,6 +196,46 @@ fn figure_9_execution_phases_follow_each_other_while_the_worker_prepares_the_oth
     // τ3 is handed the token at 1 and loses it to τ1 at once.
     assert_eq!(own, [(0, 1), (1, 2), (1, 0), (2, 2)], "only the first prefetches are the jobs' own");
     assert!(r.misses().is_empty());
+    // The master CPU does the worker's phases (`Kernel::occupy`): each grant
+    // names the task's segment it copies (P^B is segment 3, W^A 2, W^B 5),
+    // and the CPU is given back when the phase ends.
+    assert_eq!(
+        occupied(&r, 3),
+        [
+            (3, 4, 1, 3),
+            (4, 5, 0, 3),
+            (5, 6, 2, 3),
+            (7, 8, 1, 2),
+            (8, 9, 0, 2),
+            (9, 10, 2, 2),
+            (13, 14, 1, 5),
+            (14, 15, 0, 5),
+            (15, 16, 2, 5),
+        ]
+    );
+}
+
+/// The policy's activities on `cpu` as (from, to, task, segment), the last
+/// call of an instant counting.
+fn occupied(r: &Run, cpu: u32) -> Vec<(u64, u64, u32, u32)> {
+    let mut last: Vec<(u64, Option<schedlab_policy::Activity>)> = Vec::new();
+    for &(t, c, a) in &r.occupied {
+        if c != cpu {
+            continue;
+        }
+        match last.last_mut() {
+            Some(l) if l.0 == t => l.1 = a,
+            _ => last.push((t, a)),
+        }
+    }
+    let mut out = Vec::new();
+    for (i, &(t, a)) in last.iter().enumerate() {
+        if let Some(a) = a {
+            let to = last.get(i + 1).map_or(u64::MAX, |n| n.0);
+            out.push((t, to, a.job.task, a.segment));
+        }
+    }
+    out
 }
 
 /// A worker slower than the execution: E^B waits (blocked) until the
@@ -219,4 +259,97 @@ fn the_next_execution_waits_for_the_worker_which_runs_above_the_master_cpus_task
     assert_eq!(worker_grants(&r), [(1, 0), (4, 0), (5, 0), (7, 0), (10, 0), (11, 0)]);
     // The master CPU's task (3 units) runs only when the worker does not.
     assert_eq!(r.cpu(1), [(1, 0, 1), (1, 6, 7)]);
+    // The worker's phases occupy the master CPU: P^B (segment 3) [1, 4),
+    // W^A (2) [4, 5), W^B (5) [5, 6), and again for job 1.
+    assert_eq!(
+        occupied(&r, 1),
+        [(1, 4, 0, 3), (4, 5, 0, 2), (5, 6, 0, 5), (7, 10, 0, 3), (10, 11, 0, 2), (11, 12, 0, 5)]
+    );
+}
+
+/// A host that records the policy's answers and notes, for a hand-driven
+/// sequence of events (what a real-time dispatcher reports).
+struct Hand {
+    now: u64,
+    running: Vec<Option<schedlab_policy::JobId>>,
+    notes: Vec<(u64, PolicyEvent)>,
+}
+
+impl schedlab_policy::Host for Hand {
+    fn now(&self) -> u64 {
+        self.now
+    }
+    fn consumed(&self, _job: schedlab_policy::JobId) -> u64 {
+        0
+    }
+    fn running(&self, cpu: u32) -> Option<schedlab_policy::JobId> {
+        self.running[cpu as usize]
+    }
+    fn switch(&mut self, cpus: &[u32], chosen: &[Option<schedlab_policy::JobId>]) {
+        for &c in cpus {
+            self.running[c as usize] = chosen[c as usize];
+        }
+    }
+    fn tracing(&self) -> bool {
+        true
+    }
+    fn note(&mut self, _cpu: Option<u32>, event: PolicyEvent) {
+        self.notes.push((self.now, event));
+    }
+}
+
+/// On real threads the hold of a preempted memory phase can reach the job's
+/// thread after it passed the phase's end, so the driver hears the end of a
+/// preempted phase: the phase is done (a `token-release`), the job leaves
+/// the queue and runs its execution phase while the other job owns the
+/// token, and it is not granted the token again for that phase.
+#[test]
+fn a_preempted_phase_whose_end_arrives_is_done() {
+    use schedlab_policy::{Driver, Job, JobId};
+    let s = prem(&[(&[mem(4), exec(4)], 0, 1), (&[mem(4), exec(4)], 0, 2)]);
+    let mut p = build(&s, None).unwrap();
+    let mut drv: Driver = Driver::new(3, p.info().placement.clone());
+    let mut h = Hand { now: 0, running: vec![None; 3], notes: Vec::new() };
+    let job = |task| Job { id: JobId { task, seq: 0 }, release: 0, deadline: 100 };
+    // τ2 (task 1) asks and is granted at 0.
+    drv.release(job(1), (), 0);
+    drv.instant(p.as_mut(), &mut h, 0).unwrap();
+    assert_eq!(h.running[1], Some(job(1).id));
+    // τ1 (task 0) takes the token at 1: task 1's CPU idles.
+    h.now = 1;
+    drv.release(job(0), (), 1);
+    drv.instant(p.as_mut(), &mut h, 1).unwrap();
+    assert_eq!((h.running[0], h.running[1]), (Some(job(0).id), None));
+    // Task 1's thread had reached the end of its phase: it goes on with its execution.
+    h.now = 2;
+    drv.segment_end(job(1).id, 0, SegmentKind::Memory);
+    drv.instant(p.as_mut(), &mut h, 2).unwrap();
+    assert_eq!(h.running[1], Some(job(1).id), "its execution phase runs");
+    // Task 0's phase ends at 5: nobody waits for the token.
+    h.now = 5;
+    drv.segment_end(job(0).id, 0, SegmentKind::Memory);
+    drv.instant(p.as_mut(), &mut h, 5).unwrap();
+    let kinds: Vec<(u64, &str, u32)> = h
+        .notes
+        .iter()
+        .filter_map(|(t, e)| match *e {
+            PolicyEvent::TokenRequest { task, .. } => Some((*t, "request", task)),
+            PolicyEvent::TokenGrant { task, .. } => Some((*t, "grant", task)),
+            PolicyEvent::TokenPreempt { task, .. } => Some((*t, "preempt", task)),
+            PolicyEvent::TokenRelease { task, .. } => Some((*t, "release", task)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            (0, "request", 1),
+            (0, "grant", 1),
+            (1, "request", 0),
+            (1, "preempt", 1),
+            (1, "grant", 0),
+            (2, "release", 1),
+            (5, "release", 0)
+        ]
+    );
 }

@@ -91,6 +91,7 @@ fn values(spec: &Spec) -> Value {
             "master": pol.master,
             "mps": pol.mps,
             "memory_preemption": pol.memory_preemption,
+            "profile": pol.profile,
         })
     });
     let tasks: Vec<Value> = spec

@@ -37,13 +37,24 @@
 //!   show.
 //!
 //! Source order (the source is named in the run's notes and its
-//! `wss-profile` trace note): `perf_event_open` cache misses are probed and
-//! reported, but not read per job yet (a machine with a PMU still gets the
-//! footprint); the footprint where `clear_refs` and `smaps` work (root, or
-//! the process's own files); else the declared `wss`.
+//! `wss-profile` trace note, with why the ones before it were not used):
+//! 1. **`perf_event_open` cache misses per job** where the per-thread
+//!    `PERF_COUNT_HW_CACHE_MISSES` event opens (a PMU): each worker of an
+//!    MTT opens it for itself ([`crate::counters::thread`]) at its first
+//!    job and reads it, with its context switches, when a job starts and
+//!    when it ends; the difference is the job's misses, and a job switched
+//!    away in between (preempted, blocked) or ended early is discarded, as
+//!    Fig. 5.3 discards preempted jobs. The helper thread only adds them
+//!    up (`WssProfiler`, one thread per task of the MTT). No MTT needs a
+//!    working set the runtime allocated, and MTT-jobs may overlap.
+//! 2. the footprint above where `clear_refs` and `smaps` work (root, or the
+//!    process's own files);
+//! 3. else the declared `wss`.
 
+use crate::counters::thread::{self, JobCount, Reading, ThreadCounter, ThreadEvent};
 use schedlab_model::Spec;
-use schedlab_policy::profiler::{ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD, MAX_OPEN};
+use schedlab_policy::profiler::{Outcome, ProfilerConfig, Source, WssProfiler, DEFAULT_THRESHOLD, MAX_OPEN};
+use std::cell::{Cell, OnceCell};
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
@@ -56,22 +67,73 @@ pub enum Post {
     Started { mtt: u32, job: u64, t: u64 },
     /// A thread of MTT `mtt` ended its job `job` (`completed`: not ended early).
     Ended { mtt: u32, job: u64, completed: bool },
+    /// With per-job counters: a thread of MTT `mtt` ended its job `job`,
+    /// which caused `count` (`None`: not read, e.g. the event did not open
+    /// on this thread).
+    Counted { mtt: u32, job: u64, completed: bool, count: Option<JobCount> },
 }
 
-/// A worker's end of the channel (one per thread of an MTT).
-#[derive(Debug, Clone)]
+/// A worker's end of the channel (one per thread of an MTT). With per-job
+/// counters it opens the thread's event at its first job (it must be the
+/// worker's own thread: the event counts the thread that opened it) and
+/// reads it at each job's start and end.
+#[derive(Debug)]
 pub struct Poster {
     tx: Sender<Post>,
     mtt: u32,
+    event: Option<ThreadEvent>,
+    counter: OnceCell<Option<ThreadCounter>>,
+    begun: Cell<Option<(u64, Reading)>>,
+}
+
+impl Clone for Poster {
+    /// The same channel and event, a counter of its own (opened on the
+    /// thread that uses the clone).
+    fn clone(&self) -> Poster {
+        Poster::new(self.tx.clone(), self.mtt, self.event)
+    }
 }
 
 impl Poster {
+    fn new(tx: Sender<Post>, mtt: u32, event: Option<ThreadEvent>) -> Poster {
+        Poster { tx, mtt, event, counter: OnceCell::new(), begun: Cell::new(None) }
+    }
+
+    /// This thread starts its job `job` at `t`.
     pub fn started(&self, job: u64, t: u64) {
+        if let Some(event) = self.event {
+            let c = self.counter.get_or_init(|| ThreadCounter::open(event).ok());
+            self.begun.set(c.as_ref().and_then(|c| c.read()).map(|r| (job, r)));
+            return;
+        }
         let _ = self.tx.send(Post::Started { mtt: self.mtt, job, t });
     }
+
+    /// This thread ended its job `job` (`completed`: not ended early).
     pub fn ended(&self, job: u64, completed: bool) {
+        if self.event.is_some() {
+            let end = self.counter.get().and_then(|c| c.as_ref()).and_then(|c| c.read());
+            let count = match (self.begun.take(), end) {
+                (Some((j, a)), Some(b)) if j == job => Some(a.until(b)),
+                _ => None,
+            };
+            let _ = self.tx.send(Post::Counted { mtt: self.mtt, job, completed, count });
+            return;
+        }
         let _ = self.tx.send(Post::Ended { mtt: self.mtt, job, completed });
     }
+}
+
+/// How the MTTs' jobs are measured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Counting {
+    /// Per-job cache misses where the per-thread hardware event opens, else
+    /// the page-reference footprint, else the declared `wss`.
+    Auto,
+    /// Per-job counts of `event` on every MTT's threads, each worth `unit`
+    /// bytes (a software event proves the path on a machine without a
+    /// PMU: page faults of fresh pages, 4,096 bytes each).
+    Event { event: ThreadEvent, unit: u64 },
 }
 
 /// One MTT's result.
@@ -180,14 +242,33 @@ impl Meter {
     /// Starts the profiler for `spec`'s MTTs whose working sets lie at
     /// `ranges` (from the plan); `perf_hardware`: whether the run's perf
     /// probe found hardware events.
+    /// The environment variable `SCHEDLAB_WSS_EVENT` (`page-faults` or
+    /// `task-clock`) makes the workers count that software event per job
+    /// instead (a test of the per-job path on a machine without a PMU; the
+    /// estimate is then in pages or ns, not a working set).
     pub fn start(spec: &Spec, ranges: &[Option<(usize, usize)>], perf_hardware: bool) -> Meter {
+        let _ = perf_hardware; // the per-thread event is probed itself
+        let counting = match std::env::var("SCHEDLAB_WSS_EVENT").as_deref() {
+            Ok("page-faults") => Counting::Event { event: thread::PAGE_FAULTS, unit: 4096 },
+            Ok("task-clock") => Counting::Event { event: thread::TASK_CLOCK, unit: 1 },
+            _ => Counting::Auto,
+        };
+        Meter::start_with(spec, ranges, counting)
+    }
+
+    /// [`Meter::start`] measuring as `counting` says.
+    pub fn start_with(spec: &Spec, ranges: &[Option<(usize, usize)>], counting: Counting) -> Meter {
         let mtts = spec.mtts();
         let declared: Vec<u64> = (0..mtts.len()).map(|k| spec.mtt_wss(k).map_or(0, |s| s.0)).collect();
-        let perf = if perf_hardware {
-            "perf_event_open has hardware events here, but per-job cache misses are not read from them yet"
-        } else {
-            "perf_event_open: no hardware cache-miss events on this machine"
+        let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0.max(8));
+        let (event, perf) = match counting {
+            Counting::Event { event, unit } => (Some((event, unit)), String::new()),
+            Counting::Auto => match thread::probe(thread::CACHE_MISSES) {
+                Ok(()) => (Some((thread::CACHE_MISSES, line)), String::new()),
+                Err(why) => (None, why),
+            },
         };
+        let perf = perf.as_str();
         let profile = |k: usize, estimate: u64| MttProfile {
             name: mtts[k].name.clone(),
             declared: declared[k],
@@ -211,6 +292,9 @@ impl Meter {
         if mtts.is_empty() {
             return none(declared_report(format!("{perf}; no MTTs")));
         }
+        if let Some((event, unit)) = event {
+            return Meter::counting(spec, event, unit, declared_report);
+        }
         if let Err(why) = probe() {
             return none(declared_report(format!("{perf}; page-reference footprint unavailable: {why}")));
         }
@@ -219,14 +303,13 @@ impl Meter {
                 "{perf}; no MTT walks a working set the runtime allocated (the `memwalk` workload does)"
             )));
         }
-        let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0.max(8));
         let cache = spec.platform.cache.as_ref().map_or(u64::MAX, |c| c.size.0);
         let config = ProfilerConfig { line, cache, threshold: DEFAULT_THRESHOLD };
         let (tx, rx) = channel();
         let mut posters = vec![None; spec.tasks.len()];
         for (i, k) in spec.mtt_of_tasks().into_iter().enumerate() {
             if let Some(k) = k.filter(|&k| ranges[k].is_some()) {
-                posters[i] = Some(Poster { tx: tx.clone(), mtt: k as u32 });
+                posters[i] = Some(Poster::new(tx.clone(), k as u32, None));
             }
         }
         let threads: Vec<u32> = (0..mtts.len()).map(|k| spec.mtt_tasks(k).len().max(1) as u32).collect();
@@ -239,12 +322,42 @@ impl Meter {
                 .collect(),
         };
         let done = Arc::new(AtomicBool::new(false));
-        let helper = Helper { rx, done: done.clone(), ranges: ranges.to_vec(), threads, config, report };
+        let helper = Helper { rx, done: done.clone(), ranges: ranges.to_vec(), threads, config, report, unit: None };
         let fallback = declared_report(format!("{perf}; the footprint helper did not start"));
         let helper = std::thread::Builder::new().name("sl-footprint".into()).spawn(move || helper.run()).ok();
         if helper.is_none() {
             posters = vec![None; spec.tasks.len()];
         }
+        Meter { posters, done, helper, fallback }
+    }
+
+    /// The profiler fed with per-job counts of `event` (each worth `unit`
+    /// bytes) from every MTT's threads.
+    fn counting(spec: &Spec, event: ThreadEvent, unit: u64, declared: impl Fn(String) -> Report) -> Meter {
+        let mtts = spec.mtts();
+        let cache = spec.platform.cache.as_ref().map_or(u64::MAX, |c| c.size.0);
+        let config = ProfilerConfig { line: unit.max(1), cache, threshold: DEFAULT_THRESHOLD };
+        let (tx, rx) = channel();
+        let posters = spec
+            .mtt_of_tasks()
+            .into_iter()
+            .map(|k| k.map(|k| Poster::new(tx.clone(), k as u32, Some(event))))
+            .collect();
+        let threads: Vec<u32> = (0..mtts.len()).map(|k| spec.mtt_tasks(k).len().max(1) as u32).collect();
+        let why = format!(
+            "perf_event_open: the per-thread {} of each MTT thread, read at its job's start and end ({unit} B each); a job switched away in between or ended early is discarded",
+            event.name
+        );
+        let mut report = declared(why.clone());
+        report.source = Source::PerfEvent;
+        for m in &mut report.mtts {
+            m.estimate = 0;
+        }
+        let done = Arc::new(AtomicBool::new(false));
+        let helper = Helper { rx, done: done.clone(), ranges: Vec::new(), threads, config, report, unit: Some(unit) };
+        let helper = std::thread::Builder::new().name("sl-wss-perf".into()).spawn(move || helper.run()).ok();
+        let fallback = declared(format!("{why}; the profiler's helper did not start"));
+        let posters = if helper.is_some() { posters } else { vec![None; spec.tasks.len()] };
         Meter { posters, done, helper, fallback }
     }
 
@@ -273,6 +386,8 @@ struct Helper {
     threads: Vec<u32>,
     config: ProfilerConfig,
     report: Report,
+    /// With per-job counts: the bytes one count is worth.
+    unit: Option<u64>,
 }
 
 impl Helper {
@@ -280,7 +395,35 @@ impl Helper {
         std::fs::write("/proc/self/clear_refs", "1").ok().map(|_| crate::clock::now())
     }
 
+    /// Adds up per-job counts (`Post::Counted`), one thread per task.
+    fn run_counted(mut self, unit: u64) -> Report {
+        let mut profiler = WssProfiler::new(&self.threads.iter().map(|&t| t as usize).collect::<Vec<_>>(), self.config);
+        loop {
+            let post = match self.rx.recv_timeout(std::time::Duration::from_millis(20)) {
+                Ok(p) => p,
+                Err(RecvTimeoutError::Timeout) if !self.done.load(Ordering::Acquire) => continue,
+                Err(_) => break,
+            };
+            if let Post::Counted { mtt, job, completed, count } = post {
+                let k = mtt as usize;
+                let spoiled = !completed || count.is_none_or(|c| c.switched);
+                let n = count.map_or(0, |c| c.count);
+                if let Outcome::Profiled { misses, .. } = profiler.thread_done(k, job, n, spoiled) {
+                    self.report.mtts[k].samples.push(misses.saturating_mul(unit));
+                }
+            }
+        }
+        for (k, r) in self.report.mtts.iter_mut().enumerate() {
+            (r.profiled, r.discarded) = profiler.jobs(k);
+            r.estimate = profiler.estimate(k);
+        }
+        self.report
+    }
+
     fn run(mut self) -> Report {
+        if let Some(unit) = self.unit {
+            return self.run_counted(unit);
+        }
         let mut profiler = WssProfiler::new(&vec![1; self.threads.len()], self.config);
         // Per MTT: its jobs started and not yet ended on every thread (threads ended).
         let mut open: Vec<BTreeMap<u64, u32>> = vec![BTreeMap::new(); self.threads.len()];
@@ -344,6 +487,7 @@ impl Helper {
                         self.report.mtts[k].samples.push(bytes);
                     }
                 }
+                Post::Counted { .. } => {} // posters count only with `unit`
             }
             // Ready for the next first start: clear while nothing is measured.
             if measuring.is_none() && cleared.is_none() {
@@ -405,5 +549,101 @@ Referenced:          900 kB
         }
         let touched = referenced(&std::fs::read_to_string("/proc/self/smaps").unwrap(), lo, hi);
         assert!(touched <= 16 * 1024, "cleared, then 4 pages touched: {touched}");
+    }
+
+    const MTT_SPEC: &str = "platform: {cpus: 2, cache: {size: 1MiB, ways: 16, line: 64B}}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 2ms, period: 20ms}\n  - {name: b, wcet: 2ms, period: 20ms}\nmtt:\n  - {name: w, tasks: [a, b], wss: 128KiB}\n";
+
+    fn mtt_spec() -> Spec {
+        schedlab_model::load_str(MTT_SPEC, None, "w.yaml").unwrap().spec
+    }
+
+    /// Touches `pages` fresh pages (mapped for the job, so each touch is a
+    /// page fault), after sleeping first when `sleep` (a switch).
+    fn job_touching(pages: usize, sleep: bool) {
+        if sleep {
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+        let len = pages * 4096;
+        // SAFETY: a private anonymous mapping of `len` bytes, written within
+        // its bounds and unmapped here.
+        unsafe {
+            let p = libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            );
+            assert_ne!(p, libc::MAP_FAILED);
+            for k in 0..pages {
+                std::ptr::write_volatile((p as *mut u8).add(k * 4096), 1);
+            }
+            libc::munmap(p, len);
+        }
+    }
+
+    /// The per-job path with a software event: each of the MTT's two
+    /// threads, on a thread of its own, counts its jobs' page faults
+    /// between its job's start and end (16 fresh pages each, so 32 pages
+    /// per MTT-job); the profiler's estimate is the MTT-job's 128 KiB, and
+    /// a job that slept (switched away) is discarded with its MTT-job. The
+    /// same path reads `PERF_COUNT_HW_CACHE_MISSES` on a machine with a PMU.
+    #[test]
+    fn per_job_counts_of_each_thread_feed_the_profiler() {
+        let spec = mtt_spec();
+        let meter = Meter::start_with(&spec, &[None], Counting::Event { event: thread::PAGE_FAULTS, unit: 4096 });
+        let workers: Vec<_> = meter
+            .posters
+            .iter()
+            .map(|p| {
+                let p = p.clone().expect("both tasks are threads of the MTT");
+                std::thread::spawn(move || {
+                    for job in 0..6u64 {
+                        p.started(job, 0);
+                        job_touching(16, job == 4);
+                        p.ended(job, true);
+                    }
+                })
+            })
+            .collect();
+        for w in workers {
+            w.join().unwrap();
+        }
+        let r = meter.finish();
+        assert_eq!(r.source, Source::PerfEvent, "{r:?}");
+        assert!(r.why.contains("page-faults"), "{}", r.why);
+        let w = &r.mtts[0];
+        // Job 4 slept: discarded. On a loaded host another job may be
+        // preempted (a switch too) and discarded with it.
+        assert_eq!(w.profiled + w.discarded, 6, "{w:?}");
+        assert!(w.discarded >= 1 && w.profiled >= 2, "{w:?}");
+        // 32 pages per MTT-job; a fault or two of the thread's own (its
+        // stack, the allocator) may add to one.
+        assert!(w.estimate >= 32 * 4096 && w.estimate <= 36 * 4096, "{w:?}");
+        assert!(w.error().unwrap().abs() <= 0.125, "{w:?}");
+    }
+
+    /// On this machine, for real: where the per-thread cache-miss event
+    /// opens the profiler counts misses per job; where it does not (this
+    /// VM: no PMU), the report says why and falls back (to the footprint
+    /// when the MTT's working set is the runtime's, else the declared wss).
+    #[test]
+    fn without_the_hardware_event_the_source_falls_back_and_says_why() {
+        let spec = mtt_spec();
+        let r = Meter::start(&spec, &[None], false).finish();
+        eprintln!("{:?}", r.lines());
+        match thread::probe(thread::CACHE_MISSES) {
+            Ok(()) => {
+                assert_eq!(r.source, Source::PerfEvent);
+                assert!(r.why.contains("PERF_COUNT_HW_CACHE_MISSES"), "{}", r.why);
+            }
+            Err(why) => {
+                assert_eq!(r.source, Source::Declared, "no working set of the runtime's: {r:?}");
+                assert!(r.why.starts_with(&why), "{} / {why}", r.why);
+                assert!(r.lines()[0].contains("refused the per-thread cache-misses"), "{:?}", r.lines());
+                assert_eq!(r.mtts[0].estimate, 128 * 1024, "the declared wss");
+            }
+        }
     }
 }

@@ -234,8 +234,8 @@ impl Plan {
                     if wss.0 > 4 << 30 {
                         return Err(bad(format!("tasks[{i}].wss: {} bytes is over the runtime's 4 GiB limit", wss.0)));
                     }
-                    let sections = schedlab_model::spec::prem::sections(&t.segments()).map_or(1, |s| s.len());
-                    Box::new(workload::prem::Prem::new(wss.0, sections))
+                    let amp = t.memory_mode() == schedlab_model::MemoryMode::Amp;
+                    Box::new(workload::prem::Prem::new(wss.0, &t.segments(), amp))
                 }
                 WorkloadSpec::CFunction { library, symbol, arg } => {
                     let lib = if library.contains('/') && !library.starts_with('/') {

@@ -69,3 +69,42 @@ fn fig_4_6_runs_the_golden_schedule_on_real_threads_and_replays() {
     retry_stalls("ca-gedf", attempt).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(state(), before, "the machine is as before");
 }
+
+/// `profile: true` on real threads: where the counter source has no cache
+/// misses (this VM: no PMU, the workloads' published counts), the policy
+/// says so once in the trace (`counters-unavailable`) and schedules with
+/// the declared WSSs — the golden schedule — and the replay agrees. Where
+/// the CPUs' hardware cache misses are read (a PMU), it learns the MTTs'
+/// WSSs from them: only the replay is asserted then.
+#[test]
+fn with_profile_and_no_cache_miss_counters_it_schedules_the_declared_wss() {
+    require_root();
+    let _s = serial();
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/ca-gedf-threads.yaml");
+    let mut spec = schedlab_model::load_path(&path).unwrap().spec;
+    spec.policy.as_mut().unwrap().profile = Some(true);
+    let hardware = schedlab_rt::counters::PerfCounters::open(1).hardware();
+    let attempt = || -> Result<(), Failure> {
+        let o = run(&spec, &dispatch_cfg(800)).map_err(|e| format!("ca-gedf profile: {e}"))?;
+        if o.stop != schedlab_rt::StopReason::Finished || !o.integrity.complete() {
+            return Err(Failure::Hard(format!("stopped {:?}, integrity {:?}", o.stop, o.integrity)));
+        }
+        let tol = validate_dispatch(&o, &spec, "ca-gedf profile")?;
+        let said =
+            count(&o.events, |e| matches!(e, Event::Policy { event: PolicyEvent::CountersUnavailable { .. }, .. }));
+        eprintln!("ca-gedf profile: hardware counters {hardware}, {said} counters-unavailable, tolerance {tol} ns");
+        if hardware {
+            return Ok(());
+        }
+        if said != 1 {
+            return Err(Failure::Hard(format!("{said} counters-unavailable events, not 1")));
+        }
+        let golden = [vec![1, 2], vec![0], vec![0], vec![3, 4], vec![], vec![1, 2], vec![0], vec![0]];
+        let got = starts(&o.events, 8);
+        if got[..] != golden[..] {
+            return Err(Failure::of_run(&o, &spec, 0.8, tol, format!("the declared wss's schedule: {got:?}")));
+        }
+        Ok(())
+    };
+    retry_stalls("ca-gedf profile", attempt).unwrap_or_else(|e| panic!("{e}"));
+}

@@ -67,11 +67,23 @@ fn a_job_past_its_sched_deadline_runtime_gets_a_wcet_violation() {
     assert!(jobs >= 8, "{jobs} jobs");
     // Every job but possibly the last (the run's end) is stopped by the overrun.
     assert!(seen.len() + 1 >= jobs, "{} of {jobs} jobs saw the overrun", seen.len());
+    // The kernel's budget belongs to the server, not to a job: it throttles at
+    // the tick after the runtime is spent (a job overruns by up to a tick), a
+    // negative balance is taken from the next replenishment, and a job that
+    // wakes before the server's deadline keeps what is left (the CBS wake-up
+    // rule). One job can therefore stop a few ms early and its neighbour as
+    // much late (seen: 10.47, 7.96, 13.20 ms of a 10.6 ms runtime), while
+    // their sum stays the runtimes they were given.
     for &(used, scope, limit) in &seen {
         assert_eq!((scope, limit), (0, Limit::Wcet));
-        assert!(used >= runtime * 9 / 10, "stopped after {used} ns, before the runtime {runtime}");
+        assert!(used >= runtime / 2, "stopped after {used} ns, long before the runtime {runtime}");
         assert!(used < 30_000_000, "stopped after {used} ns: the overrun came too late");
     }
+    let mean = seen.iter().map(|s| s.0).sum::<u64>() / seen.len().max(1) as u64;
+    assert!(
+        mean >= runtime * 95 / 100 && mean <= runtime * 3 / 2,
+        "the jobs ran {mean} ns on average before their overrun, against a runtime of {runtime}"
+    );
     assert_eq!(budget, seen.len(), "one budget-exhausted per overrun");
     assert_eq!(exceptions, seen.len(), "one timing-exception per overrun");
     assert_eq!(forced, seen.len(), "each overrunning job is ended");

@@ -209,6 +209,9 @@ impl MemoryPhases {
                 if self.owner.is_some_and(|(o, _)| o == (j, worker)) {
                     self.owner = None;
                 }
+                // A preempted phase its job had finished as the preemption
+                // reached it (real threads) is released from the queue.
+                self.pending.remove(&(j, worker));
                 if worker {
                     self.worker_running = false;
                 }

@@ -97,6 +97,31 @@ fn a_grant_to_a_less_urgent_phase_is_caught() {
     assert!(m.contains("tau3") && m.contains("tau2") && m.contains("higher memory priority"), "{m}");
 }
 
+/// A preempted phase released (its job had finished it as the preemption
+/// reached it, on real threads) leaves the queue: the same grant to τ3 at
+/// 3 ms is in order once τ2's preempted phase was released at 1 ms.
+#[test]
+fn a_released_preempted_phase_no_longer_waits() {
+    let (h, mut ev) = sim(&fig7(), 30 * MS);
+    let g = position(
+        &ev,
+        |e| matches!(e, Event::Policy { t, event: PolicyEvent::TokenGrant { task: 1, .. }, .. } if *t == 3 * MS),
+    );
+    if let Event::Policy { t, cpu, .. } = ev[g] {
+        ev[g] = Event::Policy { t, cpu, event: PolicyEvent::TokenGrant { task: 2, job: 0, worker: false } };
+    }
+    let p = position(
+        &ev,
+        |e| matches!(e, Event::Policy { t, event: PolicyEvent::TokenPreempt { task: 1, .. }, .. } if *t == MS),
+    );
+    ev.insert(
+        p + 1,
+        Event::Policy { t: MS, cpu: Some(1), event: PolicyEvent::TokenRelease { task: 1, job: 0, worker: false } },
+    );
+    let r = check(&h, &ev);
+    assert_eq!(violations(&r, Check::MemoryGrantOrder), Some(0), "{}", r.render());
+}
+
 /// τ2's memory phase non-preemptive: τ1 waits until 2 ms. Injected: τ2
 /// leaves its CPU at 1 ms and comes back at 2 ms while τ1 starts at 1 ms —
 /// the non-preemptive phase suspended for τ1's.

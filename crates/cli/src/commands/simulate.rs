@@ -55,6 +55,9 @@ pub struct Args {
     /// Ignore the spec's cache: no platform model (no slowdowns, no model CPMD, no counters).
     #[arg(long)]
     no_platform_model: bool,
+    /// The platform model's cost of a shared-cache miss, in cycles (default 200); 0 counts misses without slowing jobs.
+    #[arg(long, value_name = "CYCLES")]
+    miss_cycles: Option<f64>,
     /// Tick period for tick overhead (0 disables ticks).
     #[arg(long, default_value = "1ms")]
     tick: Duration,
@@ -82,6 +85,13 @@ fn config(a: &Args) -> Result<SimConfig, CliError> {
     let execution = a.exec.parse::<Execution>().map_err(|e| CliError::option("--exec", e.to_string()))?;
     let sporadic = a.sporadic.parse::<Sporadic>().map_err(|e| CliError::option("--sporadic", e.to_string()))?;
     let miss = a.miss.parse::<MissPolicy>().map_err(|e| CliError::option("--miss", e.to_string()))?;
+    let mut calibration = SimConfig::default().calibration;
+    if let Some(c) = a.miss_cycles {
+        if !(c.is_finite() && c >= 0.0) {
+            return Err(CliError::option("--miss-cycles", format!("{c} is not a number of cycles ≥ 0, e.g. `200`")));
+        }
+        calibration.miss_cycles = c;
+    }
     Ok(SimConfig {
         horizon: a.horizon.map(|d| d.0),
         horizon_cap: a.horizon_cap.0,
@@ -93,9 +103,11 @@ fn config(a: &Args) -> Result<SimConfig, CliError> {
         spec_dir: a.spec.parent().map(PathBuf::from).unwrap_or_else(|| PathBuf::from(".")),
         tick: a.tick.0,
         platform_model: !a.no_platform_model,
-        // Policy events (RUN's server choices, ...) only feed the trace and
-        // the exports; the statistics do not read them.
-        policy_events: a.trace.is_some() || a.svg.is_some() || a.perfetto.is_some(),
+        calibration,
+        // Policy events (RUN's server choices, ...) only feed the trace, the
+        // exports and --validate (whose replay answers a policy's counter
+        // readings from their samples); the statistics do not read them.
+        policy_events: a.trace.is_some() || a.svg.is_some() || a.perfetto.is_some() || a.validate,
         ..SimConfig::default()
     })
 }

@@ -286,6 +286,13 @@ pub const PROMOTION_DURATION: Param = Param {
     default: "2",
     doc: "1: a promotion lasts until the next decision (urgent ones until the job runs); 2: promotions and urgency last until the job completes",
 };
+/// `profile`: WSSs from the working-set profiler.
+pub const PROFILE: Param = Param {
+    key: "profile",
+    values: "true, false",
+    default: "false",
+    doc: "estimate each MTT's WSS online with the working-set profiler (Fig. 5.3) from the CPUs' cache-miss counters instead of the declared wss",
+};
 /// `master`: the CPU of the memory-phase worker (`mcs`).
 pub const MASTER: Param = Param {
     key: "master",
@@ -361,6 +368,7 @@ const CACHE_AWARE: &[Param] = &[
     PHANTOMS,
     AVOID_PARTIALLY_ELIGIBLE,
     PROMOTION_DURATION,
+    PROFILE,
 ];
 const MCS: &[Param] = &[
     PARTITIONING,
@@ -531,6 +539,7 @@ mod tests {
                 "phantoms",
                 "avoid_partially_eligible",
                 "promotion_duration",
+                "profile",
                 "master",
                 "mps",
                 "memory_preemption"

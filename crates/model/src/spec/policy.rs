@@ -352,6 +352,11 @@ pub struct PolicySpec {
     /// `preemptible: false`); `false`, every memory phase is non-preemptive.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub memory_preemption: Option<bool>,
+    /// `ca-gedf`: estimate each MTT's WSS online with the working-set
+    /// profiler from the CPUs' cache-miss counters instead of using the
+    /// declared `wss`; default `false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub profile: Option<bool>,
 }
 
 /// How RUN distributes spare capacity (m − U) over its level-0 servers.
@@ -399,6 +404,7 @@ impl PolicySpec {
             master: None,
             mps: None,
             memory_preemption: None,
+            profile: None,
         }
     }
 }
@@ -422,7 +428,7 @@ fn param_schema(key: &str, g: &mut schemars::SchemaGenerator) -> serde_json::Val
         "throttle_range" => g.subschema_for::<[u32; 2]>(),
         "cache_threshold" | "lost_cause_threshold" => g.subschema_for::<u32>(),
         "cache_policy" | "lost_cause_policy" | "promotion_duration" => g.subschema_for::<u8>(),
-        "phantoms" | "avoid_partially_eligible" => g.subschema_for::<bool>(),
+        "phantoms" | "avoid_partially_eligible" | "profile" => g.subschema_for::<bool>(),
         "master" => g.subschema_for::<u32>(),
         "mps" | "memory_preemption" => g.subschema_for::<bool>(),
         other => unreachable!("a descriptor names the parameter `{other}` that PolicySpec lacks"),

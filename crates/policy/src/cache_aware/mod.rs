@@ -38,6 +38,7 @@
 mod choice;
 mod params;
 mod phantom;
+mod profiling;
 mod rules;
 
 pub(crate) use params::params;
@@ -48,6 +49,7 @@ use crate::interface::{
 };
 use choice::Candidate;
 use params::Params;
+use profiling::Profiling;
 use rules::{rank, tardy, Standing};
 use schedlab_model::Placement;
 
@@ -103,12 +105,21 @@ pub(crate) struct CaGedf {
     fitting: Vec<Candidate>,
     /// Per phantom job run at this boundary: the job it replaced, if any.
     phantom_for: Vec<Option<JobId>>,
+    /// The working-set profiler, with `profile: true`.
+    profiling: Option<Profiling>,
+    /// Scratch: the CPUs whose job changes at a boundary, with the old and new job.
+    moved: Vec<(Cpu, Option<JobId>, Option<JobId>)>,
 }
 
 impl CaGedf {
     pub fn new(p: Params) -> CaGedf {
         let (n, m) = (p.owner.len(), p.cpus as usize);
         let state = TaskState { job: None, blocked: false, standing: Standing::default(), done: 0, cpu: NONE };
+        let profiling = p.profiled.contains(&true).then(|| {
+            let threads: Vec<usize> = p.members.iter().map(|m| m.len()).collect();
+            let tracked = p.owner.iter().map(|&o| p.profiled[o as usize]).collect();
+            Profiling::new(&threads, tracked, p.line, p.cache)
+        });
         CaGedf {
             info: PolicyInfo {
                 name: "ca-gedf",
@@ -128,6 +139,8 @@ impl CaGedf {
             cands: Vec::with_capacity(p.wss.len()),
             fitting: Vec::with_capacity(p.wss.len()),
             phantom_for: Vec::with_capacity(m),
+            profiling,
+            moved: Vec::with_capacity(m),
             p,
         }
     }
@@ -337,6 +350,10 @@ impl CaGedf {
             ph.start_quantum();
         }
         self.boundaries.processing(t);
+        if let Some(pr) = self.profiling.as_mut() {
+            pr.probe(k);
+            self.unprofiled(k);
+        }
         self.taken.fill(false);
         self.counted.clear();
         self.picked.clear();
@@ -369,11 +386,33 @@ impl CaGedf {
             let chosen = self.top(t).expect("a job is open");
             self.take(chosen, t, &mut used, k);
         }
+        if used > self.p.cache {
+            if let Some(pr) = self.profiling.as_mut() {
+                for &task in &self.picked {
+                    pr.spoil(task); // thrashing: more than the working set is missed
+                }
+            }
+        }
         self.place(k);
         let busy = self.tasks.iter().any(|ts| ts.job.is_some());
         if busy {
             self.boundaries.arm_next(t + q, k);
         }
+    }
+
+    /// Once the CPUs' cache misses cannot be read, the declared WSSs, said
+    /// once (the reason is the policy's, not the driver's, so that the
+    /// replay, which has no counters either, records the same).
+    fn unprofiled(&mut self, k: &mut dyn Kernel) {
+        if self.profiling.as_ref().is_none_or(|pr| pr.unavailable().is_none()) {
+            return;
+        }
+        if k.tracing() {
+            let reason = "no cache-miss counters to profile with; ca-gedf schedules with the declared wss".to_string();
+            k.note(None, PolicyEvent::CountersUnavailable { reason });
+        }
+        self.p.wss.clone_from(&self.p.declared);
+        self.profiling = None;
     }
 
     /// The jobs picked at this boundary onto CPUs; phantom jobs on the rest.
@@ -423,10 +462,26 @@ impl CaGedf {
                 self.tasks[task as usize].job.map(|j| j.id)
             };
             if self.assigned[c] != job {
+                self.moved.push((c as Cpu, self.assigned[c], job));
                 self.assigned[c] = job;
                 k.resched(c as Cpu);
             }
         }
+        if let Some(pr) = self.profiling.as_mut() {
+            // Every stint that ends before any that begins (a job may move).
+            for &(_, old, _) in &self.moved {
+                if let Some(old) = old {
+                    pr.stop(old.task, !self.placed.contains(&old.task), k); // preempted unless moved
+                }
+            }
+            for &(c, _, new) in &self.moved {
+                if let Some(new) = new {
+                    pr.start(new.task, c, k);
+                }
+            }
+        }
+        self.moved.clear();
+        self.unprofiled(k);
     }
 }
 
@@ -440,6 +495,9 @@ impl Policy for CaGedf {
         ts.job = Some(job);
         ts.blocked = false;
         ts.standing = Standing::default();
+        if let Some(pr) = self.profiling.as_mut() {
+            pr.release(job.id.task);
+        }
         self.wake(k);
     }
 
@@ -452,6 +510,12 @@ impl Policy for CaGedf {
         ts.blocked = false;
         ts.standing = Standing::default();
         ts.done += 1;
+        if let Some(pr) = self.profiling.as_mut() {
+            let owner = self.p.owner[job.task as usize];
+            if let Some(estimate) = pr.complete(job.task, owner, job.seq, k) {
+                self.p.wss[owner as usize] = estimate;
+            }
+        }
         self.unassign(job, k);
     }
 
@@ -461,6 +525,9 @@ impl Policy for CaGedf {
             return;
         }
         ts.blocked = true;
+        if let Some(pr) = self.profiling.as_mut() {
+            pr.stop(job.task, true, k);
+        }
         self.unassign(job, k);
     }
 

@@ -48,6 +48,15 @@ pub(crate) struct Params {
     pub cpus: u32,
     /// The shared cache's size C, bytes (> 0).
     pub cache: u64,
+    /// Its line size, bytes (the profiler's unit).
+    pub line: u64,
+    /// Per owner: its WSS comes from the working-set profiler (starting
+    /// from 0: unknown) instead of the declared one — with `profile: true`,
+    /// every owner that is an `mtt` group (see [`params`]).
+    pub profiled: Vec<bool>,
+    /// Per owner: its declared WSS (what a profiled owner falls back to
+    /// when the counters cannot be read).
+    pub declared: Vec<u64>,
     /// Per task: its working-set owner (an index into `wss`/`members`).
     pub owner: Vec<u32>,
     /// Per owner: the WSS of one of its jobs (the MTT's working set), bytes.
@@ -73,30 +82,35 @@ pub(crate) struct Params {
 
 /// The working-set owners: an MTT's tasks share one, with the MTT's WSS; a
 /// task of no MTT is its own, with its `wss`. A WSS left out counts 0.
-fn owners(spec: &Spec) -> (Vec<u32>, Vec<u64>, Vec<Vec<u32>>) {
+/// Also per owner: whether it is an MTT.
+#[allow(clippy::type_complexity)]
+fn owners(spec: &Spec) -> (Vec<u32>, Vec<u64>, Vec<Vec<u32>>, Vec<bool>) {
     let n = spec.tasks.len();
     let of = spec.mtt_of_tasks();
     let mut owner = vec![u32::MAX; n];
     let mut wss = Vec::new();
     let mut members: Vec<Vec<u32>> = Vec::new();
+    let mut is_mtt = Vec::new();
     let mut mtt_owner: Vec<Option<u32>> = vec![None; spec.mtts().len()];
     for (i, t) in spec.tasks.iter().enumerate() {
         let o = match of[i] {
             Some(k) => *mtt_owner[k].get_or_insert_with(|| {
                 wss.push(spec.mtt_wss(k).map_or(0, |s| s.0));
                 members.push(Vec::new());
+                is_mtt.push(true);
                 (wss.len() - 1) as u32
             }),
             None => {
                 wss.push(t.wss.map_or(0, |s| s.0));
                 members.push(Vec::new());
+                is_mtt.push(false);
                 (wss.len() - 1) as u32
             }
         };
         owner[i] = o;
         members[o as usize].push(i as u32);
     }
-    (owner, wss, members)
+    (owner, wss, members, is_mtt)
 }
 
 /// The parameters of `spec` (whose policy is `ca-gedf`). Refused: no
@@ -109,6 +123,7 @@ pub(crate) fn params(spec: &Spec) -> Result<Params, AdmissionError> {
     if q == 0 {
         return Err(AdmissionError::at("policy.quantum", "must be more than 0, e.g. `1ms`"));
     }
+    let line = spec.platform.cache.as_ref().map_or(64, |c| c.line.0);
     let Some(cache) = spec.platform.cache.as_ref().map(|c| c.size.0).filter(|&s| s > 0) else {
         return Err(AdmissionError::at(
             "platform.cache",
@@ -149,7 +164,31 @@ pub(crate) fn params(spec: &Spec) -> Result<Params, AdmissionError> {
             ))
         }
     };
-    let (owner, wss, members) = owners(spec);
+    let (owner, mut wss, members, is_mtt) = owners(spec);
+    // The profiler measures an owner's per-job WSS as the misses of its
+    // jobs, which assumes that job i's data is its own (the thesis'
+    // assumption 1, notes §3.2): true of an `mtt` group's jobs, which the
+    // platform model gives new data (compulsory misses, W / L per job);
+    // a task in no group reuses its data from job to job, so its misses
+    // are only the reloads of what others evicted (0 for back-to-back
+    // jobs) and it keeps its declared `wss`.
+    let profiled = if pol.profile.unwrap_or(false) {
+        if !is_mtt.contains(&true) {
+            return Err(AdmissionError::at(
+                "policy.profile",
+                "the working-set profiler estimates the WSS of `mtt` groups (whose jobs each reference their own data), and the spec has none; declare the tasks to profile under `mtt:` (a group of one task is an MTT too) or remove `profile: true`",
+            ));
+        }
+        is_mtt
+    } else {
+        vec![false; wss.len()]
+    };
+    let declared = wss.clone();
+    for (w, &p) in wss.iter_mut().zip(&profiled) {
+        if p {
+            *w = 0; // nothing is known until the profiler measures it
+        }
+    }
     let unequal = members
         .iter()
         .map(|m| m.windows(2).any(|w| spec.tasks[w[0] as usize].wcet != spec.tasks[w[1] as usize].wcet))
@@ -159,6 +198,9 @@ pub(crate) fn params(spec: &Spec) -> Result<Params, AdmissionError> {
         quantum: q,
         cpus: spec.platform.cpus,
         cache,
+        line,
+        profiled,
+        declared,
         owner,
         wss,
         members,

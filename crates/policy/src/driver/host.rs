@@ -3,7 +3,7 @@
 //! delivers ([`Delivery`]), e.g. to attribute overheads to a CPU.
 
 use super::Run;
-use crate::interface::{Counters, CountersUnavailable, Cpu, Job, JobId, Rate, Time};
+use crate::interface::{Activity, Counters, CountersUnavailable, Cpu, Job, JobId, Rate, Time};
 use schedlab_model::{PolicyEvent, SegmentKind};
 
 /// A callback the driver is about to deliver (or has just delivered).
@@ -67,4 +67,7 @@ pub trait Host<X = ()> {
     }
     /// Records a policy event ([`crate::Kernel::note`]).
     fn note(&mut self, _cpu: Option<Cpu>, _event: PolicyEvent) {}
+    /// The policy's own work on `cpu` ([`crate::Kernel::occupy`]); default:
+    /// nothing (a driver that accounts time only).
+    fn occupy(&mut self, _cpu: Cpu, _activity: Option<Activity>) {}
 }

@@ -2,7 +2,7 @@
 //! marks, and the host's clock, accounting and trace.
 
 use super::{Host, ProtocolError, Services, Violation};
-use crate::interface::{Counters, CountersUnavailable, Cpu, JobId, Kernel, PolicyEvent, Rate, Time, TimerId};
+use crate::interface::{Activity, Counters, CountersUnavailable, Cpu, JobId, Kernel, PolicyEvent, Rate, Time, TimerId};
 use std::marker::PhantomData;
 
 pub(super) struct Bridge<'a, X, H: Host<X>> {
@@ -81,5 +81,10 @@ impl<X, H: Host<X>> Kernel for Bridge<'_, X, H> {
     }
     fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         self.host.note(cpu, event);
+    }
+    fn occupy(&mut self, cpu: Cpu, activity: Option<Activity>) {
+        if cpu < self.svc.cpus {
+            self.host.occupy(cpu, activity);
+        }
     }
 }

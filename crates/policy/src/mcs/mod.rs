@@ -43,10 +43,10 @@ use crate::build::AdmissionError;
 use crate::engine::Engine;
 use crate::fp::Fp;
 use crate::interface::{
-    Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, TimerId,
+    Activity, Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyEvent, PolicyInfo, Priority, TimerId,
 };
 use mps::{MemoryPhaseScheduler, Start};
-use schedlab_model::spec::prem::{amp_plan, AmpPlan};
+use schedlab_model::spec::prem::{amp_plan, roles, sections, AmpPlan, Role};
 use schedlab_model::{MemoryMode, Placement, PolicyName, SegmentKind, Spec};
 use worker::{Request, State, Worker};
 
@@ -67,6 +67,10 @@ struct Amp {
     plan: AmpPlan,
     /// Per own segment: `Some(k)` when it is the first execution segment of Section k.
     starts: Vec<Option<usize>>,
+    /// Per Section: the index of its prefetch and of its write-back among
+    /// the task's segments (what the worker's requests name).
+    prefetch_at: Vec<Option<u32>>,
+    writeback_at: Vec<Option<u32>>,
 }
 
 /// Where a task's released job stands with its current segment.
@@ -151,7 +155,17 @@ pub(crate) fn build(spec: &Spec, inner: Engine<Fp>) -> Result<Mcs, AdmissionErro
                 starts[j] = Some(k);
             }
         }
-        amp.push(Some(Amp { plan, starts }));
+        let segs = t.segments();
+        let role = roles(&segs);
+        let at = |want: Role| -> Vec<Option<u32>> {
+            sections(&segs)
+                .map(|secs| {
+                    secs.iter().map(|s| (s.first..=s.last).find(|&j| role[j] == want).map(|j| j as u32)).collect()
+                })
+                .unwrap_or_default()
+        };
+        let (prefetch_at, writeback_at) = (at(Role::Prefetch), at(Role::Writeback));
+        amp.push(Some(Amp { plan, starts, prefetch_at, writeback_at }));
     }
     let master = pol.master.unwrap_or(spec.platform.cpus.saturating_sub(1));
     let all_np = pol.memory_preemption == Some(false);
@@ -223,6 +237,9 @@ impl Mcs {
     /// The worker holds the token: it runs its current request.
     fn worker_run(&mut self, k: &mut dyn Kernel) {
         self.note_worker(k, |task, job| PolicyEvent::TokenGrant { task, job, worker: true });
+        if let Some(r) = self.worker.current() {
+            k.occupy(self.master, Some(Activity { job: r.job, segment: r.segment }));
+        }
         let now = k.now();
         let at = self.worker.run(now);
         let timer = k.arm(at, WORKER_TAG);
@@ -244,11 +261,12 @@ impl Mcs {
     /// execution starts: the write-back of Section k−1, the prefetch of k+1.
     fn issue(&mut self, task: u32, job: JobId, section: usize, k: &mut dyn Kernel) {
         let Some(a) = &self.amp[task as usize] else { return };
-        let w = section.checked_sub(1).and_then(|p| a.plan.writeback[p]);
-        let p = a.plan.prefetch.get(section + 1).copied().flatten();
-        for s in [w, p].into_iter().flatten() {
+        let w = section.checked_sub(1).and_then(|p| a.plan.writeback[p].zip(a.writeback_at[p]));
+        let p =
+            a.plan.prefetch.get(section + 1).copied().flatten().zip(a.prefetch_at.get(section + 1).copied().flatten());
+        for (s, segment) in [w, p].into_iter().flatten() {
             let np = self.all_np || !s.preemptible;
-            self.worker.push(Request { job, left: s.length.0, np });
+            self.worker.push(Request { job, segment, left: s.length.0, np });
             self.outstanding[task as usize] += 1;
         }
         self.worker_pump(k);
@@ -319,6 +337,7 @@ impl Mcs {
                 }
                 self.note_worker(k, |task, job| PolicyEvent::TokenPreempt { task, job, worker: true });
                 self.worker.preempted(k.now());
+                k.occupy(self.master, None);
                 if self.master != cpu {
                     k.resched(self.master);
                 }
@@ -373,9 +392,11 @@ impl Policy for Mcs {
             self.job[t] = None;
             // A-MP: the last write-back goes to the worker.
             if let Some(a) = &self.amp[t] {
-                if let Some(s) = a.plan.writeback.last().copied().flatten() {
+                if let Some((s, segment)) =
+                    a.plan.writeback.last().copied().flatten().zip(a.writeback_at.last().copied().flatten())
+                {
                     let np = self.all_np || !s.preemptible;
-                    self.worker.push(Request { job, left: s.length.0, np });
+                    self.worker.push(Request { job, segment, left: s.length.0, np });
                     self.outstanding[t] += 1;
                 }
             }
@@ -397,6 +418,17 @@ impl Policy for Mcs {
         if self.job[t] == Some(job) {
             if kind == SegmentKind::Memory && self.phase[t] == Phase::Owner {
                 self.release_token(job.task, k);
+            }
+            if kind == SegmentKind::Memory && self.phase[t] == Phase::Preempted {
+                // The job finished its phase as the preemption reached it
+                // (on real threads the hold can land after the job's thread
+                // passed the segment's end): the phase is done, it leaves
+                // the queue and goes on.
+                self.note(job.task, k, |task, job| PolicyEvent::TokenRelease { task, job, worker: false });
+                self.phase[t] = Phase::Free;
+                let next = self.mps.withdraw(job.task);
+                self.hand_to(next, k);
+                self.inner.resume(job, k);
             }
             let next = segment as usize + 1;
             self.segment[t] = next;
@@ -427,6 +459,7 @@ impl Policy for Mcs {
             }
             self.note_worker(k, |task, job| PolicyEvent::TokenRelease { task, job, worker: true });
             let done = self.worker.finish();
+            k.occupy(self.master, None);
             k.resched(self.master);
             let next = self.mps.end(self.worker_id);
             self.hand_to(next, k);
@@ -463,5 +496,12 @@ impl Policy for Mcs {
     }
     fn priority(&self, _job: &JobView) -> Option<Priority> {
         None
+    }
+    fn activity_cpus(&self) -> Vec<Cpu> {
+        if self.amp.iter().any(|a| a.is_some()) {
+            vec![self.master]
+        } else {
+            Vec::new()
+        }
     }
 }

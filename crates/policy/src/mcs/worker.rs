@@ -9,15 +9,19 @@
 //! token from it.
 //!
 //! This type holds the worker's queue and state; the policy
-//! ([`super::Mcs`]) drives it (token, timers, the master CPU).
+//! ([`super::Mcs`]) drives it (token, timers, the master CPU) and tells the
+//! driver when the master CPU works for it (`Kernel::occupy`): on real
+//! threads a thread of the dispatch backend pinned there does the copies.
 
 use crate::interface::{JobId, Time, TimerId};
 use std::collections::VecDeque;
 
-/// One request: a memory phase of `job` of `left` ns still to run.
+/// One request: a memory phase of `job`, its task's segment `segment`
+/// (of `Task::segments`), of `left` ns still to run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Request {
     pub job: JobId,
+    pub segment: u32,
     pub left: Time,
     pub np: bool,
 }
@@ -100,8 +104,8 @@ mod tests {
     fn requests_are_served_first_in_first_out_and_a_preemption_keeps_what_was_done() {
         let mut w = Worker::new();
         let j = |task| JobId { task, seq: 0 };
-        w.push(Request { job: j(2), left: 10, np: false });
-        w.push(Request { job: j(1), left: 5, np: false });
+        w.push(Request { job: j(2), segment: 2, left: 10, np: false });
+        w.push(Request { job: j(1), segment: 3, left: 5, np: false });
         assert_eq!(w.next().map(|r| r.job.task), Some(2));
         assert_eq!(w.next(), None, "one at a time");
         w.state = State::Running { since: 100, timer: TimerId(0) };

@@ -14,7 +14,7 @@ pub mod overrun;
 
 use schedlab_model::{Duration, Placement, Platform, PolicyName, PolicySpec, Spec, Task};
 use schedlab_policy::{
-    Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyEvent,
+    Activity, Conformance, Counters, CountersUnavailable, Cpu, Driver, Host, Job, JobId, JobView, Policy, PolicyEvent,
     PolicyInfo, ProtocolError, Run as Running, Time,
 };
 use std::collections::HashMap;
@@ -43,6 +43,8 @@ pub struct Run {
     /// The policy's events (`Kernel::note`) with their instant and CPU,
     /// when run with [`run_traced`].
     pub notes: Vec<(Time, Option<Cpu>, PolicyEvent)>,
+    /// The policy's own activities (`Kernel::occupy`) as (instant, CPU, activity).
+    pub occupied: Vec<(Time, Cpu, Option<Activity>)>,
 }
 
 impl Run {
@@ -77,6 +79,7 @@ struct K {
     counters: bool,
     /// The policy's events, when tracing.
     notes: Option<Vec<(Time, Option<Cpu>, PolicyEvent)>>,
+    occupied: Vec<(Time, Cpu, Option<Activity>)>,
 }
 
 impl K {
@@ -125,6 +128,9 @@ impl Host for K {
         if let Some(n) = self.notes.as_mut() {
             n.push((now, cpu, event));
         }
+    }
+    fn occupy(&mut self, cpu: Cpu, activity: Option<Activity>) {
+        self.occupied.push((self.now, cpu, activity));
     }
     fn switch(&mut self, cpus: &[Cpu], chosen: &[Option<JobId>]) {
         let now = self.now;
@@ -249,6 +255,7 @@ fn try_run_host(
         at_point: vec![None; n],
         counters,
         notes: traced.then(Vec::new),
+        occupied: Vec::new(),
     };
     let mut next_rel: Vec<Time> = spec.tasks.iter().map(|t| t.offset.0).collect();
     let mut seq = vec![0u64; n];
@@ -403,7 +410,7 @@ fn try_run_host(
         }
         check_priorities(&info, &*policy, &k, &k.active);
     }
-    Ok(Run { segs: k.segs, done, info, switches: k.switches, notes: k.notes.unwrap_or_default() })
+    Ok(Run { segs: k.segs, done, info, switches: k.switches, notes: k.notes.unwrap_or_default(), occupied: k.occupied })
 }
 
 /// In every domain: no idle CPU while a job waits; with preemption, no

@@ -6,6 +6,7 @@
 
 pub mod perf;
 pub mod published;
+pub mod thread;
 
 pub use perf::PerfCounters;
 pub use published::Published;

@@ -64,17 +64,39 @@ pub struct PerfCounters {
 }
 
 fn open(kind: u32, config: u64, cpu: Cpu) -> Result<i32, i32> {
+    open_event(kind, config, -1, cpu as i32)
+}
+
+/// Opens one counting event: `pid` −1 with a CPU counts everything on that
+/// CPU; `pid` 0 with CPU −1 counts the calling thread wherever it runs
+/// (`perf_event_open(2)`). The fd, or the errno of the refusal.
+pub(crate) fn open_event(kind: u32, config: u64, pid: i32, cpu: i32) -> Result<i32, i32> {
     let attr = Attr { kind, size: std::mem::size_of::<Attr>() as u32, config, ..Attr::default() };
     // SAFETY: a valid, fully initialised perf_event_attr of the size given;
-    // pid −1 with a CPU counts everything on that CPU; no group, no flags.
+    // no group, no flags (counting starts at once).
     let fd = unsafe {
-        libc::syscall(libc::SYS_perf_event_open, &attr as *const Attr, -1 as libc::pid_t, cpu as libc::c_int, -1, 0)
+        libc::syscall(
+            libc::SYS_perf_event_open,
+            &attr as *const Attr,
+            pid as libc::pid_t,
+            cpu as libc::c_int,
+            -1 as libc::c_int,
+            0 as libc::c_ulong,
+        )
     };
     if fd < 0 {
         Err(std::io::Error::last_os_error().raw_os_error().unwrap_or(0))
     } else {
         Ok(fd as i32)
     }
+}
+
+/// Reads a counting event's value, `None` when the read fails.
+pub(crate) fn read_event(fd: i32) -> Option<u64> {
+    let mut x = 0u64;
+    // SAFETY: reads 8 bytes into a u64 from a perf event fd the caller owns.
+    let n = unsafe { libc::read(fd, &mut x as *mut u64 as *mut libc::c_void, 8) };
+    (n == 8).then_some(x)
 }
 
 impl PerfCounters {
@@ -117,12 +139,7 @@ impl PerfCounters {
             if fd < 0 {
                 continue;
             }
-            let mut x = 0u64;
-            // SAFETY: reads 8 bytes into a u64 from a perf event fd we own.
-            let n = unsafe { libc::read(fd, &mut x as *mut u64 as *mut libc::c_void, 8) };
-            if n == 8 {
-                v[i] = Some(x);
-            }
+            v[i] = read_event(fd);
         }
         Ok(Counters {
             instructions: v[0],

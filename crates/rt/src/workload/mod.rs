@@ -11,6 +11,7 @@
 //! | `cmd:PROGRAM ARGS...` | an external command (needs `--allow-command`) |
 //! | Rust | any [`JobBody`] through the library API ([`WorkloadSpec::Rust`]) |
 
+pub mod activity;
 pub mod command;
 pub mod dynlib;
 pub mod memwalk;
@@ -24,6 +25,11 @@ use std::sync::Arc;
 /// A job body: called once per job, on the task's thread.
 pub trait JobBody: Send {
     fn run(&mut self, ctx: &mut JobCtx) -> Result<(), JobError>;
+    /// The task's part of a policy's own activity ([`activity`]), shared
+    /// with the thread that runs it; default none.
+    fn activity_work(&self) -> Option<Arc<dyn activity::ActivityWork>> {
+        None
+    }
 }
 
 impl<F> JobBody for F

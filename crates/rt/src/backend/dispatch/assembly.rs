@@ -3,6 +3,7 @@
 //! dispatcher's records become releases, deadline misses, policy notes and
 //! overheads, and the decision and dispatch latencies are summarised.
 
+use super::activity::ActivityStint;
 use super::dispatcher::Dispatcher;
 use super::sync::End;
 use super::worker::WorkerLog;
@@ -14,8 +15,16 @@ use std::collections::HashMap;
 
 impl Dispatcher {
     /// Turns the workers' stint logs and the dispatcher's records into the
-    /// trace, overheads and notes.
-    pub(super) fn finish(mut self, logs: &[Option<WorkerLog>], ex: &mut Executed) {
+    /// trace, overheads and notes; the activity threads' stints (per CPU)
+    /// become `activity` notes, the job bodies' reports (per task) `prem`
+    /// notes.
+    pub(super) fn finish(
+        mut self,
+        logs: &[Option<WorkerLog>],
+        activities: &[(u32, Vec<ActivityStint>)],
+        reports: &[Option<serde_json::Value>],
+        ex: &mut Executed,
+    ) {
         let t0 = self.host.t0;
         let prompt: HashMap<(u32, u64), u64> = self.host.prompts.iter().map(|&(t, j, r)| ((t, j), r)).collect();
         for &(rel, task, job) in &self.skipped {
@@ -125,6 +134,36 @@ impl Dispatcher {
                         ));
                     }
                 }
+            }
+        }
+        // The policy's activities as the threads did them.
+        let mut activity_lat: Vec<u64> = Vec::new();
+        for (c, stints) in activities {
+            let (mut bytes, mut chunks) = (0u64, 0u64);
+            for s in stints {
+                bytes += s.bytes;
+                chunks += s.chunks;
+                if s.run_cmd != 0 && s.from >= s.run_cmd {
+                    activity_lat.push(s.from - s.run_cmd);
+                }
+                let data = serde_json::json!({"cpu": s.cpu, "task": s.task, "job": s.job, "segment": s.segment,
+                    "to": rel(s.to), "bytes": s.bytes, "chunks": s.chunks, "cpu_ns": s.cpu_ns});
+                let t = rel(s.from);
+                // A phase the worker began as the run ended is in the trace too.
+                horizon = horizon.max(t);
+                self.events.push((t, 6, Event::Note { t, cpu: Some(*c), name: "activity".into(), data }));
+            }
+            let l = Stats::of(&activity_lat);
+            ex.notes.push(format!(
+                "activity thread on CPU {c}: {} stints ({} started, {} stopped by the dispatcher), {chunks} chunks, {:.1} MiB moved; start (run → working) p50 {:.1} µs, max {:.1} µs",
+                stints.len(), self.host.activity_commands[0], self.host.activity_commands[1], bytes as f64 / (1 << 20) as f64, l.p50 as f64 / 1000.0, l.max as f64 / 1000.0
+            ));
+        }
+        for (task, r) in reports.iter().enumerate() {
+            if let Some(r) = r {
+                let mut data = r.clone();
+                data["task"] = task.into();
+                self.events.push((horizon, 7, Event::Note { t: horizon, cpu: None, name: "prem".into(), data }));
             }
         }
         // Unfinished jobs whose deadline passed.

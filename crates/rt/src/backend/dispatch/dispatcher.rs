@@ -79,6 +79,10 @@ pub struct Dispatcher {
     /// The policy preempts only at preemption points (it wants a CPU at a
     /// job's next point, `points.rs`).
     at_points: bool,
+    /// Per task: it reports every segment boundary (a task with memory
+    /// segments: the boundaries of its memory phases are what `mcs`'s
+    /// memory token hears, as in the simulator), its `want` flag always up.
+    reports_all: Vec<bool>,
     /// Per task: its job is suspended (blocked).
     blocked: Vec<bool>,
     /// Per task: its running job's `want` flag as last stored.
@@ -136,10 +140,29 @@ impl Dispatcher {
         // Segment boundaries (points, blocks, resumes) are wake-ups too.
         let boundaries: usize = (0..n).map(|i| 3 * per_job[i] * plan.expected_jobs(i) as usize).sum();
         let wakeups = 3 * jobs + quanta + 64 + boundaries;
+        // Memory phases (`mcs`): each is up to four token events (request,
+        // grant, preempt, release), the task's own or the worker's, and an
+        // activity note.
+        let phases: usize = (0..n)
+            .map(|i| {
+                let t = &plan.spec.tasks[i];
+                let mem = t.segments().iter().filter(|s| s.kind == schedlab_model::SegmentKind::Memory).count();
+                5 * mem * plan.expected_jobs(i) as usize
+            })
+            .sum();
         let mut samples = Samples::default();
         samples.by_kind.push((OverheadKind::Release, Vec::with_capacity(jobs + 64)));
         samples.by_kind.push((OverheadKind::Schedule, Vec::with_capacity(wakeups)));
         let policy_at_points = policy.info().conformance.preemption() == Preemption::AtPoints;
+        let reports_all: Vec<bool> = plan
+            .spec
+            .tasks
+            .iter()
+            .map(|t| t.segmented() && t.job_segments().iter().any(|s| s.kind == schedlab_model::SegmentKind::Memory))
+            .collect();
+        for (sh, &all) in shared.iter().zip(&reports_all) {
+            sh.want.store(all as u32, Ordering::Relaxed);
+        }
         let mut drv = Driver::new(m as u32, policy.info().placement.clone());
         drv.reserve(4 * (n + m) + 16);
         for i in 0..n {
@@ -163,7 +186,7 @@ impl Dispatcher {
                 commands: [0; 3],
                 changed: false,
                 notes: Vec::with_capacity(64),
-                note_budget: 4 * jobs + 64,
+                note_budget: 4 * jobs + 64 + phases,
                 notes_dropped: 0,
                 seg_queue: (0..n)
                     .map(|i| {
@@ -172,6 +195,10 @@ impl Dispatcher {
                     .collect(),
                 seg_active: per_job.iter().map(|&k| vec![0; k]).collect(),
                 counters: Source::open(c.counters, m as u32),
+                occupy: vec![None; m],
+                occupied: vec![None; m],
+                activities: vec![None; m],
+                activity_commands: [0; 2],
             },
             tasks,
             shared,
@@ -183,7 +210,7 @@ impl Dispatcher {
             overrun: c.overrun,
             // Per job: release, its overhead, a miss; per wake-up: a schedule overhead; notes;
             // per segment boundary: a segment end, a block and a resume.
-            events: Vec::with_capacity(9 * jobs + wakeups + boundaries),
+            events: Vec::with_capacity(9 * jobs + wakeups + boundaries + phases),
             skipped: Vec::with_capacity(jobs + 64),
             samples,
             decisions: Vec::with_capacity(wakeups),
@@ -192,8 +219,9 @@ impl Dispatcher {
             slept_until: None,
             late_wakeups: Vec::with_capacity(256),
             at_points: policy_at_points,
+            wants: reports_all.clone(),
+            reports_all,
             blocked: vec![false; n],
-            wants: vec![false; n],
             acks: Vec::with_capacity(n),
             points: [0; 2],
             reported: vec![None; m],
@@ -431,6 +459,9 @@ impl Dispatcher {
         let info = self.policy.info();
         let view = |j: &Job| JobView { id: j.id, release: j.release, deadline: j.deadline, consumed: 0, now };
         for r in 0..self.tasks.len() {
+            if self.reports_all[r] {
+                continue;
+            }
             let cpu = self.host.running.iter().position(|x| x.is_some_and(|j| j.task == r as u32));
             let want = match (cpu, self.drv.delivered(r as u32)) {
                 (Some(c), Some((rj, _))) => {

@@ -27,10 +27,17 @@
 //!   the dispatcher records releases, deadline misses, policy notes and
 //!   overheads.
 //!
+//! - **One activity thread per CPU the policy does work of its own on**
+//!   (`activity.rs`; `Policy::activity_cpus`, `Kernel::occupy`: `mcs`'s
+//!   memory-phase worker on the master CPU), pinned there at the workers'
+//!   priority, that works (the task's part through its job body) while the
+//!   policy occupies the CPU.
+//!
 //! This file assembles the backend: the threads, their scheduling classes,
 //! the start and the end of the run. `sync.rs` holds the futexes, the
 //! preemption signal and the stint log the threads share.
 
+mod activity;
 mod assembly;
 mod dispatcher;
 mod points;
@@ -101,6 +108,14 @@ impl Backend for DispatchBackend {
         let n = plan.tasks.len();
         let m = plan.spec.platform.cpus;
         sync::install_handler();
+        // The CPUs the policy works on itself, and the tasks' part of that work.
+        let activity_cpus: Vec<u32> = {
+            let mut v: Vec<u32> = policy.activity_cpus().into_iter().filter(|&c| c < m).collect();
+            v.sort_unstable();
+            v.dedup();
+            v
+        };
+        let work: Vec<_> = plan.bodies.iter().map(|b| b.as_ref().and_then(|b| b.activity_work())).collect();
         let bell = Arc::new(AtomicU32::new(0));
         let segments: Vec<Vec<schedlab_model::Segment>> = plan
             .spec
@@ -151,10 +166,38 @@ impl Backend for DispatchBackend {
                 .map_err(|e| RunError::system("spawning a worker", e))?;
             workers.push(h);
         }
+        // The activity threads (held until the policy occupies their CPU).
+        let jobs_all: usize = (0..n).map(|i| plan.expected_jobs(i) as usize).sum();
+        let mut activities = Vec::new();
+        let mut activity_threads = Vec::new();
+        for &c in &activity_cpus {
+            let sh = Arc::new(activity::ActivityShared::default());
+            let ctx = activity::ActivityCtx {
+                shared: sh.clone(),
+                work: work.clone(),
+                stop: sv.stop.clone(),
+                log_cap: 8 * jobs_all + 1024,
+            };
+            let tx = tx.clone();
+            let h = std::thread::Builder::new()
+                .name(format!("sl-activity-{c}"))
+                .spawn(move || {
+                    let tid = clock::gettid();
+                    ctx.shared.tid.store(tid, Ordering::Release);
+                    let _ = tx.send((usize::MAX - 1, tid));
+                    ctx.run()
+                })
+                .map_err(|e| RunError::system("spawning an activity thread", e))?;
+            activities.push((c, sh));
+            activity_threads.push((c, h));
+        }
         // The dispatcher thread: owns the policy, waits for time zero.
         let gate = Arc::new(StartGate::new());
         let dhb = sv.watchdog.watch("the dispatcher", DECISION_TIMEOUT);
-        let disp = Dispatcher::new(plan, policy, shared.clone(), bell.clone(), sv.stop.clone(), dhb.clone());
+        let mut disp = Dispatcher::new(plan, policy, shared.clone(), bell.clone(), sv.stop.clone(), dhb.clone());
+        for (c, sh) in &activities {
+            disp.host.activities[*c as usize] = Some(sh.clone());
+        }
         let dgate = gate.clone();
         let dtx = tx.clone();
         let dh = std::thread::Builder::new()
@@ -176,11 +219,11 @@ impl Backend for DispatchBackend {
         drop(tx);
         let mut tids = vec![0i32; n];
         let mut dtid = 0;
-        for _ in 0..=n {
+        for _ in 0..=n + activities.len() {
             let (i, tid) = rx.recv().map_err(|_| RunError::System("a thread died during setup".into()))?;
             if i == usize::MAX {
                 dtid = tid;
-            } else {
+            } else if i < n {
                 tids[i] = tid;
             }
         }
@@ -188,6 +231,10 @@ impl Backend for DispatchBackend {
             for s in shared {
                 s.gate.store(sync::EXIT, Ordering::Release);
                 sync::futex_wake(&s.gate);
+            }
+            for (_, a) in &activities {
+                a.gate.store(sync::EXIT, Ordering::Release);
+                sync::futex_wake(&a.gate);
             }
         };
         let setup = (|| -> Result<(), RunError> {
@@ -214,6 +261,16 @@ impl Backend for DispatchBackend {
                 sched::set_class(tid, Class::Fifo { priority: WORKER_PRIORITY })
                     .map_err(|e| RunError::system(format!("making task '{}' SCHED_FIFO", plan.tasks[i].name), e))?;
             }
+            for (c, a) in &activities {
+                let tid = a.tid.load(Ordering::Acquire);
+                sv.guard
+                    .record_thread(tid)
+                    .map_err(|e| RunError::system(format!("reading thread {tid}'s scheduling class"), e))?;
+                sched::set_affinity(tid, &CpuSet::of(&[*c]))
+                    .map_err(|e| RunError::system(format!("pinning the activity thread to CPU {c}"), e))?;
+                sched::set_class(tid, Class::Fifo { priority: WORKER_PRIORITY })
+                    .map_err(|e| RunError::system("making the activity thread SCHED_FIFO", e))?;
+            }
             Ok(())
         })();
         if let Err(e) = setup {
@@ -222,6 +279,9 @@ impl Backend for DispatchBackend {
             release_workers(&shared);
             let _ = dh.join();
             for h in workers {
+                let _ = h.join();
+            }
+            for (_, h) in activity_threads {
                 let _ = h.join();
             }
             return Err(e);
@@ -303,7 +363,10 @@ impl Backend for DispatchBackend {
         if let Some(e) = d.error.clone() {
             return Err(RunError::Protocol(e));
         }
-        d.finish(&logs, &mut ex);
+        let activity_logs: Vec<(u32, Vec<activity::ActivityStint>)> =
+            activity_threads.into_iter().filter_map(|(c, h)| h.join().ok().map(|l| (c, l))).collect();
+        let reports: Vec<Option<serde_json::Value>> = work.iter().map(|w| w.as_ref().map(|w| w.report())).collect();
+        d.finish(&logs, &activity_logs, &reports, &mut ex);
         if let Some(p) = profile {
             // At the trace's end, after every job it measured.
             let t = ex.events.last().map_or(0, |e| e.t()).max(ex.horizon);

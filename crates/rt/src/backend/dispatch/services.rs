@@ -8,11 +8,12 @@
 //! from the run's counter source opened at start-up (`crate::counters`:
 //! per-CPU `perf_event_open` events, or the counts the workloads publish).
 
+use super::activity::ActivityShared;
 use super::sync::{self, Shared};
 use crate::clock;
 use crate::counters::Source;
 use crate::sched::{self, CpuSet};
-use schedlab_policy::{Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
+use schedlab_policy::{Activity, Counters, CountersUnavailable, Cpu, Delivery, Host, JobId, PolicyEvent, Time};
 use schedlab_trace::Event;
 use std::collections::VecDeque;
 use std::sync::atomic::Ordering;
@@ -62,6 +63,14 @@ pub(super) struct KernelServices {
     pub seg_active: Vec<Vec<u64>>,
     /// The CPUs' counters.
     pub counters: Source,
+    /// Per CPU: the policy's own activity it asked for in this instant
+    /// (`Kernel::occupy`), the one carried out, and the thread that runs
+    /// it (`activity.rs`; none on a CPU the policy did not name).
+    pub occupy: Vec<Option<Activity>>,
+    pub occupied: Vec<Option<Activity>>,
+    pub activities: Vec<Option<Arc<ActivityShared>>>,
+    /// Activity commands given (starts, stops).
+    pub activity_commands: [u64; 2],
 }
 
 impl Host<u64> for KernelServices {
@@ -116,6 +125,11 @@ impl Host<u64> for KernelServices {
     fn tracing(&self) -> bool {
         self.note_budget > 0
     }
+    fn occupy(&mut self, cpu: Cpu, activity: Option<Activity>) {
+        if let Some(o) = self.occupy.get_mut(cpu as usize) {
+            *o = activity;
+        }
+    }
     fn note(&mut self, cpu: Option<Cpu>, event: PolicyEvent) {
         if self.note_budget == 0 {
             self.notes_dropped += 1;
@@ -135,10 +149,44 @@ impl KernelServices {
             self.switch_away(c, chosen(c as Cpu));
         }
         for c in 0..m {
+            self.switch_activity(c);
+        }
+        for c in 0..m {
             self.switch_to(c, chosen(c as Cpu));
         }
         for c in 0..m {
             self.running[c] = chosen(c as Cpu);
+        }
+    }
+
+    /// The policy's own activity on CPU `c` changed: the activity thread
+    /// stops (hold) or starts on the new one (its parameters, then the gate).
+    fn switch_activity(&mut self, c: usize) {
+        let want = self.occupy.get(c).copied().flatten();
+        if self.occupied.get(c).copied().flatten() == want {
+            return;
+        }
+        self.occupied[c] = want;
+        let Some(sh) = self.activities.get(c).and_then(|a| a.as_ref()) else { return };
+        self.changed = true;
+        let g = sh.gate.load(Ordering::Relaxed);
+        if sync::state(g) == sync::EXIT {
+            return;
+        }
+        match want {
+            Some(a) => {
+                self.activity_commands[0] += 1;
+                sh.task.store(a.job.task, Ordering::Relaxed);
+                sh.job.store(a.job.seq, Ordering::Relaxed);
+                sh.segment.store(a.segment, Ordering::Relaxed);
+                sh.run_cmd_t.store(clock::now(), Ordering::Relaxed);
+                sh.gate.store(sync::next_gen(g, c as u32 + 1), Ordering::Release);
+                sync::futex_wake(&sh.gate);
+            }
+            None => {
+                self.activity_commands[1] += 1;
+                sh.gate.store(sync::next_gen(g, sync::HOLD), Ordering::Release);
+            }
         }
     }
 

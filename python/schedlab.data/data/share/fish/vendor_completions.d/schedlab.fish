@@ -113,6 +113,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l seed -d '
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l exec -d 'Execution time of each job: `wcet`, or `uniform` in [bcet, wcet] (a task\'s `executions` list always wins)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l sporadic -d 'Extra inter-arrival beyond the period: `none`, `uniform:MAX` or `exponential:MEAN`' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l miss -d 'A job that misses its deadline: `continue` (default), `abort` at the deadline, or `skip` releases while it is late' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l miss-cycles -d 'The platform model\'s cost of a shared-cache miss, in cycles (default 200); 0 counts misses without slowing jobs' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l tick -d 'Tick period for tick overhead (0 disables ticks)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l trace -d 'Write the trace (.jsonl text or .sltrace binary)' -r -F
 complete -c schedlab -n "__fish_schedlab_using_subcommand simulate" -l perfetto -d 'Write Chrome / Perfetto trace JSON' -r -F
