@@ -92,9 +92,9 @@ struct Scratch {
     /// Each bin's [`Sizes::bounds`] summed (saturating), kept as tasks join.
     loads: Vec<(u128, u128)>,
     order: Vec<usize>,
-    /// The decreasing-size order, once a decreasing heuristic has sorted
-    /// (FFD, BFD and WFD share it).
-    decreasing: Option<Vec<usize>>,
+    /// `order` holds the decreasing-size order (sorted by an earlier
+    /// decreasing heuristic: FFD, BFD and WFD share it).
+    decreasing: bool,
 }
 
 impl Scratch {
@@ -104,7 +104,7 @@ impl Scratch {
             members: vec![Vec::with_capacity(n); m],
             loads: vec![(0, 0); m],
             order: Vec::with_capacity(n),
-            decreasing: None,
+            decreasing: false,
         }
     }
 }
@@ -259,18 +259,15 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
         b.clear();
     }
     s.loads.fill((0, 0));
-    s.order.clear();
-    if h.decreasing {
-        // Largest first, ties by index: a total order, so an unstable sort
-        // gives the stable sort's order; computed once per set of sizes.
-        let order = s.decreasing.get_or_insert_with(|| {
-            let mut o: Vec<usize> = (0..n).collect();
-            o.sort_unstable_by(|&a, &b| sizes.cmp_size(b, a).then(a.cmp(&b)));
-            o
-        });
-        s.order.extend_from_slice(order);
-    } else {
+    if !(h.decreasing && s.decreasing) {
+        s.order.clear();
         s.order.extend(0..n);
+        if h.decreasing {
+            // Largest first, ties by index: a total order, so an unstable
+            // sort gives the stable sort's order; sorted once per set of sizes.
+            s.order.sort_unstable_by(|&a, &b| sizes.cmp_size(b, a).then(a.cmp(&b)));
+        }
+        s.decreasing = h.decreasing;
     }
     let mut current = 0usize;
     for k in 0..s.order.len() {
