@@ -27,6 +27,7 @@ use super::super::outcome::{Exactness, Outcome, Verdict};
 use super::super::registry::TestInfo;
 use super::exact::{cmp_sum, int};
 use super::explain::{explained, ns, Explain, Names, Quiet};
+#[cfg(test)]
 use super::load::dbf;
 use super::model::{precheck, Needs};
 use super::piecewise::divmod;
@@ -52,14 +53,17 @@ pub const INFO: TestInfo = TestInfo {
 pub const NEEDS: Needs = Needs { constrained: true, min_cpus: 0, u_below_m: true };
 
 /// dbf′(τᵢ, t): demand with a carried-in job.
-#[inline]
+#[cfg(test)]
 fn dbf_carry(ti: &TaskParams, t: u128) -> u128 {
     let (c, p) = (ti.wcet as u128, ti.period as u128);
     (t / p) * c + c.min(t % p)
 }
 
-/// The left side Σ I1 + Σ_{m−1 largest} (I2 − I1) at Aₖ = a; `diffs` is scratch.
-pub(crate) fn lhs(tasks: &[TaskParams], m: u32, k: usize, a: u128, diffs: &mut Vec<u128>) -> u128 {
+/// The left side Σ I1 + Σ_{m−1 largest} (I2 − I1) at Aₖ = a; `diffs` is
+/// scratch. The definition, computed directly (the tests' reference; the
+/// search uses [`lhs_at`]).
+#[cfg(test)]
+fn lhs(tasks: &[TaskParams], m: u32, k: usize, a: u128, diffs: &mut Vec<u128>) -> u128 {
     let tk = &tasks[k];
     let t = a + tk.deadline as u128;
     let x = t - tk.wcet as u128 + 1;
@@ -109,6 +113,7 @@ fn in_range(tasks: &[TaskParams], m: u32, k: usize, a: u128, c_sigma: u128) -> b
     ) != Ordering::Less
 }
 
+#[derive(Debug, PartialEq, Eq)]
 enum Found {
     Pass { points: usize },
     Miss { k: usize, a: u128, value: u128, bound: u128 },
@@ -126,41 +131,76 @@ struct Pos {
     t: u64,
     qc: u64,
     r: u64,
+    /// 1/Tᵢ, for a long move (skipped points).
+    inv: f64,
 }
 
 /// Moves a position forward by `delta`.
 #[inline]
 fn advance(p: &mut Pos, delta: u64) {
     p.r += delta;
-    while p.r >= p.t {
-        p.r -= p.t;
-        p.qc += p.c;
+    if p.r >= p.t {
+        if p.r < 2 * p.t {
+            p.r -= p.t;
+            p.qc += p.c;
+        } else {
+            // Positions stay below 2⁵⁸ (steps below 2⁵⁷, plus one period).
+            let (q, r) = divmod(p.r as i64, p.t as i64, p.inv);
+            p.r = r as u64;
+            p.qc += q as u64 * p.c;
+        }
     }
 }
 
-/// [`lhs`] from the positions, moved forward by `delta` to t = a + Dₖ
-/// here (same value), with the m − 1 largest differences kept in `top`
-/// (sorted, largest first; `top.len()` is m − 1 and it is zeroed here).
-fn lhs_at(pos: &mut [Pos], delta: u64, k: usize, a: u64, x: u64, top: &mut [u64]) -> u128 {
+/// The left side (Σ I1 + Σ_{m−1 largest} (I2 − I1)) from the positions, moved forward by `delta` to t = a + Dₖ
+/// here (same value), and the number of tasks whose I1 is capped (by x,
+/// or by Aₖ for τₖ). With a small `top` (`top.len()` is min(m − 1, n),
+/// at most 8) the largest differences are kept in it, sorted, largest
+/// first (zeroed here); otherwise `diffs` collects them.
+fn lhs_at(
+    pos: &mut [Pos],
+    delta: u64,
+    k: usize,
+    a: u64,
+    x: u64,
+    top: &mut [u64],
+    diffs: &mut Vec<u128>,
+) -> (u128, u32) {
+    let small = top.len() <= 8;
     top.fill(0);
-    let mut s1: u128 = 0;
+    diffs.clear();
+    let (mut s1, mut capped): (u128, u32) = (0, 0);
     for (i, p) in pos.iter_mut().enumerate() {
         advance(p, delta);
         let dbf = p.qc + if p.r >= p.d { p.c } else { 0 };
         let carry = p.qc + p.c.min(p.r);
-        let (i1, i2) = if i == k { ((dbf - p.c).min(a), (carry - p.c).min(a)) } else { (dbf.min(x), carry.min(x)) };
+        let (dbf, carry, cap) = if i == k { (dbf - p.c, carry - p.c, a) } else { (dbf, carry, x) };
+        let (i1, i2) = (dbf.min(cap), carry.min(cap));
+        capped += u32::from(dbf > cap);
         s1 += i1 as u128;
         if i2 > i1 {
             let mut v = i2 - i1;
-            // Insert into the sorted top (the smallest falls off).
-            for slot in top.iter_mut() {
-                if v > *slot {
-                    std::mem::swap(slot, &mut v);
+            if small {
+                // Insert into the sorted top (the smallest falls off).
+                for slot in top.iter_mut() {
+                    if v > *slot {
+                        std::mem::swap(slot, &mut v);
+                    }
                 }
+            } else {
+                diffs.push(v as u128);
             }
         }
     }
-    s1 + top.iter().map(|&v| v as u128).sum::<u128>()
+    if small {
+        return (s1 + top.iter().map(|&v| v as u128).sum::<u128>(), capped);
+    }
+    if diffs.len() > top.len() {
+        let cut = diffs.len() - top.len();
+        diffs.select_nth_unstable(cut);
+        diffs.drain(..cut);
+    }
+    (s1 + diffs.iter().sum::<u128>(), capped)
 }
 
 /// The dbf steps Dᵢ + j·Tᵢ (j ≥ 0) of a set in increasing order without
@@ -173,25 +213,38 @@ fn lhs_at(pos: &mut [Pos], delta: u64, k: usize, a: u64, x: u64, top: &mut [u64]
 /// bounds hi by MAX_POINTS·Tᵢ + Dᵢ).
 struct Steps {
     steps: Vec<u64>,
+    /// `jumps[j]`: Σᵢ Cᵢ·(number of steps of τᵢ at or below `steps[j]`),
+    /// i.e. Σᵢ dbf(τᵢ, steps[j]) (the demand's jumps, summed).
+    jumps: Vec<u128>,
     /// The next step of each task, smallest first.
     heap: BinaryHeap<Reverse<(u64, usize)>>,
 }
 
 impl Steps {
     fn new(tasks: &[TaskParams]) -> Steps {
-        Steps { steps: Vec::new(), heap: tasks.iter().enumerate().map(|(i, t)| Reverse((t.deadline, i))).collect() }
+        Steps {
+            steps: Vec::new(),
+            jumps: Vec::new(),
+            heap: tasks.iter().enumerate().map(|(i, t)| Reverse((t.deadline, i))).collect(),
+        }
     }
 
-    /// Generates the next distinct step; false when there is none (no tasks).
+    /// Generates the next distinct step (with every task's step there);
+    /// false when there is none (no tasks).
     fn grow(&mut self, tasks: &[TaskParams]) -> bool {
-        while let Some(Reverse((t, i))) = self.heap.pop() {
-            self.heap.push(Reverse((t + tasks[i].period, i)));
-            if self.steps.last().is_none_or(|&l| l < t) {
-                self.steps.push(t);
-                return true;
+        let Some(&Reverse((t, _))) = self.heap.peek() else { return false };
+        let mut jump = self.jumps.last().copied().unwrap_or(0);
+        while let Some(mut top) = self.heap.peek_mut() {
+            let Reverse((s, i)) = *top;
+            if s != t {
+                break;
             }
+            jump += tasks[i].wcet as u128;
+            *top = Reverse((s + tasks[i].period, i));
         }
-        false
+        self.steps.push(t);
+        self.jumps.push(jump);
+        true
     }
 
     /// The index of the first step above `lo`.
@@ -215,7 +268,24 @@ impl Steps {
     }
 }
 
+/// The search, skipping the evaluation of points that provably cannot
+/// violate (`SKIP`; `false` evaluates every point, for the tests). Between
+/// an evaluated point t₀ (left side v₀ < m·x₀, margin σ = m·x₀ − v₀) and a
+/// later point t = t₀ + Δ: every I2 is 1-Lipschitz in t (dbf′ and the caps
+/// are), an I1 below its cap at t₀ grows only by its dbf's jumps in
+/// (t₀, t] and a capped one by at most Δ; the left side is the maximum over
+/// sets S of at most min(m − 1, n) tasks of Σ_{i∉S} I1 + Σ_{i∈S} I2, so it
+/// grows by at most J + (capped + min(m − 1, n))·Δ, J the sum of every
+/// task's jumps in (t₀, t] (from [`Steps::jumps`]). The bound m·x grows by
+/// m·Δ: t cannot violate while J + (capped + min(m − 1, n) − m)·Δ < σ, and
+/// is not evaluated then. Every point is still counted and range-checked,
+/// so the verdict, the point count and the first violation are those of
+/// the plain search.
 fn search(tasks: &[TaskParams], m: u32) -> Found {
+    search_with::<true>(tasks, m)
+}
+
+fn search_with<const SKIP: bool>(tasks: &[TaskParams], m: u32) -> Found {
     let n = tasks.len();
     let mut wcets: Vec<u128> = tasks.iter().map(|t| t.wcet as u128).collect();
     wcets.sort_unstable_by(|a, b| b.cmp(a));
@@ -231,7 +301,8 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
     let mut pos: Vec<Pos> = Vec::with_capacity(n);
     // The m − 1 largest differences: a small sorted array when m is small.
     let mut top = vec![0u64; (m as usize).saturating_sub(1).min(n)];
-    let small_top = top.len() <= 8;
+    // The skip rule's growth rate per unit of Δ, less the capped count.
+    let slope = top.len() as i128 - m as i128;
     for k in 0..n {
         let tk = &tasks[k];
         let dk = tk.deadline as u128;
@@ -262,37 +333,42 @@ fn search(tasks: &[TaskParams], m: u32) -> Found {
         for (i, ti) in tasks.iter().enumerate() {
             let (c, t) = (ti.wcet as i64, ti.period as i64);
             let (q, r) = divmod(dk as i64, t, inv[i]);
-            pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64 });
+            pos.push(Pos { c: c as u64, d: ti.deadline, t: t as u64, qc: (q * c) as u64, r: r as u64, inv: inv[i] });
         }
+        // Where the positions are, and the last evaluated point: Aₖ, the
+        // jumps up to it, its margin σ and capped count.
         let mut at = 0u64;
+        let (mut a0, mut jumps0, mut margin, mut capped) = (0u64, 0u128, 0i128, 0u32);
         loop {
-            let a64 = if first {
+            let (a64, jumps) = if first {
                 first = false;
-                0
+                // Aₖ = 0 is the step Dₖ itself, just below `next`.
+                (0, if next > 0 { steps.jumps[next - 1] } else { 0 })
             } else {
                 let Some(t) = steps.get(tasks, next, top_t) else { break };
                 next += 1;
-                t - tk.deadline
+                (t - tk.deadline, steps.jumps[next - 1])
             };
             let a = a64 as u128;
             if (a as f64) > near && !in_range(tasks, m, k, a, c_sigma) {
                 break;
             }
             points += 1;
+            if SKIP && margin > 0 {
+                let d = (a64 - a0) as i128;
+                if ((jumps - jumps0) as i128) + (capped as i128 + slope) * d < margin {
+                    continue;
+                }
+            }
             let delta = a64 - at;
             at = a64;
-            let value = if small_top {
-                lhs_at(&mut pos, delta, k, a64, a64 + tk.deadline - tk.wcet + 1, &mut top)
-            } else {
-                for p in pos.iter_mut() {
-                    advance(p, delta);
-                }
-                lhs(tasks, m, k, a, &mut diffs)
-            };
+            let x = a64 + tk.deadline - tk.wcet + 1;
+            let (value, c) = lhs_at(&mut pos, delta, k, a64, x, &mut top, &mut diffs);
             let bound = m as u128 * (a + dk - tk.wcet as u128 + 1);
             if value >= bound {
                 return Found::Miss { k, a, value, bound };
             }
+            (a0, jumps0, margin, capped) = (a64, jumps, (bound - value) as i128, c);
         }
     }
     Found::Pass { points }
@@ -472,5 +548,45 @@ mod brute_force {
         println!("BAR: {sets} sets, {pass} pass, {} differ", differ.len());
         assert!(pass > 300 && pass < sets - 300, "both verdicts occur: {pass} of {sets}");
         assert!(differ.is_empty(), "{} of {sets} differ; the first: {}", differ.len(), differ[0]);
+    }
+}
+
+/// The skipping search against the plain one (every point evaluated) on
+/// random sets: the same verdict, point count and first violation.
+#[cfg(test)]
+mod skipping {
+    use super::*;
+    use schedlab_model::rng::Rng;
+
+    #[test]
+    fn equals_the_plain_search() {
+        let mut r = Rng::new(2026);
+        let (mut pass, mut miss, mut skipped) = (0, 0, 0);
+        for set in 0..20_000 {
+            let m = [1, 2, 3, 4, 8, 12, 16][set % 7];
+            let n = r.range_u64(1, 3 * m as u64 + 4) as usize;
+            let tiny = set % 3 == 0;
+            let load = r.uniform(0.3, 0.99) * m as f64 / n as f64;
+            let tasks: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = if tiny { r.range_u64(2, 50) } else { r.range_u64(10_000, 100_000) * 1000 };
+                    let c = ((r.uniform(0.2, 1.8) * load).min(1.0) * t as f64).max(1.0) as u64;
+                    let d = if set % 2 == 0 { t } else { r.range_u64(c, t) };
+                    TaskParams::constrained(c, d, t)
+                })
+                .collect();
+            if precheck(&tasks, m, NEEDS, &mut Quiet).is_err() {
+                continue;
+            }
+            let plain = search_with::<false>(&tasks, m);
+            match plain {
+                Found::Pass { .. } => pass += 1,
+                Found::Miss { .. } => miss += 1,
+                Found::Skipped { .. } => skipped += 1,
+            }
+            assert_eq!(search_with::<true>(&tasks, m), plain, "m = {m}: {tasks:?}");
+        }
+        println!("BAR skipping: {pass} pass, {miss} miss, {skipped} skipped");
+        assert!(pass > 1000 && miss > 1000, "both verdicts occur: {pass} pass, {miss} miss");
     }
 }

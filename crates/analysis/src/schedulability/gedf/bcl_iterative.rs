@@ -233,6 +233,66 @@ mod tests {
         assert_eq!(o.verdict, Verdict::Schedulable, "{o:?}");
     }
 
+    /// The definition's rounds, plainly: every task recomputed from
+    /// [`slack_k`] in index order each round.
+    fn plain(tasks: &[TaskParams], m: u32) -> Slacks {
+        let mut slack = vec![0i128; tasks.len()];
+        let mut rounds = 0;
+        loop {
+            rounds += 1;
+            let (mut changed, mut failed) = (false, None);
+            for k in 0..tasks.len() {
+                let s = slack_k(tasks, m, k, &slack).0;
+                if s < 0 {
+                    failed.get_or_insert(k);
+                } else if s > slack[k] {
+                    slack[k] = s;
+                    changed = true;
+                }
+            }
+            if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
+                return Slacks { slack, failed, rounds };
+            }
+        }
+    }
+
+    /// The iteration against the plain rounds on random sets: the same
+    /// slacks, failing task and rounds when kept (explanations), the same
+    /// verdict without.
+    #[test]
+    fn equals_the_plain_rounds() {
+        let mut r = schedlab_model::rng::Rng::new(2009);
+        let (mut pass, mut fail) = (0, 0);
+        for set in 0..20_000 {
+            let m = [1, 2, 3, 4, 8][set % 5];
+            let n = r.range_u64(1, 3 * m as u64 + 3) as usize;
+            let load = r.uniform(0.3, 1.1) * m as f64 / n as f64;
+            let tiny = set % 3 == 0;
+            let tasks: Vec<TaskParams> = (0..n)
+                .map(|_| {
+                    let t = if tiny { r.range_u64(1, 40) } else { r.range_u64(10_000, 100_000) * 1000 };
+                    let c = ((r.uniform(0.2, 1.8) * load).min(1.0) * t as f64).max(1.0) as u64;
+                    let d = if set % 2 == 0 { t } else { r.range_u64(c, t) };
+                    TaskParams::constrained(c, d, t)
+                })
+                .collect();
+            let want = plain(&tasks, m);
+            let got = iterate(&tasks, m, true);
+            assert_eq!(
+                (&got.slack, got.failed, got.rounds),
+                (&want.slack, want.failed, want.rounds),
+                "m = {m}: {tasks:?}"
+            );
+            assert_eq!(iterate(&tasks, m, false).failed.is_none(), want.failed.is_none(), "m = {m}: {tasks:?}");
+            if want.failed.is_none() {
+                pass += 1;
+            } else {
+                fail += 1;
+            }
+        }
+        assert!(pass > 2000 && fail > 2000, "both verdicts occur: {pass} pass, {fail} fail");
+    }
+
     #[test]
     fn three_full_tasks_on_two_cpus_fail() {
         let t = vec![TaskParams::implicit(6, 10); 3];

@@ -57,16 +57,17 @@ pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Dri
         .collect();
     let fit = Fit::new(input, admission, ranks);
     let mut s = Scratch::new(n, m);
+    // Rounded-down sizes in units of 2⁻⁶², as the packer sees them.
+    let sizes: Vec<u128> = match driver {
+        Driver::TestDriven => exact
+            .iter()
+            .map(|&(a, b)| u64::try_from(((a as u128) << 62) / b as u128).unwrap_or(u64::MAX) as u128)
+            .collect(),
+        Driver::CapacityThenTest => Vec::new(),
+    };
     for h in heuristics(input) {
         let ok = match driver {
-            Driver::TestDriven => {
-                // Rounded-down sizes in units of 2⁻⁶², as the packer sees them.
-                let sizes: Vec<u128> = exact
-                    .iter()
-                    .map(|&(a, b)| u64::try_from(((a as u128) << 62) / b as u128).unwrap_or(u64::MAX) as u128)
-                    .collect();
-                pack(&mut s, &Integer { sizes: &sizes, unit: 1 << 62 }, h, |mem, t| fit.fits(mem, t))
-            }
+            Driver::TestDriven => pack(&mut s, &Integer { sizes: &sizes, unit: 1 << 62 }, h, |mem, t| fit.fits(mem, t)),
             Driver::CapacityThenTest => {
                 let q = Exact::new(&exact);
                 pack(&mut s, &q, h, |_, _| true) && s.members.iter().all(|mem| fit.holds(mem))
@@ -83,18 +84,28 @@ pub fn decide(id: &'static str, input: &Input, admission: Admission, driver: Dri
     }
 }
 
-/// Per-bin state reused across heuristics.
+/// Per-bin state reused across heuristics (one `Scratch` packs one set of
+/// sizes, whatever the heuristic).
 struct Scratch {
     n: usize,
     members: Vec<Vec<usize>>,
     /// Each bin's [`Sizes::bounds`] summed (saturating), kept as tasks join.
     loads: Vec<(u128, u128)>,
     order: Vec<usize>,
+    /// `order` holds the decreasing-size order (sorted by an earlier
+    /// decreasing heuristic: FFD, BFD and WFD share it).
+    decreasing: bool,
 }
 
 impl Scratch {
     fn new(n: usize, m: usize) -> Scratch {
-        Scratch { n, members: vec![Vec::with_capacity(n); m], loads: vec![(0, 0); m], order: Vec::with_capacity(n) }
+        Scratch {
+            n,
+            members: vec![Vec::with_capacity(n); m],
+            loads: vec![(0, 0); m],
+            order: Vec::with_capacity(n),
+            decreasing: false,
+        }
     }
 }
 
@@ -248,10 +259,15 @@ fn pack(s: &mut Scratch, sizes: &impl Sizes, h: Heuristic, admit: impl Fn(&[usiz
         b.clear();
     }
     s.loads.fill((0, 0));
-    s.order.clear();
-    s.order.extend(0..n);
-    if h.decreasing {
-        s.order.sort_by(|&a, &b| sizes.cmp_size(b, a).then(a.cmp(&b)));
+    if !(h.decreasing && s.decreasing) {
+        s.order.clear();
+        s.order.extend(0..n);
+        if h.decreasing {
+            // Largest first, ties by index: a total order, so an unstable
+            // sort gives the stable sort's order; sorted once per set of sizes.
+            s.order.sort_unstable_by(|&a, &b| sizes.cmp_size(b, a).then(a.cmp(&b)));
+        }
+        s.decreasing = h.decreasing;
     }
     let mut current = 0usize;
     for k in 0..s.order.len() {
