@@ -313,7 +313,10 @@ impl Meter {
             }
         }
         let threads: Vec<u32> = (0..mtts.len()).map(|k| spec.mtt_tasks(k).len().max(1) as u32).collect();
-        let why = format!("{perf}; clear_refs + the working set's Referenced pages in /proc/self/smaps");
+        let mut why = format!("{perf}; clear_refs + the working set's Referenced pages in /proc/self/smaps");
+        if let Some(damon) = damon_running() {
+            why.push_str(&format!("; {damon} clears pages' accessed bits too, so a job's footprint may read short"));
+        }
         let report = Report {
             source: Source::Footprint,
             why,
@@ -502,6 +505,24 @@ impl Helper {
         }
         self.report
     }
+}
+
+/// A DAMON monitor running on the machine (`kdamond`, configured through
+/// `/sys/kernel/mm/damon/admin`), which samples pages by clearing their
+/// accessed bits — the same bits the footprint reads after `clear_refs` —
+/// so a page a job referenced can read as unreferenced. Named as the
+/// footprint's caveat (`None`: no monitor is on).
+pub fn damon_running() -> Option<String> {
+    let dir = std::fs::read_dir("/sys/kernel/mm/damon/admin/kdamonds").ok()?;
+    let mut on = Vec::new();
+    for e in dir.flatten() {
+        let state = std::fs::read_to_string(e.path().join("state")).unwrap_or_default();
+        if state.trim() == "on" {
+            let ops = std::fs::read_to_string(e.path().join("contexts/0/operations")).unwrap_or_default();
+            on.push(format!("kdamond {} ({})", e.file_name().to_string_lossy(), ops.trim()));
+        }
+    }
+    (!on.is_empty()).then(|| format!("DAMON is monitoring ({})", on.join(", ")))
 }
 
 #[cfg(test)]
