@@ -83,27 +83,6 @@ pub fn report(header: &Header, summary: &SimSummary) -> MetricsReport {
             }
         })
         .collect();
-    let sum = |f: &dyn Fn(&TaskStats) -> u64| tasks.iter().map(f).sum::<u64>();
-    let jobs = sum(&|t| t.jobs);
-    let misses = sum(&|t| t.misses);
-    let busy = cpus.iter().fold(0u64, |s, c| s.saturating_add(c.busy));
-    let totals = Totals {
-        events: summary.trace_events,
-        jobs,
-        completed: sum(&|t| t.completed),
-        aborted: sum(&|t| t.aborted),
-        unfinished: sum(&|t| t.unfinished),
-        misses,
-        miss_ratio: ratio(misses, jobs),
-        max_response: tasks.iter().filter_map(|t| t.max_response).max(),
-        max_tardiness: tasks.iter().map(|t| t.max_tardiness).max().unwrap_or(0),
-        preemptions: sum(&|t| t.preemptions),
-        migrations: sum(&|t| t.migrations),
-        busy,
-        utilization: if end == 0 { 0.0 } else { busy as f64 / end as f64 },
-        overhead: cpus.iter().fold(0u64, |s, c| s.saturating_add(c.overhead)),
-        implicit_releases: 0,
-        anomalies: 0,
-    };
+    let totals = Totals::of(&tasks, &cpus, end, summary.trace_events);
     MetricsReport { horizon: end, tasks, cpus, overheads: list(&by_kind), totals, mtts: Vec::new(), memory_token: None }
 }

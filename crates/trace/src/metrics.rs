@@ -235,6 +235,36 @@ pub struct Totals {
     pub anomalies: u64,
 }
 
+impl Totals {
+    /// The totals of per-task and per-CPU figures over `[0, end)`, `events`
+    /// events long; the two counts of irregular events are added after.
+    pub fn of(tasks: &[TaskStats], cpus: &[CpuStats], end: Time, events: u64) -> Totals {
+        let ratio = |num: u64, den: u64| if den == 0 { 0.0 } else { num as f64 / den as f64 };
+        let sum = |f: &dyn Fn(&TaskStats) -> u64| tasks.iter().map(f).sum::<u64>();
+        let jobs = sum(&|t| t.jobs);
+        let misses = sum(&|t| t.misses);
+        let busy = cpus.iter().fold(0u64, |s, c| s.saturating_add(c.busy));
+        Totals {
+            events,
+            jobs,
+            completed: sum(&|t| t.completed),
+            aborted: sum(&|t| t.aborted),
+            unfinished: sum(&|t| t.unfinished),
+            misses,
+            miss_ratio: ratio(misses, jobs),
+            max_response: tasks.iter().filter_map(|t| t.max_response).max(),
+            max_tardiness: tasks.iter().map(|t| t.max_tardiness).max().unwrap_or(0),
+            preemptions: sum(&|t| t.preemptions),
+            migrations: sum(&|t| t.migrations),
+            busy,
+            utilization: if end == 0 { 0.0 } else { busy as f64 / end as f64 },
+            overhead: cpus.iter().fold(0u64, |s, c| s.saturating_add(c.overhead)),
+            implicit_releases: 0,
+            anomalies: 0,
+        }
+    }
+}
+
 /// Everything [`Metrics`] computes.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct MetricsReport {
@@ -635,27 +665,10 @@ impl<S: JobSink> Metrics<S> {
                 }
             })
             .collect();
-        let sum = |f: &dyn Fn(&TaskStats) -> u64| tasks.iter().map(f).sum::<u64>();
-        let jobs = sum(&|t| t.jobs);
-        let misses = sum(&|t| t.misses);
-        let busy = cpus.iter().fold(0u64, |s, c| s.saturating_add(c.busy));
         let totals = Totals {
-            events: self.events,
-            jobs,
-            completed: sum(&|t| t.completed),
-            aborted: sum(&|t| t.aborted),
-            unfinished: sum(&|t| t.unfinished),
-            misses,
-            miss_ratio: ratio(misses, jobs),
-            max_response: tasks.iter().filter_map(|t| t.max_response).max(),
-            max_tardiness: tasks.iter().map(|t| t.max_tardiness).max().unwrap_or(0),
-            preemptions: sum(&|t| t.preemptions),
-            migrations: sum(&|t| t.migrations),
-            busy,
-            utilization: if end == 0 { 0.0 } else { busy as f64 / end as f64 },
-            overhead: cpus.iter().fold(0u64, |s, c| s.saturating_add(c.overhead)),
             implicit_releases: self.implicit_releases,
             anomalies: self.anomalies,
+            ..Totals::of(&tasks, &cpus, end, self.events)
         };
         let report = MetricsReport {
             horizon: end,
