@@ -96,15 +96,7 @@ impl Throttle {
                     .collect()
             })
             .collect();
-        let cpu_of = inner
-            .info()
-            .placement
-            .iter()
-            .map(|p| match p {
-                schedlab_model::Placement::Cpu { cpu } => *cpu,
-                _ => 0,
-            })
-            .collect();
+        let cpu_of = inner.info().placement.iter().map(|p| p.cpu().unwrap_or(0)).collect();
         let quantum = pol.quantum.map_or(DEFAULT_QUANTUM, |q| q.0.max(1));
         let mut info = inner.info().clone();
         info.name = "cap-gs-dynamic";

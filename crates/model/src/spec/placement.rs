@@ -18,6 +18,13 @@ pub enum Placement {
 }
 
 impl Placement {
+    /// The one CPU a task bound to a CPU runs on.
+    pub fn cpu(&self) -> Option<u32> {
+        match self {
+            Placement::Cpu { cpu } => Some(*cpu),
+            _ => None,
+        }
+    }
     /// May the task run on `cpu` (of a platform with `cpus` CPUs)?
     pub fn allows(&self, cpu: u32) -> bool {
         match self {

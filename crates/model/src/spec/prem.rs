@@ -255,7 +255,7 @@ mod tests {
     use super::*;
 
     fn mem(ns: u64) -> Segment {
-        Segment { kind: SegmentKind::Memory, length: Duration(ns), preemptible: true }
+        Segment::memory(Duration(ns))
     }
     fn exec(ns: u64) -> Segment {
         Segment::exec(Duration(ns))

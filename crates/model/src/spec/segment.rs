@@ -59,6 +59,9 @@ impl Segment {
     pub fn exec(length: Duration) -> Segment {
         Segment { kind: SegmentKind::Exec, length, preemptible: true }
     }
+    pub fn memory(length: Duration) -> Segment {
+        Segment { kind: SegmentKind::Memory, length, preemptible: true }
+    }
 }
 
 /// The schema of a segment holds exactly one of the length keys.

@@ -47,7 +47,7 @@ use crate::interface::{
 };
 use mps::{MemoryPhaseScheduler, Start};
 use schedlab_model::spec::prem::{amp_plan, roles, sections, AmpPlan, Role};
-use schedlab_model::{MemoryMode, Placement, PolicyName, SegmentKind, Spec};
+use schedlab_model::{MemoryMode, PolicyName, SegmentKind, Spec};
 use worker::{Request, State, Worker};
 
 /// The tag of the worker's timer: its current request is done.
@@ -179,15 +179,7 @@ pub(crate) fn build(spec: &Spec, inner: Engine<Fp>) -> Result<Mcs, AdmissionErro
                 .collect()
         })
         .collect();
-    let cpu_of = inner
-        .info()
-        .placement
-        .iter()
-        .map(|p| match p {
-            Placement::Cpu { cpu } => *cpu,
-            _ => 0,
-        })
-        .collect();
+    let cpu_of = inner.info().placement.iter().map(|p| p.cpu().unwrap_or(0)).collect();
     let mut info = inner.info().clone();
     info.name = PolicyName::Mcs.name();
     info.conformance = Conformance::Replay;

@@ -251,10 +251,10 @@ impl JobBody for Prem {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use schedlab_model::{Duration, SegmentKind};
+    use schedlab_model::Duration;
 
     fn mem(ns: u64) -> Segment {
-        Segment { kind: SegmentKind::Memory, length: Duration(ns), preemptible: true }
+        Segment::memory(Duration(ns))
     }
     fn exec(ns: u64) -> Segment {
         Segment::exec(Duration(ns))
