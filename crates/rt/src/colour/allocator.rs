@@ -112,6 +112,9 @@ fn errno() -> i32 {
 struct Mapping {
     ptr: *mut u8,
     len: usize,
+    /// Pages moved away by `mremap` (empty: none). Their holes may be taken
+    /// by another thread's `mmap` meanwhile, so they are not unmapped again.
+    moved: Vec<bool>,
 }
 
 impl Mapping {
@@ -130,14 +133,29 @@ impl Mapping {
         if p == libc::MAP_FAILED {
             return Err(ColourError::Sys { call: "mmap", errno: errno() });
         }
-        Ok(Mapping { ptr: p as *mut u8, len })
+        Ok(Mapping { ptr: p as *mut u8, len, moved: Vec::new() })
     }
 }
 
 impl Drop for Mapping {
     fn drop(&mut self) {
-        // SAFETY: unmaps the range this value mapped (holes left by mremap are fine).
-        unsafe { libc::munmap(self.ptr as *mut libc::c_void, self.len) };
+        let pages = self.len / FRAME as usize;
+        let moved = |i: usize| self.moved.get(i).copied().unwrap_or(false);
+        let mut i = 0;
+        while i < pages {
+            if moved(i) {
+                i += 1;
+                continue;
+            }
+            let from = i;
+            while i < pages && !moved(i) {
+                i += 1;
+            }
+            // SAFETY: unmaps a run of this value's own pages, still mapped.
+            unsafe {
+                libc::munmap(self.ptr.add(from * FRAME as usize) as *mut libc::c_void, (i - from) * FRAME as usize)
+            };
+        }
     }
 }
 
@@ -193,7 +211,8 @@ impl ColouredBuffer {
             if (taken + n * FRAME as usize) as u64 > available / 2 {
                 return Err(ColourError::Memory { pool: (taken + n * FRAME as usize) as u64, available });
             }
-            let pool = Mapping::new(n * FRAME as usize, libc::PROT_READ | libc::PROT_WRITE)?;
+            let mut pool = Mapping::new(n * FRAME as usize, libc::PROT_READ | libc::PROT_WRITE)?;
+            pool.moved = vec![false; n];
             populate(&pool)?;
             let frames = pagemap::frames(pool.ptr as usize, n)?;
             scanned += n;
@@ -218,6 +237,7 @@ impl ColouredBuffer {
                 if r == libc::MAP_FAILED {
                     return Err(ColourError::Sys { call: "mremap", errno: errno() });
                 }
+                pool.moved[i] = true;
                 filled += 1;
             }
             pools.push(pool);
