@@ -222,11 +222,12 @@ def _ray_chunks(
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     text, base, samples = e.text(), str(e.base()), e.samples()
     # SPREAD, not Ray's default placement. The driver hands a leased worker
-    # back after 500 ms (Ray's worker_lease_timeout) and asks its own node
-    # for another; under the default (hybrid) policy that request mostly
-    # waited for the head node's worker instead of going to the other node,
-    # whose worker idled (measured: docs/performance.md, "Ray: two nodes
-    # against one"). SPREAD places the tasks on the nodes in turn.
+    # back after 500 ms (Ray's worker_lease_timeout_milliseconds, by
+    # default) and asks its own node for another; under the default (hybrid)
+    # policy that request mostly waited for the head node's worker instead
+    # of going to the other node, whose worker idled (measured:
+    # docs/performance.md, "Why the second node idled, and SPREAD"). SPREAD
+    # places the tasks on the nodes in turn.
     chunk = ray.remote(max_retries=max_retries, retry_exceptions=False)(_run_chunks)
     n = e.chunks()
     sizes = e.chunk_sets()
@@ -234,9 +235,10 @@ def _ray_chunks(
     pending = {}
     submitted = {}
     for g in groups:
+        at = time.time()
         ref = chunk.options(name="chunk", scheduling_strategy="SPREAD").remote(text, base, samples, g)
         pending[ref] = g
-        submitted[ref] = time.time()
+        submitted[ref] = at
     results: list[bytes | None] = [None] * n
     done = 0
     total = sum(sizes)
