@@ -170,6 +170,31 @@ pub struct PlatformModel {
     /// never looked up) marks an empty slot.
     rates: [(u64, f64, u32); 32],
     dirty: bool,
+    /// What changed since the last [`PlatformModel::recompute`], so that it
+    /// recomputes only the CPUs whose values can change: per CPU whether
+    /// its job changed; per (instance, class) 0 if unchanged, else 1 + whether it was
+    /// over its capacity before (only a class over its capacity before or
+    /// after changes anyone's capacity misses); per data group whether its
+    /// running writers changed; and the lists of those marked.
+    cpu_changed: Vec<bool>,
+    class_changed: Vec<u8>,
+    group_changed: Vec<bool>,
+    /// Per (instance, class) and per data group marked: their aggregates
+    /// (bits, jobs) before the first change (a job leaving and another of the
+    /// same bytes or writes entering may leave them as they were).
+    class_was: Vec<(u64, u32)>,
+    group_was: Vec<(u64, u32)>,
+    /// Per task: its *kind*, the same for tasks whose slowdown is the same
+    /// function of the aggregates (same parts, working set, data group and
+    /// write ratio), so that [`PlatformModel::recompute`] computes it once
+    /// per (kind, instance) and pass; and that cache: (pass, cap, coh,
+    /// rate, millionths) per (kind, instance).
+    kind: Vec<u32>,
+    memo: Vec<(u64, f64, f64, f64, u32)>,
+    pass: u64,
+    changed_cpus: Vec<u32>,
+    changed_classes: Vec<u32>,
+    changed_groups: Vec<u32>,
     cpu_counts: Vec<Counts>,
     task_counts: Vec<Counts>,
     scratch: Vec<f64>,
@@ -283,6 +308,20 @@ impl PlatformModel {
         let instances = groups.len().max(1);
         let classes = layout.capacity.len();
         let groups = names.len();
+        // Kinds: tasks whose slowdown is the same function of the aggregates.
+        type KindKey = (Vec<(u32, u64)>, u64, Option<u32>, u64);
+        let mut kinds: HashMap<KindKey, u32> = HashMap::new();
+        let kind: Vec<u32> = threads
+            .iter()
+            .map(|th| {
+                let o = th.owner as usize;
+                let parts = layout.parts[o].iter().map(|p| (p.class, p.bytes.to_bits())).collect();
+                let key = (parts, tasks[o].wss.to_bits(), th.group, th.write.to_bits());
+                let next = kinds.len() as u32;
+                *kinds.entry(key).or_insert(next)
+            })
+            .collect();
+        let kinds = kinds.len();
         let max_parts = layout.parts.iter().map(Vec::len).max().unwrap_or(0);
         Some(PlatformModel {
             cal,
@@ -316,6 +355,17 @@ impl PlatformModel {
             pending: Vec::with_capacity(m),
             rates: [(0, 1.0, MICROS); 32],
             dirty: false,
+            cpu_changed: vec![false; m],
+            class_changed: vec![0; instances * classes],
+            group_changed: vec![false; groups],
+            class_was: vec![(0, 0); instances * classes],
+            group_was: vec![(0, 0); groups],
+            memo: vec![(0, 0.0, 0.0, 1.0, MICROS); kinds * instances],
+            kind,
+            pass: 0,
+            changed_cpus: Vec::with_capacity(m),
+            changed_classes: Vec::with_capacity(instances * classes),
+            changed_groups: Vec::with_capacity(groups),
             cpu_counts: vec![Counts::default(); m],
             task_counts: vec![Counts::default(); tasks_n],
             scratch: vec![0.0; max_parts],
@@ -374,6 +424,7 @@ impl PlatformModel {
         }
         self.running[c] = task;
         self.running_on[task as usize] = cpu;
+        self.cpu_moved(c);
         if self.running_here[at] == 0 {
             self.touch[at] = u64::MAX;
             self.occupy(i, k, true);
@@ -479,6 +530,7 @@ impl PlatformModel {
         self.group(task as usize, false);
         self.running[c] = NONE;
         self.running_on[task as usize] = NONE;
+        self.cpu_moved(c);
         self.dirty = true;
     }
 
@@ -488,6 +540,12 @@ impl PlatformModel {
         let classes = self.layout.capacity.len();
         for p in &self.layout.parts[i] {
             let at = k * classes + p.class as usize;
+            if self.class_changed[at] == 0 {
+                let over = self.over(at, p.class as usize);
+                self.class_changed[at] = 1 + over as u8;
+                self.class_was[at] = (self.occ[at].to_bits(), self.occ_jobs[at]);
+                self.changed_classes.push(at as u32);
+            }
             if add {
                 self.occ[at] += p.bytes;
                 self.occ_jobs[at] += 1;
@@ -502,6 +560,11 @@ impl PlatformModel {
     fn group(&mut self, t: usize, add: bool) {
         if let Some(g) = self.threads[t].group {
             let g = g as usize;
+            if !self.group_changed[g] {
+                self.group_changed[g] = true;
+                self.group_was[g] = (self.group_write[g].to_bits(), self.group_jobs[g]);
+                self.changed_groups.push(g as u32);
+            }
             if add {
                 self.group_write[g] += self.threads[t].write;
                 self.group_jobs[g] += 1;
@@ -511,6 +574,78 @@ impl PlatformModel {
                     if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.threads[t].write };
             }
         }
+    }
+
+    /// CPU `c`'s job changed: its values are recomputed.
+    #[inline]
+    fn cpu_moved(&mut self, c: usize) {
+        if !self.cpu_changed[c] {
+            self.cpu_changed[c] = true;
+            self.changed_cpus.push(c as u32);
+        }
+    }
+
+    /// Whether the running jobs' bytes in (instance, class) `at` (class
+    /// `class`) exceed its capacity: only then does the class add capacity
+    /// misses ([`PlatformModel::capacity_misses`]).
+    #[inline(always)]
+    fn over(&self, at: usize, class: usize) -> bool {
+        // A relative margin for the sums' rounding: exactly full is not over.
+        self.occ_jobs[at] >= 2 && self.occ[at] > self.layout.capacity[class] * (1.0 + 1e-9)
+    }
+
+    /// Whether CPU `c`'s values may differ from the last
+    /// [`PlatformModel::recompute`]'s: its job changed, a class of its job
+    /// changed and was or is over its capacity, or its job's data group
+    /// changed. Otherwise every input of its values is as it was.
+    #[inline(always)]
+    fn may_change(&self, c: usize) -> bool {
+        if self.cpu_changed[c] {
+            return true;
+        }
+        let t = self.running[c];
+        if t == NONE {
+            return false;
+        }
+        let th = &self.threads[t as usize];
+        if th.group.is_some_and(|g| self.group_matters(g as usize)) {
+            return true;
+        }
+        let base = self.instance[c] as usize * self.layout.capacity.len();
+        self.layout.parts[th.owner as usize].iter().any(|p| self.class_matters(base + p.class as usize))
+    }
+
+    /// Whether (instance, class) `at` changed since the last recompute in a
+    /// way that changes capacity misses: its aggregates differ, and it was
+    /// or is over its capacity.
+    #[inline(always)]
+    fn class_matters(&self, at: usize) -> bool {
+        let was = self.class_changed[at];
+        was != 0
+            && (was == 2 || self.over(at, at % self.layout.capacity.len()))
+            && self.class_was[at] != (self.occ[at].to_bits(), self.occ_jobs[at])
+    }
+
+    /// Whether data group `g`'s running writers changed since the last recompute.
+    #[inline(always)]
+    fn group_matters(&self, g: usize) -> bool {
+        self.group_changed[g] && self.group_was[g] != (self.group_write[g].to_bits(), self.group_jobs[g])
+    }
+
+    /// Clears the change marks ([`PlatformModel::may_change`]).
+    fn clear_changes(&mut self) {
+        for &c in &self.changed_cpus {
+            self.cpu_changed[c as usize] = false;
+        }
+        for &at in &self.changed_classes {
+            self.class_changed[at as usize] = 0;
+        }
+        for &g in &self.changed_groups {
+            self.group_changed[g as usize] = false;
+        }
+        self.changed_cpus.clear();
+        self.changed_classes.clear();
+        self.changed_groups.clear();
     }
 
     /// Computes every running CPU's slowdown after changes (from the
@@ -527,19 +662,44 @@ impl PlatformModel {
             // Without a bandwidth limit f = 1, so one pass: with finite
             // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
             // bit (times 1 is exact, and adding the zero changes no sum).
-            for c in 0..m {
-                let t = self.running[c];
-                let (cap, coh, stall) = if t == NONE {
-                    (0.0, 0.0, 0.0)
-                } else {
-                    let (cap, coh) =
-                        (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
-                    (cap, coh, refs * (cap * miss + coh * hitm))
-                };
-                self.settle_next(c, cap, coh, 1.0, stall);
+            // And only the CPUs whose inputs changed can change.
+            self.pass += 1;
+            // Unless an aggregate that matters changed, only the CPUs whose
+            // job changed can change (in CPU order, as the full loop).
+            let wide = self.changed_classes.iter().any(|&at| self.class_matters(at as usize))
+                || self.changed_groups.iter().any(|&g| self.group_matters(g as usize));
+            if !wide {
+                self.changed_cpus.sort_unstable();
             }
+            let n = if wide { m } else { self.changed_cpus.len() };
+            for i in 0..n {
+                let c = if wide { i } else { self.changed_cpus[i] as usize };
+                if wide && !self.may_change(c) {
+                    continue;
+                }
+                let t = self.running[c];
+                if t == NONE {
+                    self.settle_next(c, 0.0, 0.0, 1.0, 0.0);
+                    continue;
+                }
+                // Tasks of one kind on one cache instance get the same
+                // values from the same aggregates: computed once a pass.
+                let at = self.kind[t as usize] as usize * self.instances + self.instance[c] as usize;
+                let (pass, cap, coh, rate, micros) = self.memo[at];
+                if pass == self.pass {
+                    self.set_next(c, cap, coh, 1.0, rate, micros);
+                    continue;
+                }
+                let (cap, coh) =
+                    (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
+                let (rate, micros) = self.rate_of(refs * (cap * miss + coh * hitm));
+                self.memo[at] = (self.pass, cap, coh, rate, micros);
+                self.set_next(c, cap, coh, 1.0, rate, micros);
+            }
+            self.clear_changes();
             return;
         }
+        self.clear_changes();
         let mut traffic = 0.0;
         for c in 0..m {
             let t = self.running[c];
@@ -575,7 +735,14 @@ impl PlatformModel {
     /// marks it pending when they differ from the current ones.
     #[inline(always)]
     fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
-        let (rate, micros) = if stall > 0.0 {
+        let (rate, micros) = self.rate_of(stall);
+        self.set_next(c, cap, coh, f, rate, micros);
+    }
+
+    /// The rate (and in millionths) for a stall per ns of demand.
+    #[inline(always)]
+    fn rate_of(&mut self, stall: f64) -> (f64, u32) {
+        if stall > 0.0 {
             // The rate is a function of the stall alone, and few stalls
             // recur (one per number of sharers running): a small table
             // spares the division and the rounding.
@@ -588,7 +755,13 @@ impl PlatformModel {
             (slot.1, slot.2)
         } else {
             (1.0, MICROS)
-        };
+        }
+    }
+
+    /// CPU `c`'s next values; marks it pending when they differ from the
+    /// current ones.
+    #[inline(always)]
+    fn set_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, rate: f64, micros: u32) {
         self.next[c] = (cap, coh, f, rate, micros);
         if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
             self.pending.push(c as u32);
@@ -900,5 +1073,84 @@ mod tests {
         }
         // The walk exercised the scan, with and without evictions.
         assert!(checked > 500 && evicting > 100 && evicting < checked, "{checked} checked, {evicting} evicting");
+    }
+
+    /// Every CPU's values as a full recompute gives them: each CPU marked
+    /// changed and every task its own kind (no value shared between CPUs).
+    fn full_recompute(m: &PlatformModel) -> PlatformModel {
+        let mut f = m.clone();
+        for c in 0..f.running.len() {
+            f.cpu_moved(c);
+        }
+        f.kind = (0..f.threads.len() as u32).collect();
+        f.memo = vec![(0, 0.0, 0.0, 1.0, MICROS); f.threads.len() * f.instances];
+        f.recompute();
+        f
+    }
+
+    #[test]
+    fn recomputing_only_what_changed_matches_a_full_recompute_bit_for_bit() {
+        // Kinds shared by several tasks, classes filled past their capacity
+        // and not, three data groups with odd write ratios, two cache
+        // instances; random switches, several per recompute.
+        let mut body = String::new();
+        let mut x: u64 = 7;
+        let mut next = |n: u64| {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            (x >> 33) % n
+        };
+        for t in 0..14 {
+            let lo = next(6);
+            let hi = lo + next(3);
+            let wss = [16, 64, 200, 640][next(4) as usize];
+            let group = ["", ", data_group: g", ", data_group: h", ", data_group: i"][next(4) as usize];
+            let write = [0.02, 0.1, 0.33][next(3) as usize];
+            body.push_str(&format!(
+                "  - {{name: t{t}, wcet: 1ms, period: 10ms, wss: {wss}KiB, colors: [{lo}-{hi}], write_ratio: {write}{group}}}\n"
+            ));
+        }
+        let text = format!(
+            "platform: {{cpus: 6, cache: {{size: 4MiB, ways: 16, line: 64B, colors: 16, shared_by: [[0, 1, 2], [3, 4, 5]]}}}}\ntasks:\n{body}"
+        );
+        let spec = schedlab_model::load_str(&text, None, "t.yaml").unwrap().spec;
+        let mut m = PlatformModel::new(&spec, Calibration::default()).unwrap();
+        let mut running = [NONE; 6];
+        let (mut now, mut changed, mut skipped) = (0u64, 0, 0);
+        for _ in 0..3000 {
+            for _ in 0..1 + next(3) {
+                now += next(3) * 1000;
+                let cpu = next(6) as usize;
+                if running[cpu] != NONE {
+                    m.leave(running[cpu], cpu as u32, now);
+                    running[cpu] = NONE;
+                } else {
+                    let t = next(14) as u32;
+                    if !running.contains(&t) {
+                        m.enter(t, cpu as u32, now);
+                        running[cpu] = t;
+                    }
+                }
+            }
+            if !m.dirty() {
+                continue;
+            }
+            let want = full_recompute(&m);
+            let marked = m.changed_cpus.len();
+            m.recompute();
+            assert_eq!(m.pending, want.pending, "at {now}");
+            m.commit(|_, _| {});
+            let mut f = want;
+            f.commit(|_, _| {});
+            for c in 0..6 {
+                let bits = |v: &PlatformModel| {
+                    (v.p_cap[c].to_bits(), v.p_coh[c].to_bits(), v.bw[c].to_bits(), v.rate[c].to_bits(), v.micros[c])
+                };
+                assert_eq!(bits(&m), bits(&f), "cpu {c} at {now}");
+            }
+            changed += usize::from(m.micros.iter().any(|&u| u != MICROS));
+            skipped += usize::from(marked < 6);
+        }
+        // Slowdowns happened, and recomputes that skipped CPUs were checked.
+        assert!(changed > 300 && skipped > 300, "{changed} slowed, {skipped} partial");
     }
 }
