@@ -114,6 +114,49 @@ pub struct Reload {
     pub misses: f64,
 }
 
+/// A set of indices below a bound with the list of its members, for marks
+/// cleared in bulk; marking appends without a branch.
+#[derive(Debug, Clone)]
+struct Marks {
+    has: Vec<bool>,
+    /// The members in `list[..len]`; one slot more than indices, which a
+    /// repeated mark writes and leaves outside.
+    list: Vec<u32>,
+    len: usize,
+}
+
+impl Marks {
+    fn new(n: usize) -> Marks {
+        Marks { has: vec![false; n], list: vec![0; n + 1], len: 0 }
+    }
+
+    /// Marks `i`; whether it was not marked before.
+    #[inline(always)]
+    fn mark(&mut self, i: usize) -> bool {
+        let first = !self.has[i];
+        self.has[i] = true;
+        self.list[self.len] = i as u32;
+        self.len += first as usize;
+        first
+    }
+
+    #[inline(always)]
+    fn list(&self) -> &[u32] {
+        &self.list[..self.len]
+    }
+
+    fn sort(&mut self) {
+        self.list[..self.len].sort_unstable();
+    }
+
+    fn clear(&mut self) {
+        for &i in &self.list[..self.len] {
+            self.has[i as usize] = false;
+        }
+        self.len = 0;
+    }
+}
+
 /// The platform model of one run.
 #[derive(Debug, Clone)]
 pub struct PlatformModel {
@@ -170,31 +213,15 @@ pub struct PlatformModel {
     /// never looked up) marks an empty slot.
     rates: [(u64, f64, u32); 32],
     dirty: bool,
-    /// What changed since the last [`PlatformModel::recompute`], so that it
-    /// recomputes only the CPUs whose values can change: per CPU whether
-    /// its job changed; per (instance, class) 0 if unchanged, else 1 + whether it was
-    /// over its capacity before (only a class over its capacity before or
-    /// after changes anyone's capacity misses); per data group whether its
-    /// running writers changed; and the lists of those marked.
-    cpu_changed: Vec<bool>,
-    class_changed: Vec<u8>,
-    group_changed: Vec<bool>,
-    /// Per (instance, class) and per data group marked: their aggregates
-    /// (bits, jobs) before the first change (a job leaving and another of the
-    /// same bytes or writes entering may leave them as they were).
-    class_was: Vec<(u64, u32)>,
-    group_was: Vec<(u64, u32)>,
-    /// Per task: its *kind*, the same for tasks whose slowdown is the same
-    /// function of the aggregates (same parts, working set, data group and
-    /// write ratio), so that [`PlatformModel::recompute`] computes it once
-    /// per (kind, instance) and pass; and that cache: (pass, cap, coh,
-    /// rate, millionths) per (kind, instance).
-    kind: Vec<u32>,
-    memo: Vec<(u64, f64, f64, f64, u32)>,
-    pass: u64,
-    changed_cpus: Vec<u32>,
-    changed_classes: Vec<u32>,
-    changed_groups: Vec<u32>,
+    /// What changed since the last [`PlatformModel::recompute`], so that
+    /// it recomputes only the CPUs whose values can change: the CPUs whose
+    /// job changed; whether a data group's running writers changed; whether
+    /// a class changed that was or became over its capacity (only such a
+    /// class changes anyone's capacity misses). Without either, the other
+    /// CPUs' inputs are as they were.
+    cpu_changed: Marks,
+    group_touched: bool,
+    over_touched: bool,
     cpu_counts: Vec<Counts>,
     task_counts: Vec<Counts>,
     scratch: Vec<f64>,
@@ -308,20 +335,6 @@ impl PlatformModel {
         let instances = groups.len().max(1);
         let classes = layout.capacity.len();
         let groups = names.len();
-        // Kinds: tasks whose slowdown is the same function of the aggregates.
-        type KindKey = (Vec<(u32, u64)>, u64, Option<u32>, u64);
-        let mut kinds: HashMap<KindKey, u32> = HashMap::new();
-        let kind: Vec<u32> = threads
-            .iter()
-            .map(|th| {
-                let o = th.owner as usize;
-                let parts = layout.parts[o].iter().map(|p| (p.class, p.bytes.to_bits())).collect();
-                let key = (parts, tasks[o].wss.to_bits(), th.group, th.write.to_bits());
-                let next = kinds.len() as u32;
-                *kinds.entry(key).or_insert(next)
-            })
-            .collect();
-        let kinds = kinds.len();
         let max_parts = layout.parts.iter().map(Vec::len).max().unwrap_or(0);
         Some(PlatformModel {
             cal,
@@ -355,17 +368,9 @@ impl PlatformModel {
             pending: Vec::with_capacity(m),
             rates: [(0, 1.0, MICROS); 32],
             dirty: false,
-            cpu_changed: vec![false; m],
-            class_changed: vec![0; instances * classes],
-            group_changed: vec![false; groups],
-            class_was: vec![(0, 0); instances * classes],
-            group_was: vec![(0, 0); groups],
-            memo: vec![(0, 0.0, 0.0, 1.0, MICROS); kinds * instances],
-            kind,
-            pass: 0,
-            changed_cpus: Vec::with_capacity(m),
-            changed_classes: Vec::with_capacity(instances * classes),
-            changed_groups: Vec::with_capacity(groups),
+            cpu_changed: Marks::new(m),
+            group_touched: false,
+            over_touched: false,
             cpu_counts: vec![Counts::default(); m],
             task_counts: vec![Counts::default(); tasks_n],
             scratch: vec![0.0; max_parts],
@@ -540,12 +545,7 @@ impl PlatformModel {
         let classes = self.layout.capacity.len();
         for p in &self.layout.parts[i] {
             let at = k * classes + p.class as usize;
-            if self.class_changed[at] == 0 {
-                let over = self.over(at, p.class as usize);
-                self.class_changed[at] = 1 + over as u8;
-                self.class_was[at] = (self.occ[at].to_bits(), self.occ_jobs[at]);
-                self.changed_classes.push(at as u32);
-            }
+            let before = self.over(at, p.class as usize);
             if add {
                 self.occ[at] += p.bytes;
                 self.occ_jobs[at] += 1;
@@ -553,6 +553,7 @@ impl PlatformModel {
                 self.occ_jobs[at] -= 1;
                 self.occ[at] = if self.occ_jobs[at] == 0 { 0.0 } else { self.occ[at] - p.bytes };
             }
+            self.over_touched |= before | self.over(at, p.class as usize);
         }
     }
 
@@ -560,11 +561,7 @@ impl PlatformModel {
     fn group(&mut self, t: usize, add: bool) {
         if let Some(g) = self.threads[t].group {
             let g = g as usize;
-            if !self.group_changed[g] {
-                self.group_changed[g] = true;
-                self.group_was[g] = (self.group_write[g].to_bits(), self.group_jobs[g]);
-                self.changed_groups.push(g as u32);
-            }
+            self.group_touched = true;
             if add {
                 self.group_write[g] += self.threads[t].write;
                 self.group_jobs[g] += 1;
@@ -579,10 +576,7 @@ impl PlatformModel {
     /// CPU `c`'s job changed: its values are recomputed.
     #[inline]
     fn cpu_moved(&mut self, c: usize) {
-        if !self.cpu_changed[c] {
-            self.cpu_changed[c] = true;
-            self.changed_cpus.push(c as u32);
-        }
+        self.cpu_changed.mark(c);
     }
 
     /// Whether the running jobs' bytes in (instance, class) `at` (class
@@ -594,58 +588,11 @@ impl PlatformModel {
         self.occ_jobs[at] >= 2 && self.occ[at] > self.layout.capacity[class] * (1.0 + 1e-9)
     }
 
-    /// Whether CPU `c`'s values may differ from the last
-    /// [`PlatformModel::recompute`]'s: its job changed, a class of its job
-    /// changed and was or is over its capacity, or its job's data group
-    /// changed. Otherwise every input of its values is as it was.
-    #[inline(always)]
-    fn may_change(&self, c: usize) -> bool {
-        if self.cpu_changed[c] {
-            return true;
-        }
-        let t = self.running[c];
-        if t == NONE {
-            return false;
-        }
-        let th = &self.threads[t as usize];
-        if th.group.is_some_and(|g| self.group_matters(g as usize)) {
-            return true;
-        }
-        let base = self.instance[c] as usize * self.layout.capacity.len();
-        self.layout.parts[th.owner as usize].iter().any(|p| self.class_matters(base + p.class as usize))
-    }
-
-    /// Whether (instance, class) `at` changed since the last recompute in a
-    /// way that changes capacity misses: its aggregates differ, and it was
-    /// or is over its capacity.
-    #[inline(always)]
-    fn class_matters(&self, at: usize) -> bool {
-        let was = self.class_changed[at];
-        was != 0
-            && (was == 2 || self.over(at, at % self.layout.capacity.len()))
-            && self.class_was[at] != (self.occ[at].to_bits(), self.occ_jobs[at])
-    }
-
-    /// Whether data group `g`'s running writers changed since the last recompute.
-    #[inline(always)]
-    fn group_matters(&self, g: usize) -> bool {
-        self.group_changed[g] && self.group_was[g] != (self.group_write[g].to_bits(), self.group_jobs[g])
-    }
-
-    /// Clears the change marks ([`PlatformModel::may_change`]).
+    /// Clears the change marks.
     fn clear_changes(&mut self) {
-        for &c in &self.changed_cpus {
-            self.cpu_changed[c as usize] = false;
-        }
-        for &at in &self.changed_classes {
-            self.class_changed[at as usize] = 0;
-        }
-        for &g in &self.changed_groups {
-            self.group_changed[g as usize] = false;
-        }
-        self.changed_cpus.clear();
-        self.changed_classes.clear();
-        self.changed_groups.clear();
+        self.cpu_changed.clear();
+        self.group_touched = false;
+        self.over_touched = false;
     }
 
     /// Computes every running CPU's slowdown after changes (from the
@@ -662,39 +609,25 @@ impl PlatformModel {
             // Without a bandwidth limit f = 1, so one pass: with finite
             // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
             // bit (times 1 is exact, and adding the zero changes no sum).
-            // And only the CPUs whose inputs changed can change.
-            self.pass += 1;
-            // Unless an aggregate that matters changed, only the CPUs whose
-            // job changed can change (in CPU order, as the full loop).
-            let wide = self.changed_classes.iter().any(|&at| self.class_matters(at as usize))
-                || self.changed_groups.iter().any(|&g| self.group_matters(g as usize));
+            // And unless a group's writers or a class over its capacity
+            // changed, only the CPUs whose job changed can change: only
+            // they are recomputed (in CPU order, as in the full loop).
+            let wide = self.group_touched || self.over_touched;
             if !wide {
-                self.changed_cpus.sort_unstable();
+                self.cpu_changed.sort();
             }
-            let n = if wide { m } else { self.changed_cpus.len() };
+            let n = if wide { m } else { self.cpu_changed.list().len() };
             for i in 0..n {
-                let c = if wide { i } else { self.changed_cpus[i] as usize };
-                if wide && !self.may_change(c) {
-                    continue;
-                }
+                let c = if wide { i } else { self.cpu_changed.list()[i] as usize };
                 let t = self.running[c];
-                if t == NONE {
-                    self.settle_next(c, 0.0, 0.0, 1.0, 0.0);
-                    continue;
-                }
-                // Tasks of one kind on one cache instance get the same
-                // values from the same aggregates: computed once a pass.
-                let at = self.kind[t as usize] as usize * self.instances + self.instance[c] as usize;
-                let (pass, cap, coh, rate, micros) = self.memo[at];
-                if pass == self.pass {
-                    self.set_next(c, cap, coh, 1.0, rate, micros);
-                    continue;
-                }
-                let (cap, coh) =
-                    (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
-                let (rate, micros) = self.rate_of(refs * (cap * miss + coh * hitm));
-                self.memo[at] = (self.pass, cap, coh, rate, micros);
-                self.set_next(c, cap, coh, 1.0, rate, micros);
+                let (cap, coh, stall) = if t == NONE {
+                    (0.0, 0.0, 0.0)
+                } else {
+                    let (cap, coh) =
+                        (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
+                    (cap, coh, refs * (cap * miss + coh * hitm))
+                };
+                self.settle_next(c, cap, coh, 1.0, stall);
             }
             self.clear_changes();
             return;
@@ -735,14 +668,7 @@ impl PlatformModel {
     /// marks it pending when they differ from the current ones.
     #[inline(always)]
     fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
-        let (rate, micros) = self.rate_of(stall);
-        self.set_next(c, cap, coh, f, rate, micros);
-    }
-
-    /// The rate (and in millionths) for a stall per ns of demand.
-    #[inline(always)]
-    fn rate_of(&mut self, stall: f64) -> (f64, u32) {
-        if stall > 0.0 {
+        let (rate, micros) = if stall > 0.0 {
             // The rate is a function of the stall alone, and few stalls
             // recur (one per number of sharers running): a small table
             // spares the division and the rounding.
@@ -755,13 +681,7 @@ impl PlatformModel {
             (slot.1, slot.2)
         } else {
             (1.0, MICROS)
-        }
-    }
-
-    /// CPU `c`'s next values; marks it pending when they differ from the
-    /// current ones.
-    #[inline(always)]
-    fn set_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, rate: f64, micros: u32) {
+        };
         self.next[c] = (cap, coh, f, rate, micros);
         if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
             self.pending.push(c as u32);
@@ -1075,24 +995,22 @@ mod tests {
         assert!(checked > 500 && evicting > 100 && evicting < checked, "{checked} checked, {evicting} evicting");
     }
 
-    /// Every CPU's values as a full recompute gives them: each CPU marked
-    /// changed and every task its own kind (no value shared between CPUs).
+    /// Every CPU's values as a full recompute gives them (each CPU marked
+    /// changed).
     fn full_recompute(m: &PlatformModel) -> PlatformModel {
         let mut f = m.clone();
         for c in 0..f.running.len() {
             f.cpu_moved(c);
         }
-        f.kind = (0..f.threads.len() as u32).collect();
-        f.memo = vec![(0, 0.0, 0.0, 1.0, MICROS); f.threads.len() * f.instances];
         f.recompute();
         f
     }
 
     #[test]
     fn recomputing_only_what_changed_matches_a_full_recompute_bit_for_bit() {
-        // Kinds shared by several tasks, classes filled past their capacity
-        // and not, three data groups with odd write ratios, two cache
-        // instances; random switches, several per recompute.
+        // Classes filled past their capacity and not, tasks in no group and
+        // in three data groups with odd write ratios, two cache instances;
+        // random switches, several per recompute.
         let mut body = String::new();
         let mut x: u64 = 7;
         let mut next = |n: u64| {
@@ -1135,7 +1053,7 @@ mod tests {
                 continue;
             }
             let want = full_recompute(&m);
-            let marked = m.changed_cpus.len();
+            let marked = m.cpu_changed.list().len();
             m.recompute();
             assert_eq!(m.pending, want.pending, "at {now}");
             m.commit(|_, _| {});

@@ -278,10 +278,9 @@ impl<'a> State<'a> {
                 let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
                 Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
             };
-            if rate > cs.rate {
-                // The completion may come earlier: predicted anew.
-                cs.bound = 0;
-            }
+            // A higher rate may bring the completion earlier: its bound is
+            // then unknown (without a branch: rates rise and fall alike).
+            cs.bound &= ((rate <= cs.rate) as Time).wrapping_neg();
             cs.rate = rate;
             if cs.job.is_some() && !cs.touched {
                 cs.touched = true;
@@ -387,6 +386,7 @@ impl<'a> State<'a> {
 
     /// A completion entry of `cpu` popped: is it the job's completion now?
     /// If not, the entry is queued again at the completion.
+    #[inline]
     pub fn completion_due(&mut self, cpu: u32, gen: u32) -> bool {
         if self.cpus[cpu as usize].gen != gen {
             return false;
