@@ -467,7 +467,7 @@ impl Engine {
             return;
         }
         st.cpus[cpu as usize].job = None;
-        st.cpus[cpu as usize].predicted = None;
+        st.cpus[cpu as usize].bound = 0;
         st.left_cpu(cpu, task);
         let a = st.tasks[task as usize].active.expect("active job");
         let job = a.seq;
@@ -507,6 +507,7 @@ impl Engine {
             }
         }
         let cs = &mut st.cpus[cpu as usize];
+        cs.bound = 0;
         if !cs.touched {
             cs.touched = true;
             st.touched.push(cpu);

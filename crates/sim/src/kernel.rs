@@ -269,12 +269,19 @@ impl<'a> State<'a> {
         model.commit(|c, micros| {
             let cs = &mut cpus[c as usize];
             let b = base[c as usize];
-            cs.rate = if micros == MICROS {
+            let rate = if micros == MICROS {
                 b
+            } else if b.is_one() {
+                // (10^6 · micros + 10^6 / 2) / 10^6, and micros >= 1.
+                Rate::from_micros(micros)
             } else {
                 let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
                 Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
             };
+            // A higher rate may bring the completion earlier: its bound is
+            // then unknown (without a branch: rates rise and fall alike).
+            cs.bound &= ((rate <= cs.rate) as Time).wrapping_neg();
+            cs.rate = rate;
             if cs.job.is_some() && !cs.touched {
                 cs.touched = true;
                 touched.push(c);
@@ -294,7 +301,7 @@ impl<'a> State<'a> {
         emit!(self, Event::SwitchAway { t: self.now, cpu, task, job, reason, exec });
         let c = &mut self.cpus[cpu as usize];
         c.job = None;
-        c.predicted = None;
+        c.bound = 0;
     }
 
     /// Charges `dur` of kernel work of `kind` to `cpu` from now (after any
@@ -323,19 +330,42 @@ impl<'a> State<'a> {
         }
     }
 
-    /// Updates the completion prediction of `cpu` after its state changed.
-    /// One current entry per CPU: a prediction that moves later keeps the
-    /// entry (re-queued when it pops early); only an earlier one pushes anew.
+    /// When the job running on `cpu` completes its current CPU segment if
+    /// nothing changes (`None`: idle, or never at rate 0): a function of
+    /// the CPU's state, which a settlement does not change (`Rate`'s
+    /// arithmetic carries exactly across a split).
+    #[inline]
+    fn completion_time(&self, cpu: u32) -> Option<Time> {
+        let c = &self.cpus[cpu as usize];
+        let t = c.job?;
+        let ts = &self.tasks[t as usize];
+        let a = ts.active.as_ref()?;
+        let left = a.seg_until.saturating_sub(ts.work(a));
+        let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
+        Some(c.run_from.saturating_add(cpu))
+    }
+
+    /// Keeps a completion entry of `cpu` queued no later than its job's
+    /// completion after its state changed. One current entry per CPU: a
+    /// completion that moves later keeps the entry (it pops early and is
+    /// re-queued, [`State::completion_due`]); only an earlier one pushes
+    /// anew. Lazy: while the entry is not later than the CPU's `bound` (a
+    /// known lower bound of the completion: the last prediction, kept
+    /// through changes that can only delay it — settlements, overheads, a
+    /// lower rate), the completion is not computed at all, so a rate that
+    /// only drops costs nothing here. The completion handled is the same
+    /// either way: it is computed exactly, from the same state, when the
+    /// entry pops.
+    #[inline]
     pub fn predict(&mut self, cpu: u32) {
+        let c = &self.cpus[cpu as usize];
+        if c.job.is_none() || matches!(c.entry_t, Some(e) if e <= c.bound) {
+            return;
+        }
+        let p = self.completion_time(cpu);
         let c = &mut self.cpus[cpu as usize];
-        c.predicted = c.job.and_then(|t| {
-            let ts = &self.tasks[t as usize];
-            let a = ts.active.as_ref()?;
-            let left = a.seg_until.saturating_sub(ts.work(a));
-            let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
-            Some(c.run_from.saturating_add(cpu))
-        });
-        if let Some(p) = c.predicted {
+        c.bound = p.unwrap_or(Time::MAX);
+        if let Some(p) = p {
             if !matches!(c.entry_t, Some(e) if e <= p) {
                 c.gen = c.gen.wrapping_add(1);
                 c.entry_t = Some(p);
@@ -355,15 +385,19 @@ impl<'a> State<'a> {
     }
 
     /// A completion entry of `cpu` popped: is it the job's completion now?
+    /// If not, the entry is queued again at the completion.
+    #[inline]
     pub fn completion_due(&mut self, cpu: u32, gen: u32) -> bool {
-        let c = &mut self.cpus[cpu as usize];
-        if c.gen != gen {
+        if self.cpus[cpu as usize].gen != gen {
             return false;
         }
+        let p = self.completion_time(cpu);
+        let c = &mut self.cpus[cpu as usize];
         c.entry_t = None;
-        match c.predicted {
+        match p {
             Some(p) if p <= self.now => true,
             Some(p) => {
+                c.bound = p;
                 c.gen = c.gen.wrapping_add(1);
                 c.entry_t = Some(p);
                 self.queue.push(p, ord(CLASS_COMPLETION, cpu as u64), Kind::Completion, cpu, c.gen);
@@ -426,7 +460,7 @@ impl<'a> State<'a> {
             }
             let cs = &mut self.cpus[c as usize];
             cs.job = None;
-            cs.predicted = None;
+            cs.bound = 0;
             emit!(self, Event::SwitchAway { t: now, cpu: c, task: old, job, reason: SwitchReason::Preempt, exec });
         }
     }
@@ -445,6 +479,7 @@ impl<'a> State<'a> {
             return;
         }
         cs.job = Some(task);
+        cs.bound = 0;
         cs.run_from = now.max(cs.stall_until);
         cs.switched_to = true;
         cs.sum.switches += 1;

@@ -89,8 +89,13 @@ pub(crate) struct CpuState {
     pub gen: u32,
     /// Time of the outstanding current-generation completion entry.
     pub entry_t: Option<Time>,
-    /// When the running job will complete, if nothing changes.
-    pub predicted: Option<Time>,
+    /// A time before which the running job cannot complete (its current CPU
+    /// segment end), known without computing it: the last exact prediction,
+    /// kept while the changes since can only delay the completion (a
+    /// settlement, overheads, a lower rate); 0 when unknown. While the
+    /// entry is not later than it, nothing needs predicting
+    /// (`State::predict`).
+    pub bound: Time,
     // Per-pass scratch.
     pub local: bool,
     pub remote: bool,

@@ -128,3 +128,44 @@ fn every_schedule_with_the_model_passes_the_validator() {
         }
     }
 }
+
+/// A job's rate is low while a writer of its data group runs on the other
+/// CPU (b from 0, c from 5 ms) and back to 1.0 in between and after: the
+/// job completes at the nanosecond the rate arithmetic gives — its
+/// completion is predicted anew when the rate rises (earlier than the entry
+/// queued at the low rate), and, however lazily the simulator re-predicts,
+/// not later.
+#[test]
+fn a_rate_that_rises_and_falls_mid_job_moves_its_completion_exactly() {
+    use schedlab_platform::{Calibration, PlatformModel};
+    use schedlab_policy::Rate;
+    let spec = load("platform: {cpus: 2, cache: {size: 8MiB, ways: 16, line: 64B}}\npolicy: {name: gedf}\ntasks:\n  - {name: a, wcet: 10ms, period: 100ms, wss: 16KiB, colors: [0], data_group: g, write_ratio: 0.2}\n  - {name: b, wcet: 2ms, period: 100ms, wss: 16KiB, colors: [1], data_group: g, write_ratio: 0.2}\n  - {name: c, wcet: 2ms, period: 100ms, offset: 5ms, wss: 16KiB, colors: [2], data_group: g, write_ratio: 0.2}\n");
+    // The rate of each of two jobs running at once, from the model alone.
+    let mut m = PlatformModel::new(&spec, Calibration::default()).unwrap();
+    m.enter(0, 0, 0);
+    m.enter(1, 1, 0);
+    m.update_rates(|_, _| {});
+    let r = Rate::from_micros(m.micros(0));
+    assert_eq!(m.micros(1), r.micros());
+    assert!(r.micros() < 900_000, "{r}");
+    // a and b at r until b's 2 ms of work are done, a alone at 1.0 until
+    // 5 ms, a and c at r for c's 2 ms, then a alone again.
+    let d = r.cpu_for(2_000_000, 0).unwrap();
+    let mut carry = 0;
+    let mut a_work = r.advance(d, &mut carry);
+    a_work += 5_000_000 - d;
+    a_work += r.advance(d, &mut carry);
+    let t_a = 5_000_000 + d + (10_000_000 - a_work);
+    let (events, s) = run(&spec, true);
+    let done: Vec<(u32, u64)> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::Completion { t, task, .. } if *t < 100_000_000 => Some((*task, *t)),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(done, vec![(1, d), (2, 5_000_000 + d), (0, t_a)]);
+    // Slowed twice, but less than at r throughout.
+    assert!(t_a > 10_000_000 && t_a < r.cpu_for(10_000_000, 0).unwrap());
+    assert!(s.tasks.iter().all(|t| t.cpmd == 0));
+}
