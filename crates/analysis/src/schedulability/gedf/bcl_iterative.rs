@@ -136,7 +136,7 @@ fn iterate_in(sc: &mut Scratch, tasks: &[TaskParams], m: u32, keep: bool) -> Sla
         let inv = 1.0 / t as f64;
         for ((tk, p), (s, &capk)) in tasks.iter().zip(col.iter_mut()).zip(sum.iter_mut().zip(cap.iter())) {
             let dk = tk.deadline as i64;
-            let (q, rem) = if dk < t { (0, dk) } else { divmod(dk, t, inv) };
+            let (q, rem) = divmod(dk, t, inv);
             *p = Pair { base: q * c, rem };
             *s += term(*p, c, 0, capk);
         }
