@@ -65,32 +65,28 @@ pub(crate) struct Slacks {
     pub rounds: usize,
 }
 
-/// Per pair (k, i ≠ k) whose term depends on Sᵢ: ⌊Dₖ/Tᵢ⌋·Cᵢ, Dₖ mod Tᵢ
-/// and Cᵢ, so that a round needs no division:
-/// Jᵢ(Dₖ) = ⌊Dₖ/Tᵢ⌋·Cᵢ + min(Cᵢ, max(0, Dₖ mod Tᵢ − Sᵢ)).
-#[derive(Clone, Copy)]
+/// Per pair (k, i): ⌊Dₖ/Tᵢ⌋·Cᵢ and Dₖ mod Tᵢ, so that
+/// Jᵢ(Dₖ) = ⌊Dₖ/Tᵢ⌋·Cᵢ + min(Cᵢ, max(0, Dₖ mod Tᵢ − Sᵢ)) needs no
+/// division. The diagonal (k = i) holds zeros: its term is 0.
+#[derive(Clone, Copy, Default)]
 struct Pair {
-    i: usize,
     base: i64,
     rem: i64,
-    c: i64,
-}
-
-/// Task k's terms: the sum of those that do not depend on any slack
-/// (Dₖ mod Tᵢ = 0, or ⌊Dₖ/Tᵢ⌋·Cᵢ already at the cap Dₖ − Cₖ + 1), and the
-/// range of `pairs` holding the others.
-struct Row {
-    fixed: i64,
-    from: usize,
-    to: usize,
 }
 
 /// Buffers reused by the iterations of one thread (a batch runs millions).
 #[derive(Default)]
 struct Scratch {
-    inv: Vec<f64>,
+    /// n × n by column: `pairs[i·n + k]` is the pair (k, i), so that the
+    /// terms a change of Sᵢ affects are contiguous.
     pairs: Vec<Pair>,
-    rows: Vec<Row>,
+    /// Per task k: Dₖ − Cₖ + 1 (the cap of its terms), the sum of its row's
+    /// capped terms at the current slacks, m·(Dₖ − Cₖ + 1) and
+    /// m·(Dₖ − Cₖ − Sₖ) (saturated: compared with sums only).
+    cap: Vec<i64>,
+    sum: Vec<i64>,
+    fail_at: Vec<i64>,
+    grow_below: Vec<i64>,
     slack: Vec<i64>,
 }
 
@@ -106,50 +102,68 @@ pub(crate) fn iterate(tasks: &[TaskParams], m: u32, keep: bool) -> Slacks {
     })
 }
 
+/// The term of a pair with slack `s` of the interfering task (WCET `c`)
+/// and the interfered task's cap.
+#[inline(always)]
+fn term(p: Pair, c: i64, s: i64, cap: i64) -> i64 {
+    (p.base + c.min((p.rem - s).max(0))).min(cap)
+}
+
+/// The rounds of [`slack_k`] in index order, each task using the slacks
+/// already updated. Every row's sum is kept up to date instead of being
+/// recomputed: when Sᵢ grows, column i's terms are updated in every row
+/// (the same sums, so the same slacks, failing task and rounds as the
+/// plain rounds). A round then costs n comparisons of a sum with two
+/// thresholds (Sₖ < 0 iff sum ≥ m·(Dₖ − Cₖ + 1); Sₖ grows iff
+/// sum < m·(Dₖ − Cₖ − Sₖ)), plus a division and n terms per slack that
+/// grows.
 fn iterate_in(sc: &mut Scratch, tasks: &[TaskParams], m: u32, keep: bool) -> Slacks {
     let n = tasks.len();
-    let Scratch { inv, pairs, rows, slack } = sc;
-    inv.clear();
-    inv.extend(tasks.iter().map(|t| 1.0 / t.period as f64));
+    let Scratch { pairs, cap, sum, fail_at, grow_below, slack } = sc;
+    let mi = m as i64;
+    cap.clear();
+    cap.extend(tasks.iter().map(|t| t.deadline as i64 - t.wcet as i64 + 1));
+    fail_at.clear();
+    fail_at.extend(cap.iter().map(|&c| mi.saturating_mul(c)));
+    grow_below.clear();
+    grow_below.extend(cap.iter().map(|&c| mi.saturating_mul(c - 1)));
+    sum.clear();
+    sum.resize(n, 0);
     pairs.clear();
-    rows.clear();
-    for (k, tk) in tasks.iter().enumerate() {
-        let (dk, cap) = (tk.deadline as i64, tk.deadline as i64 - tk.wcet as i64 + 1);
-        let (mut fixed, from) = (0i64, pairs.len());
-        for (i, ti) in tasks.iter().enumerate() {
-            if i != k {
-                let (c, t) = (ti.wcet as i64, ti.period as i64);
-                let (q, rem) = divmod(dk, t, inv[i]);
-                let base = q * c;
-                if rem == 0 || base >= cap {
-                    fixed += base.min(cap);
-                } else {
-                    pairs.push(Pair { i, base, rem, c });
-                }
-            }
+    pairs.resize(n * n, Pair::default());
+    for (i, (ti, col)) in tasks.iter().zip(pairs.chunks_exact_mut(n.max(1))).enumerate() {
+        let (c, t) = (ti.wcet as i64, ti.period as i64);
+        let inv = 1.0 / t as f64;
+        for ((tk, p), (s, &capk)) in tasks.iter().zip(col.iter_mut()).zip(sum.iter_mut().zip(cap.iter())) {
+            let dk = tk.deadline as i64;
+            let (q, rem) = divmod(dk, t, inv);
+            *p = Pair { base: q * c, rem };
+            *s += term(*p, c, 0, capk);
         }
-        rows.push(Row { fixed, from, to: pairs.len() });
+        // The diagonal: no term.
+        sum[i] -= term(col[i], c, 0, cap[i]);
+        col[i] = Pair::default();
     }
-    let (mi, inv_m) = (m as i64, 1.0 / m as f64);
+    let inv_m = 1.0 / m as f64;
     slack.clear();
     slack.resize(n, 0);
     let mut rounds = 0;
     loop {
         rounds += 1;
         let (mut changed, mut failed) = (false, None);
-        for (k, row) in rows.iter().enumerate() {
-            let tk = &tasks[k];
-            let x = tk.deadline as i64 - tk.wcet as i64;
-            let mut sum = row.fixed;
-            for p in &pairs[row.from..row.to] {
-                sum += (p.base + p.c.min((p.rem - slack[p.i]).max(0))).min(x + 1);
-            }
-            let s = x - divmod(sum, mi, inv_m).0;
-            if s < 0 {
+        for k in 0..n {
+            if sum[k] >= fail_at[k] {
                 failed.get_or_insert(k);
-            } else if s > slack[k] {
+            } else if sum[k] < grow_below[k] {
+                let s = cap[k] - 1 - divmod(sum[k], mi, inv_m).0;
+                let (old, ck) = (slack[k], tasks[k].wcet as i64);
                 slack[k] = s;
+                grow_below[k] = mi.saturating_mul(cap[k] - 1 - s);
                 changed = true;
+                let col = &pairs[k * n..(k + 1) * n];
+                for ((p, sj), &capj) in col.iter().zip(sum.iter_mut()).zip(cap.iter()) {
+                    *sj += term(*p, ck, s, capj) - term(*p, ck, old, capj);
+                }
             }
         }
         if failed.is_none() || !changed || rounds >= MAX_ROUNDS {
