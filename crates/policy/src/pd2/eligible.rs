@@ -19,9 +19,10 @@ use crate::interface::Time;
 /// "Not queued": no runnable job.
 const ABSENT: Time = Time::MAX;
 
-/// Up to this many candidates wanted, [`Eligible::candidates`] keeps them
-/// sorted by insertion instead of sorting them all.
-const SMALL: usize = 16;
+/// Up to this many candidates wanted (the CPUs of an aligned boundary),
+/// [`Eligible::candidates`] keeps them sorted by insertion instead of
+/// collecting and sorting them all.
+const SMALL: usize = 64;
 
 pub(super) struct Eligible {
     /// Per task: the instant its next subtask is eligible from (0: already
@@ -62,26 +63,22 @@ impl Eligible {
     pub fn candidates(&mut self, t: Time, limit: usize) -> &[(Key, u32)] {
         self.cand.clear();
         if limit <= SMALL {
-            // Few CPUs: keep the most urgent `limit` sorted as they come
-            // (a handful of comparisons; a general sort or selection costs
-            // more than the whole boundary at this size).
+            // Up to `SMALL` wanted: keep the most urgent `limit` sorted as
+            // they come, comparing keys only: tasks come in index order, so
+            // a task goes after the equal keys, which have lower indices.
             for (i, &at) in self.at.iter().enumerate() {
                 if at > t {
                     continue;
                 }
-                let c = (self.key[i], i as u32);
-                let mut j = self.cand.len();
-                if j == limit {
-                    if limit == 0 || c >= self.cand[j - 1] {
+                let key = self.key[i];
+                if self.cand.len() == limit {
+                    if self.cand.last().is_none_or(|c| key >= c.0) {
                         continue;
                     }
                     self.cand.pop();
-                    j -= 1;
                 }
-                while j > 0 && c < self.cand[j - 1] {
-                    j -= 1;
-                }
-                self.cand.insert(j, c);
+                let j = self.cand.partition_point(|c| c.0 <= key);
+                self.cand.insert(j, (key, i as u32));
             }
             return &self.cand;
         }
@@ -189,7 +186,7 @@ mod tests {
             let t = rnd(120);
             let mut all: Vec<(Key, u32)> = (0..n).filter(|&i| e.at[i] <= t).map(|i| (e.key[i], i as u32)).collect();
             all.sort();
-            for limit in [0, 1, 2, 4, 7, SMALL, SMALL + 1, 64, 200, usize::MAX] {
+            for limit in [0, 1, 2, 4, 7, 16, SMALL, SMALL + 1, 200, usize::MAX] {
                 let want = &all[..all.len().min(limit)];
                 assert_eq!(e.candidates(t, limit), want, "round {round}, t {t}, limit {limit}");
             }
