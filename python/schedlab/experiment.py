@@ -17,6 +17,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -93,6 +94,7 @@ def sweep(
     address: str | None = None,
     max_retries: int = 3,
     samples: int | None = None,
+    timings: list[dict[str, Any]] | None = None,
 ) -> pd.DataFrame:
     """Run an experiment: generate its task sets and evaluate each one.
 
@@ -111,6 +113,12 @@ def sweep(
             or a local Ray).
         max_retries: Ray: times a chunk is retried when its worker dies.
         samples: Override the experiment's samples per point.
+        timings: Ray: a list to which one dict per Ray task is appended:
+            ``node`` (Ray node ID), ``pid`` (worker process), ``chunks``,
+            and the times (``time.time()`` seconds) it was ``submitted``,
+            ``started``, began ``computing`` (after planning the experiment,
+            which a worker does once: ``planned``), ``finished`` and was
+            ``received`` by this process.
 
     Returns:
         One row per (set, evaluation); see docs/experiments.md for the columns.
@@ -126,7 +134,7 @@ def sweep(
                 return read_results(output)
             return _frame(e.sweep(threads, cb, None))
         if backend == "ray":
-            results = _ray_chunks(e, address, max_retries, cb)
+            results = _ray_chunks(e, address, max_retries, cb, timings)
             if output is not None:
                 e.write(results, os.fspath(output))
             return _frame(e.assemble(results))
@@ -155,15 +163,37 @@ def read_results(path: str | os.PathLike[str]) -> pd.DataFrame:
 _PLANNED: dict[tuple[str, str, int], Any] = {}
 
 
-def _run_chunks(text: str, base: str, samples: int, ids: list[int]) -> list[bytes]:
-    """A Ray task's work: the results of chunks ``ids``. The experiment is
-    planned once per worker process and kept for the sweep's later tasks."""
+def _run_chunks(text: str, base: str, samples: int, ids: list[int]) -> tuple[dict[str, Any], list[bytes]]:
+    """A Ray task's work: the results of chunks ``ids``, with when and where
+    they ran. The experiment is planned once per worker process and kept for
+    the sweep's later tasks."""
+    started = time.time()
     key = (text, base, samples)
     e = _PLANNED.get(key)
+    planned = e is None
     if e is None:
         _PLANNED.clear()
         e = _PLANNED[key] = _native.Experiment(text=text, base=base, samples=samples)
-    return [e.run_chunk(i) for i in ids]
+    computing = time.time()
+    out = [e.run_chunk(i) for i in ids]
+    return _task_record(started, computing, planned), out
+
+
+def _task_record(started: float, computing: float, planned: bool) -> dict[str, Any]:
+    """Where and when a Ray task ran (its node, worker process, start,
+    start of computing after any planning, and end; time.time() seconds)."""
+    node = ""
+    ray = sys.modules.get("ray")  # a Ray worker has imported it; elsewhere asking would start Ray
+    if ray is not None and ray.is_initialized():
+        node = ray.get_runtime_context().get_node_id()
+    return {
+        "node": node,
+        "pid": os.getpid(),
+        "started": started,
+        "computing": computing,
+        "finished": time.time(),
+        "planned": planned,
+    }
 
 
 def ray_groups(n: int, cpus: int) -> list[list[int]]:
@@ -176,7 +206,13 @@ def ray_groups(n: int, cpus: int) -> list[list[int]]:
     return [list(range(g, n, tasks)) for g in range(tasks)]
 
 
-def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int, int], None] | None) -> list[bytes]:
+def _ray_chunks(
+    e: Any,
+    address: str | None,
+    max_retries: int,
+    cb: Callable[[int, int], None] | None,
+    timings: list[dict[str, Any]] | None = None,
+) -> list[bytes]:
     """Every chunk's results, each computed by a Ray task (retried if its worker dies)."""
     try:
         import ray  # type: ignore[import-not-found, unused-ignore]
@@ -185,11 +221,24 @@ def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int
     if not ray.is_initialized():
         ray.init(address=address, ignore_reinit_error=True, log_to_driver=False)
     text, base, samples = e.text(), str(e.base()), e.samples()
+    # SPREAD, not Ray's default placement. The driver hands a leased worker
+    # back after 500 ms (Ray's worker_lease_timeout_milliseconds, by
+    # default) and asks its own node for another; under the default (hybrid)
+    # policy that request mostly waited for the head node's worker instead
+    # of going to the other node, whose worker idled (measured:
+    # docs/performance.md, "Why the second node idled, and SPREAD"). SPREAD
+    # places the tasks on the nodes in turn.
     chunk = ray.remote(max_retries=max_retries, retry_exceptions=False)(_run_chunks)
     n = e.chunks()
     sizes = e.chunk_sets()
     groups = ray_groups(n, int(ray.cluster_resources().get("CPU", 1)))
-    pending = {chunk.options(name="chunk").remote(text, base, samples, g): g for g in groups}
+    pending = {}
+    submitted = {}
+    for g in groups:
+        at = time.time()
+        ref = chunk.options(name="chunk", scheduling_strategy="SPREAD").remote(text, base, samples, g)
+        pending[ref] = g
+        submitted[ref] = at
     results: list[bytes | None] = [None] * n
     done = 0
     total = sum(sizes)
@@ -197,9 +246,12 @@ def _ray_chunks(e: Any, address: str | None, max_retries: int, cb: Callable[[int
         ready, _ = ray.wait(list(pending), num_returns=1)
         for ref in ready:
             ids = pending.pop(ref)
-            for i, r in zip(ids, ray.get(ref), strict=True):
+            record, out = ray.get(ref)
+            for i, r in zip(ids, out, strict=True):
                 results[i] = r
                 done += sizes[i]
+            if timings is not None:
+                timings.append({**record, "chunks": len(ids), "submitted": submitted[ref], "received": time.time()})
         if cb is not None:
             cb(done, total)
     return [r for r in results if r is not None]

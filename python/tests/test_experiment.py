@@ -3,6 +3,7 @@ the sweep CLI's file against the Python rows."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from fractions import Fraction
@@ -130,6 +131,14 @@ def test_ray_tasks_take_every_chunk_once_from_across_the_grid() -> None:
     # A task's chunks are the local sweep's chunks, whatever the grouping.
     e = schedlab.experiment._experiment(EXP)
     text, base, samples = e.text(), str(e.base()), e.samples()
-    got = [r for g in ray_groups(e.chunks(), 1) for r in zip(g, _run_chunks(text, base, samples, g), strict=True)]
+    got = []
+    schedlab.experiment._PLANNED.clear()
+    for k, g in enumerate(ray_groups(e.chunks(), 1)):
+        record, out = _run_chunks(text, base, samples, g)
+        got.extend(zip(g, out, strict=True))
+        # Where and when it ran (outside Ray: no node); planned by the first task only.
+        assert record["node"] == "" and record["pid"] == os.getpid()
+        assert record["started"] <= record["computing"] <= record["finished"]
+        assert record["planned"] == (k == 0)
     results = [r for _, r in sorted(got)]
     pd.testing.assert_frame_equal(schedlab.experiment._frame(e.assemble(results)), schedlab.sweep(EXP, progress=False))

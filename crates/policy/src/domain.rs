@@ -92,6 +92,16 @@ fn consumed<O: Order>(k: &dyn Kernel, id: JobId) -> Time {
     }
 }
 
+/// The time, if the order uses it (a call through the kernel otherwise spared).
+#[inline]
+fn now<O: Order>(k: &dyn Kernel) -> Time {
+    if O::USES_NOW {
+        k.now()
+    } else {
+        0
+    }
+}
+
 /// One scheduling domain: its CPUs and its tasks, by local index.
 pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     index: u32,
@@ -156,6 +166,18 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
             self.leave::<O>(t, k);
         }
         self.slots[t as usize].job = Some(job);
+        if !O::USES_NOW && self.ready.peek().is_none() {
+            if let Some((c, _)) = self.cpu_heap.peek() {
+                if self.linked[c as usize].is_none() {
+                    // What `balance` would do with the job alone in the
+                    // ready queue and an idle CPU on top: link it there
+                    // (without a key that changes with time, entering the
+                    // ready queue leaves no trace).
+                    self.link(t, c, o, k);
+                    return;
+                }
+            }
+        }
         self.enqueue(t, o, k);
         self.balance(o, k);
     }
@@ -222,7 +244,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         }
         let State::Linked(c) = self.slots[t as usize].state else { return };
         let job = self.slots[t as usize].job.expect("linked job");
-        let key = o.running(&job, consumed::<O>(k, job.id), k.now());
+        let key = o.running(&job, consumed::<O>(k, job.id), now::<O>(k));
         self.cpu_key[c as usize] = key;
         self.cpu_heap.set(c, O::rank(Some(key)));
         k.resched(self.cpus[c as usize]);
@@ -261,6 +283,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     }
 
     /// The job makes room: off its CPU or out of the ready queue.
+    #[inline]
     fn leave<O: Order<Key = K, Rank = R>>(&mut self, t: u32, k: &mut dyn Kernel) {
         match self.slots[t as usize].state {
             State::Waiting => {
@@ -272,30 +295,38 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         }
     }
 
+    #[inline]
     fn enqueue<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("enqueued job");
-        let key = o.waiting(&job, consumed::<O>(k, job.id), k.now());
+        let key = o.waiting(&job, consumed::<O>(k, job.id), now::<O>(k));
         self.slots[t as usize].state = State::Waiting;
         self.ready.set(t, key);
         self.arm_rekey(t, o, k);
     }
 
+    #[inline]
     fn arm_rekey<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
+        self.cancel_rekey(t, k);
+        if !O::USES_NOW {
+            // A key that does not change with time is never re-keyed.
+            return;
+        }
         let job = self.slots[t as usize].job.expect("waiting job");
         let now = k.now();
-        self.cancel_rekey(t, k);
         if let Some(at) = o.rekey_at(&job, consumed::<O>(k, job.id), now) {
             let id = k.arm(at.max(now), self.tasks[t as usize] as u64);
             self.slots[t as usize].timer = Some(id);
         }
     }
 
+    #[inline]
     fn cancel_rekey(&mut self, t: u32, k: &mut dyn Kernel) {
         if let Some(id) = self.slots[t as usize].timer.take() {
             k.cancel(id);
         }
     }
 
+    #[inline]
     fn unlink<O: Order<Key = K, Rank = R>>(&mut self, c: u32, k: &mut dyn Kernel) {
         if let Some(t) = self.linked[c as usize].take() {
             self.slots[t as usize].state = State::Absent;
@@ -304,9 +335,10 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         k.resched(self.cpus[c as usize]);
     }
 
+    #[inline]
     fn set_link<O: Order<Key = K, Rank = R>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("linked job");
-        let key = o.running(&job, consumed::<O>(k, job.id), k.now());
+        let key = o.running(&job, consumed::<O>(k, job.id), now::<O>(k));
         self.linked[c as usize] = Some(t);
         self.slots[t as usize].state = State::Linked(c);
         self.cpu_key[c as usize] = key;
@@ -317,6 +349,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     /// Links waiting job `t` (already out of the ready queue) to CPU `c`,
     /// which is idle; if `t` still runs on another CPU of the domain, it goes
     /// there instead and that CPU's linked job (if any) comes to `c`.
+    #[inline]
     fn link<O: Order<Key = K, Rank = R>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         self.cancel_rekey(t, k);
         let mut target = c;
@@ -339,7 +372,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     /// Gives CPUs to waiting jobs while one should have one (see the module
     /// comment), then re-arms the domain timer.
     fn balance<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
-        let now = k.now();
+        let now = now::<O>(k);
         while let (Some((t, w)), Some((c, _))) = (self.ready.peek(), self.cpu_heap.peek()) {
             if self.linked[c as usize].is_some() {
                 if !o.displaces(&w, &self.cpu_key[c as usize], now) {
@@ -359,6 +392,10 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     }
 
     fn rearm<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
+        if !O::USES_NOW {
+            // No domain timer: the order never displaces later by itself.
+            return;
+        }
         let now = k.now();
         let want = match (self.ready.peek(), self.cpu_heap.peek()) {
             (Some((_, w)), Some((c, _))) if self.linked[c as usize].is_some() => {

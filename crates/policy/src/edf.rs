@@ -29,6 +29,7 @@ fn packed(deadline: Time, task: u32) -> u128 {
 impl Order for Edf {
     type Key = u128;
     const USES_CONSUMED: bool = false;
+    const USES_NOW: bool = false;
     const COMMITTED: u128 = 0;
     type Rank = u128;
     type Ready = crate::heap::IndexedHeap<Self::Key>;

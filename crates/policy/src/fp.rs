@@ -96,6 +96,7 @@ impl Fp {
 impl Order for Fp {
     type Key = u128;
     const USES_CONSUMED: bool = false;
+    const USES_NOW: bool = false;
     const COMMITTED: u128 = 0;
     type Rank = u128;
     type Ready = LevelQueue<u128>;

@@ -18,6 +18,10 @@ pub(crate) trait Order: Send {
     /// Whether the keys depend on the consumed execution time (if not, the
     /// scheduler does not ask the kernel for it).
     const USES_CONSUMED: bool;
+    /// Whether the keys, [`Order::displaces`], [`Order::displaces_at`] or
+    /// [`Order::rekey_at`] depend on the time (if not, the scheduler does
+    /// not ask the kernel for it, and arms no timer).
+    const USES_NOW: bool = true;
     /// A key more urgent than the key of any job (the CPU of a committed
     /// non-preemptive job).
     const COMMITTED: Self::Key;

@@ -375,12 +375,11 @@ impl Engine {
     /// predecessor completes.
     fn arrival(&mut self, st: &mut State, task: u32) {
         let now = st.now;
-        let held = self.drv.held_len(task);
         let ts = &mut st.tasks[task as usize];
         let a = ts.pending_arrival;
         let next = ts.arrivals.next().expect("releases are endless");
         let (next_a, next_due) = (next.arrival, next.release.max(now));
-        if self.miss == MissPolicy::Skip && (ts.active.is_some() || held > 0) {
+        if self.miss == MissPolicy::Skip && (ts.active.is_some() || self.drv.held_len(task) > 0) {
             ts.sum.skipped += 1;
             self.queue_release(st, task, next_a, next_due);
             return;

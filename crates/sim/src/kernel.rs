@@ -405,6 +405,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-aways of a round: CPUs whose job changes stop it.
+    #[inline]
     fn switch_away(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &self.cpus[c as usize];
@@ -431,6 +432,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-tos of a round.
+    #[inline]
     fn switch_to(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &mut self.cpus[c as usize];

@@ -24,7 +24,7 @@
 use crate::check::Check;
 use crate::names::time;
 use crate::recorder::{Detail, Recorder};
-use schedlab_model::{PolicyEvent, PolicyName, SegmentKind, Spec};
+use schedlab_model::{PolicyEvent, PolicyName, Spec};
 use schedlab_trace::{Event, JobRef, Time};
 use std::collections::HashMap;
 
@@ -66,20 +66,7 @@ impl MemoryPhases {
         if pol.name != PolicyName::Mcs || pol.mps == Some(false) {
             return None;
         }
-        let all_np = pol.memory_preemption == Some(false);
-        let kinds = spec
-            .tasks
-            .iter()
-            .map(|t| {
-                t.job_segments()
-                    .iter()
-                    .map(|s| {
-                        let m = s.kind == SegmentKind::Memory;
-                        (m, m && (all_np || !s.preemptible))
-                    })
-                    .collect()
-            })
-            .collect();
+        let kinds = spec.tasks.iter().map(|t| t.memory_phase_flags(pol.memory_preemption)).collect();
         let rank = schedlab_policy::mcs::memory_ranks(spec).ok()?;
         Some(MemoryPhases {
             tol,

@@ -187,6 +187,19 @@ impl Task {
         }
         self.segments()
     }
+    /// Per segment of [`Task::job_segments`]: whether it is a memory phase
+    /// and whether it is a non-preemptive one (`preemptible: false`, or
+    /// every memory phase when the policy's `memory_preemption` is `false`).
+    pub fn memory_phase_flags(&self, memory_preemption: Option<bool>) -> Vec<(bool, bool)> {
+        let all_np = memory_preemption == Some(false);
+        self.job_segments()
+            .iter()
+            .map(|s| {
+                let m = s.kind == SegmentKind::Memory;
+                (m, m && (all_np || !s.preemptible))
+            })
+            .collect()
+    }
     /// Whether the task declares segments or subjobs.
     pub fn segmented(&self) -> bool {
         self.segments.is_some() || self.subjobs.is_some()

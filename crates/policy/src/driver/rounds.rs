@@ -63,9 +63,11 @@ impl<X: Copy> Driver<X> {
     fn round<H: Host<X>>(&mut self, policy: &mut dyn Policy, host: &mut H) -> Result<(), ProtocolError> {
         self.round += 1;
         let round = self.round;
+        // The round takes the marked CPUs; marks made during the round
+        // after a CPU's answer go to the emptied list, for the next round.
         self.svc.marked_list.sort_unstable();
-        self.round_cpus.clear();
-        self.round_cpus.extend_from_slice(&self.svc.marked_list);
+        std::mem::swap(&mut self.round_cpus, &mut self.svc.marked_list);
+        self.svc.marked_list.clear();
         for &c in &self.round_cpus {
             self.in_round[c as usize] = round;
         }
@@ -96,9 +98,6 @@ impl<X: Copy> Driver<X> {
                 self.tasks[j.task as usize].cpu = Some(c);
             }
         }
-        // Marks made during the round after a CPU's answer (`marked_list`
-        // beyond the round's own) stay for the next round.
-        self.svc.marked_list.drain(..count);
         host.switch(&self.round_cpus, &self.chosen);
         Ok(())
     }

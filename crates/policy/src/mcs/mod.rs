@@ -169,16 +169,7 @@ pub(crate) fn build(spec: &Spec, inner: Engine<Fp>) -> Result<Mcs, AdmissionErro
     }
     let master = pol.master.unwrap_or(spec.platform.cpus.saturating_sub(1));
     let all_np = pol.memory_preemption == Some(false);
-    let memory = spec
-        .tasks
-        .iter()
-        .map(|t| {
-            t.job_segments()
-                .iter()
-                .map(|s| (s.kind == SegmentKind::Memory, s.kind == SegmentKind::Memory && (all_np || !s.preemptible)))
-                .collect()
-        })
-        .collect();
+    let memory = spec.tasks.iter().map(|t| t.memory_phase_flags(pol.memory_preemption)).collect();
     let cpu_of = inner.info().placement.iter().map(|p| p.cpu().unwrap_or(0)).collect();
     let mut info = inner.info().clone();
     info.name = PolicyName::Mcs.name();

@@ -522,36 +522,9 @@ impl Backend for KernelBackend {
         ex.t0 = t0;
         // Wait for the workers; after a stop request give them a grace period.
         let mut stop_seen: Option<u64> = None;
-        let mut handles: Vec<Option<std::thread::JoinHandle<_>>> = handles.into_iter().map(Some).collect();
-        loop {
-            for h in handles.iter_mut() {
-                if h.as_ref().is_some_and(|h| h.is_finished()) {
-                    let _ = h.take().map(|h| h.join());
-                }
-            }
-            if handles.iter().all(|h| h.is_none()) {
-                break;
-            }
-            if sv.stop.is_set() {
-                let now = clock::now();
-                let since = *stop_seen.get_or_insert(now);
-                if now - since > 500_000_000 {
-                    sv.guard.demote_threads();
-                    let left: Vec<String> = handles
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, h)| h.is_some())
-                        .map(|(i, _)| plan.tasks[i].name.clone())
-                        .collect();
-                    ex.notes.push(format!(
-                        "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
-                        left.join(", ")
-                    ));
-                    break;
-                }
-            }
-            clock::sleep_until(clock::now() + 2_000_000);
-        }
+        sv.join_workers(handles, plan, &mut ex.notes, |now| {
+            sv.stop.is_set() && now - *stop_seen.get_or_insert(now) > 500_000_000
+        });
         ex.end = clock::now();
         if let Some(k) = ktrace {
             match k.stop_and_read() {

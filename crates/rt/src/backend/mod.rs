@@ -63,6 +63,47 @@ impl Services {
         let kb = (jobs * 8 * 120 * 4 / 1024 / plan.online.len().max(1) as u64).clamp(1024, 64 * 1024);
         KernelTrace::start(&self.guard, pids, kb).map(Some)
     }
+
+    /// Joins the workers' threads (by task index), looking every 2 ms,
+    /// until all have ended or `give_up(now)` answers true; the threads
+    /// still inside a job body then are demoted to SCHED_OTHER and named
+    /// in a note pushed onto `notes`. What each joined thread returned,
+    /// by task index (`None`: abandoned or panicked).
+    pub fn join_workers<T>(
+        &self,
+        handles: Vec<std::thread::JoinHandle<T>>,
+        plan: &Plan,
+        notes: &mut Vec<String>,
+        mut give_up: impl FnMut(u64) -> bool,
+    ) -> Vec<Option<T>> {
+        let mut handles: Vec<Option<std::thread::JoinHandle<T>>> = handles.into_iter().map(Some).collect();
+        let mut out: Vec<Option<T>> = handles.iter().map(|_| None).collect();
+        loop {
+            for (i, h) in handles.iter_mut().enumerate() {
+                if h.as_ref().is_some_and(|h| h.is_finished()) {
+                    out[i] = h.take().and_then(|h| h.join().ok());
+                }
+            }
+            if handles.iter().all(|h| h.is_none()) {
+                return out;
+            }
+            if give_up(crate::clock::now()) {
+                self.guard.demote_threads();
+                let left: Vec<&str> = handles
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, h)| h.is_some())
+                    .map(|(i, _)| plan.tasks[i].name.as_str())
+                    .collect();
+                notes.push(format!(
+                    "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
+                    left.join(", ")
+                ));
+                return out;
+            }
+            crate::clock::sleep_until(crate::clock::now() + 2_000_000);
+        }
+    }
 }
 
 /// What a backend hands back.

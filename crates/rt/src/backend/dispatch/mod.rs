@@ -60,7 +60,7 @@ use schedlab_jobs::MissPolicy;
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
 use sync::Shared;
-use worker::{WorkerCtx, WorkerLog};
+use worker::WorkerCtx;
 
 /// The dispatcher's SCHED_FIFO priority (the watchdog has 95).
 pub const DISPATCHER_PRIORITY: u32 = 90;
@@ -323,37 +323,15 @@ impl Backend for DispatchBackend {
             clock::sleep_until(clock::now() + 2_000_000);
         };
         release_workers(&shared);
-        let mut logs: Vec<Option<WorkerLog>> = (0..n).map(|_| None).collect();
-        let mut handles: Vec<Option<std::thread::JoinHandle<WorkerLog>>> = workers.into_iter().map(Some).collect();
+        // The workers end once released; a thread still inside a job body
+        // after 0.5 s is asked to stop, after 1 s abandoned.
         let since = clock::now();
-        loop {
-            for (i, h) in handles.iter_mut().enumerate() {
-                if h.as_ref().is_some_and(|h| h.is_finished()) {
-                    logs[i] = h.take().and_then(|h| h.join().ok());
-                }
-            }
-            if handles.iter().all(|h| h.is_none()) {
-                break;
-            }
-            if clock::now() - since > 500_000_000 {
+        let logs = sv.join_workers(workers, plan, &mut ex.notes, |now| {
+            if now - since > 500_000_000 {
                 sv.stop.request(StopReason::Finished);
             }
-            if clock::now() - since > 1_000_000_000 {
-                sv.guard.demote_threads();
-                let left: Vec<String> = handles
-                    .iter()
-                    .enumerate()
-                    .filter(|(_, h)| h.is_some())
-                    .map(|(i, _)| plan.tasks[i].name.clone())
-                    .collect();
-                ex.notes.push(format!(
-                    "abandoned the thread(s) of {} (still inside a job body), demoted to SCHED_OTHER",
-                    left.join(", ")
-                ));
-                break;
-            }
-            clock::sleep_until(clock::now() + 2_000_000);
-        }
+            now - since > 1_000_000_000
+        });
         ex.end = clock::now();
         let profile = meter.map(|meter| meter.finish());
         if let Some(p) = &profile {
