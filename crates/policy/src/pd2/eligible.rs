@@ -5,8 +5,9 @@
 //! eligible and that subtask's priority ([`Key`]); a task whose subtask is
 //! eligible already is stored with instant 0. The candidates at a boundary
 //! t are the tasks whose instant is at most t. A boundary costs one pass
-//! over the n tasks (one integer comparison each) and a sort of the
-//! candidates; a task scheduled, released, blocked or resumed costs O(1).
+//! over the n tasks (one integer comparison each) that keeps the most
+//! urgent candidates wanted sorted as they come; a task scheduled,
+//! released, blocked or resumed costs O(1).
 //! With the few tens to hundreds of tasks PD^2 is run with, this is much
 //! cheaper than keeping the tasks in two heaps (eligible ones by priority,
 //! the others by instant) with a pop and a push per subtask scheduled and
