@@ -175,16 +175,13 @@ impl Pd2 {
     /// Fills `picked` with the tasks whose subtasks run in the aligned
     /// quantum at `t`: the top level's choice among the tasks in no
     /// megatask and the special tasks, then each megatask's allocations by
-    /// PD^2 among its tasks; the other candidates go back to `ready`.
+    /// PD^2 among its tasks.
     pub(super) fn pick_megatasks(&mut self, t: u64) {
         let tq = t / self.q;
         let mt = self.megatasks.as_mut().expect("megatask mode");
         let n = self.tasks.len() as u32;
         mt.cand.clear();
-        while let Some((task, k)) = self.ready.pop() {
-            mt.cand.push((k, task));
-        }
-        mt.cand.sort_unstable();
+        mt.cand.extend_from_slice(self.queue.candidates(t, usize::MAX));
         // The top level: tasks in no megatask and eligible special tasks
         // (periodic from 0; a subtask whose window ended while nothing ran
         // is skipped).
@@ -213,17 +210,11 @@ impl Pd2 {
             }
         }
         // Inside each megatask, in priority order (cand is sorted).
-        for &(k, task) in &mt.cand {
+        for &(_, task) in &mt.cand {
             let g = mt.of[task as usize];
-            if g == NONE {
-                if !self.picked.contains(&task) {
-                    self.ready.push(task, k);
-                }
-            } else if mt.alloc[g as usize] > 0 {
+            if g != NONE && mt.alloc[g as usize] > 0 {
                 mt.alloc[g as usize] -= 1;
                 self.picked.push(task);
-            } else {
-                self.ready.push(task, k);
             }
         }
     }

@@ -7,13 +7,14 @@
 //! eligible subtasks ([`key`]) run, one per CPU. A task's subtasks run in
 //! order, one per quantum at most.
 //!
-//! Mechanism: each task with a released, unblocked job waits in one of two
-//! indexed heaps: `waiting`, keyed by the instant its next subtask becomes
-//! eligible, or `ready`, keyed by the subtask's priority. At a boundary the
-//! due part of `waiting` moves to `ready`, the top of `ready` is taken, and
-//! each task taken goes back to `waiting` with its next subtask. The cost
-//! is O(log n) per subtask scheduled or made eligible, and O(m) per
-//! boundary for the CPU assignment; nothing is allocated after `new`.
+//! Mechanism: each task with a released, unblocked job is queued in
+//! [`eligible`] with the instant its next subtask becomes eligible and that
+//! subtask's priority. At a boundary the eligible tasks are the candidates,
+//! the most urgent are taken, and each task taken is queued again with its
+//! next subtask. The cost is O(1) per subtask scheduled, one pass over the
+//! tasks and a sort of the candidates per boundary (O(n) per CPU with
+//! staggered quanta), and O(m) per boundary for the CPU assignment; nothing
+//! is allocated after `new`.
 //!
 //! One timer chain drives the boundaries. It runs while some CPU holds a
 //! subtask or some subtask is eligible; otherwise it sleeps until the first
@@ -23,9 +24,10 @@
 //! Two options change how an aligned boundary chooses ([`spread`]:
 //! early-release spread minimisation for MTTs; [`megatasks`]: groups of
 //! tasks scheduled as one PD^2 entity); both take every eligible candidate
-//! out of `ready`, sort them and put back the ones not chosen.
+//! as candidates, in priority order, and choose among them.
 
 mod admit;
+mod eligible;
 mod key;
 mod megatasks;
 mod spread;
@@ -35,8 +37,8 @@ mod window;
 pub(crate) use admit::params;
 
 use crate::boundaries::Boundaries;
-use crate::heap::IndexedHeap;
 use crate::interface::{Conformance, Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Priority, Time, TimerId};
+use eligible::Eligible;
 use key::{key, Key};
 use megatasks::Megatasks;
 pub(crate) use megatasks::{pack_greedy, split_weight, MegataskParams, PackTask};
@@ -108,10 +110,8 @@ pub(crate) struct Pd2 {
     /// in the CPU number (all 0 with aligned quanta).
     offset: Vec<Time>,
     tasks: Vec<TaskState>,
-    /// Tasks whose next subtask is eligible, by priority.
-    ready: IndexedHeap<Key>,
-    /// Tasks whose next subtask becomes eligible later, by that instant.
-    waiting: IndexedHeap<Time>,
+    /// The queued tasks: when their next subtask is eligible, its priority.
+    queue: Eligible,
     /// Per CPU: the task whose subtask holds the CPU's current quantum.
     slot: Vec<u32>,
     /// Per CPU: the job `schedule` answers.
@@ -164,8 +164,7 @@ impl Pd2 {
             early_release: p.early_release,
             offset,
             tasks,
-            ready: IndexedHeap::new(n),
-            waiting: IndexedHeap::new(n),
+            queue: Eligible::new(n),
             slot: vec![NONE; m as usize],
             assigned: vec![None; m as usize],
             picked: Vec::with_capacity(m as usize),
@@ -201,26 +200,25 @@ impl Pd2 {
         at.max(r.saturating_mul(self.q))
     }
 
-    /// Puts a task with a runnable job in `waiting` (or `ready` if its next
-    /// subtask is already eligible) and makes sure a boundary timer covers it.
+    /// Queues a task with a runnable job (as eligible now if its next
+    /// subtask already is) and makes sure a boundary timer covers it.
     fn enqueue(&mut self, task: u32, k: &mut dyn Kernel) {
         let ts = &self.tasks[task as usize];
         if ts.job.is_none() || ts.blocked {
             return;
         }
         let at = self.eligible_at(ts);
+        let key = ts.key();
         if at <= k.now() {
-            let key = ts.key();
-            self.ready.push(task, key);
+            self.queue.set_ready(task, key);
         } else {
-            self.waiting.push(task, at);
+            self.queue.set(task, at, key);
         }
         self.wake(at.max(k.now()), k);
     }
 
     fn dequeue(&mut self, task: u32) {
-        self.ready.remove(task);
-        self.waiting.remove(task);
+        self.queue.remove(task);
     }
 
     /// Makes sure a boundary is processed at the first boundary at or after `t`.
@@ -240,21 +238,9 @@ impl Pd2 {
         }
     }
 
-    /// Moves the tasks whose next subtask is eligible at `t` to `ready`.
-    fn promote(&mut self, t: Time) {
-        while let Some((task, at)) = self.waiting.peek() {
-            if at > t {
-                break;
-            }
-            self.waiting.pop();
-            let ts = &self.tasks[task as usize];
-            self.ready.push(task, ts.key());
-        }
-    }
-
     /// The task's next subtask runs on `cpu` in the quantum starting at `t`.
-    /// Its following subtask goes to `ready` if it is eligible by
-    /// `ready_by` (no boundary comes before it), else to `waiting`.
+    /// Its following subtask is queued as eligible now if it is eligible by
+    /// `ready_by` (no boundary comes before it), else from its instant.
     #[inline]
     fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
         let q = self.q;
@@ -272,9 +258,9 @@ impl Pd2 {
             at = at.max(x.r.saturating_add(shift).saturating_mul(q));
         }
         if at <= ready_by {
-            self.ready.push(task, key(x, shift));
+            self.queue.set_ready(task, key(x, shift));
         } else {
-            self.waiting.push(task, at);
+            self.queue.set(task, at, key(x, shift));
         }
     }
 
@@ -293,19 +279,14 @@ impl Pd2 {
     /// priority order, to the CPU of their last subtask if it is free, else
     /// to the lowest-numbered free CPU.
     fn aligned_boundary(&mut self, t: Time, k: &mut dyn Kernel) {
-        self.promote(t);
         self.picked.clear();
-        let special = self.spread.is_some() || self.megatasks.is_some();
         if self.spread.is_some() {
             self.pick_spread(t);
         } else if self.megatasks.is_some() {
             self.pick_megatasks(t);
-        }
-        while !special && self.picked.len() < self.m as usize {
-            match self.ready.pop() {
-                Some((task, _)) => self.picked.push(task),
-                None => break,
-            }
+        } else {
+            let chosen = self.queue.candidates(t, self.m as usize);
+            self.picked.extend(chosen.iter().map(|&(_, task)| task));
         }
         self.placed.fill(NONE);
         let mut rest = 0;
@@ -355,9 +336,8 @@ impl Pd2 {
         let from = self.offset.partition_point(|&o| o < rem);
         let to = self.offset.partition_point(|&o| o <= rem);
         for c in from as u32..to as u32 {
-            self.promote(t);
-            let task = match self.ready.pop() {
-                Some((task, _)) => {
+            let task = match self.queue.first(t) {
+                Some(task) => {
                     // Other CPUs' boundaries come before t + Q: wait.
                     self.take(task, c, t, t);
                     task
@@ -375,8 +355,13 @@ impl Pd2 {
         } else {
             self.aligned_boundary(t, k);
         }
-        let busy = self.slot.iter().any(|&s| s != NONE) || self.ready.peek().is_some();
-        let next = if busy { Some(t + 1) } else { self.waiting.peek().map(|(_, at)| at) };
+        let next = match self.slot.iter().any(|&s| s != NONE) {
+            true => Some(t + 1),
+            false => match self.queue.next(t) {
+                Ok(()) => Some(t + 1),
+                Err(earliest) => earliest,
+            },
+        };
         if let Some(at) = next {
             let b = self.boundary_from(at);
             self.boundaries.arm_next(b, k);

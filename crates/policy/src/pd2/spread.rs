@@ -81,8 +81,7 @@ impl Spread {
 
 impl Pd2 {
     /// Fills `picked` with the tasks whose subtasks run in the quantum at
-    /// `t` (aligned), by the spread rules, in priority order; the other
-    /// candidates go back to `ready`.
+    /// `t` (aligned), by the spread rules, in priority order.
     pub(super) fn pick_spread(&mut self, t: u64) {
         let tq = t / self.q;
         let m = self.m as usize;
@@ -95,7 +94,7 @@ impl Pd2 {
             }
         }
         sp.cand.clear();
-        while let Some((task, key)) = self.ready.pop() {
+        for &(key, task) in self.queue.candidates(t, usize::MAX) {
             let ts = &self.tasks[task as usize];
             let urgent = sp.ahead[sp.group[task as usize] as usize].is_some_and(|a| ts.next <= a);
             let released = ts.s.release(ts.next, ts.theta).saturating_add(sp.er) <= tq;
@@ -118,8 +117,6 @@ impl Pd2 {
                 });
             if eligible && self.picked.len() < m {
                 self.picked.push(c.task);
-            } else {
-                self.ready.push(c.task, c.key);
             }
         }
     }
