@@ -14,6 +14,7 @@ pub mod calibration;
 pub mod counters;
 pub mod layout;
 pub mod model;
+mod rate_class;
 
 pub use calibration::Calibration;
 pub use counters::{Counts, Reading};

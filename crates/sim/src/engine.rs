@@ -178,6 +178,13 @@ fn prepare<'a>(
     st.base_rates.iter_mut().zip(&config.rates).for_each(|(b, &r)| *b = r);
     if config.platform_model {
         st.model = PlatformModel::new(spec, config.calibration).map(Box::new);
+        if let Some(model) = st.model.as_deref_mut() {
+            // A CPU of another rate than 1.0 computes its own (its rate
+            // is the model's times its own, rounded).
+            for (c, b) in st.base_rates.iter().enumerate() {
+                model.set_classable(c as u32, b.is_one());
+            }
+        }
         if st.model.is_some() {
             st.mtt = crate::mtt::MttTracker::new(spec).map(Box::new);
         }

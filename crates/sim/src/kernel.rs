@@ -117,6 +117,25 @@ fn slow_progress(rate: Rate, d: Time, lost: &mut Time, carry: &mut u32) {
     *lost = lost.wrapping_add(d.wrapping_sub(work));
 }
 
+/// A stint of `d` ns in a rate class that retired `v` millionths of a ns
+/// (`PlatformModel::progress`): `Rate::advance` over the stint's rates.
+#[inline]
+fn class_progress(v: u128, d: Time, lost: &mut Time, carry: &mut u32) {
+    let work = match u64::try_from(v).ok().and_then(|v| v.checked_add(*carry as u64)) {
+        // In u64 when it fits (stints below ~5 h): no 128-bit division.
+        Some(total) => {
+            *carry = (total % MICROS as u64) as u32;
+            total / MICROS as u64
+        }
+        None => {
+            let total = v + *carry as u128;
+            *carry = (total % MICROS as u128) as u32;
+            u64::try_from(total / MICROS as u128).unwrap_or(Time::MAX)
+        }
+    };
+    *lost = lost.wrapping_add(d.wrapping_sub(work));
+}
+
 /// The CPU time `left` ns of demand take at `rate` other than 1.0.
 #[cold]
 #[inline(never)]
@@ -227,6 +246,21 @@ impl<'a> State<'a> {
                 c.run_from = self.now;
                 c.sum.busy += d;
                 let ts = &mut self.tasks[task as usize];
+                if let Some(m) = self.model.as_deref_mut().filter(|m| m.in_class(cpu)) {
+                    if m.changed_since_mark(cpu) {
+                        // Its rate class's clock: the demand retired since the
+                        // last settlement, through every rate it had meanwhile.
+                        let v = m.progress(cpu, self.now);
+                        if let Some(a) = ts.active.as_mut() {
+                            a.consumed += d;
+                            ts.sum.exec += d;
+                            class_progress(v, d, &mut ts.lost, &mut ts.carry);
+                        }
+                        return;
+                    }
+                    // One rate throughout, the CPU's: accounted below.
+                    m.mark(cpu, self.now);
+                }
                 if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
                     ts.sum.exec += d;
@@ -266,7 +300,7 @@ impl<'a> State<'a> {
         }
         let model = self.model.as_deref_mut().expect("checked");
         let (cpus, touched, base) = (&mut self.cpus, &mut self.touched, &self.base_rates);
-        model.commit(|c, micros| {
+        model.commit(self.now, |c, micros| {
             let cs = &mut cpus[c as usize];
             let b = base[c as usize];
             let rate = if micros == MICROS {
@@ -316,6 +350,10 @@ impl<'a> State<'a> {
         c.stall_until = start.saturating_add(dur);
         c.run_from = c.run_from.max(c.stall_until);
         c.sum.overhead += dur;
+        let from = c.run_from;
+        if let Some(m) = self.model.as_deref_mut() {
+            m.mark(cpu, from);
+        }
         self.emit_overhead(start, cpu, kind, dur);
     }
 
@@ -341,6 +379,10 @@ impl<'a> State<'a> {
         let ts = &self.tasks[t as usize];
         let a = ts.active.as_ref()?;
         let left = a.seg_until.saturating_sub(ts.work(a));
+        if let Some(m) = self.model.as_deref().filter(|m| m.changed_since_mark(cpu)) {
+            let need = (left as u128 * MICROS as u128).saturating_sub(ts.carry as u128);
+            return Some(u64::try_from(m.finish(cpu, need)).unwrap_or(Time::MAX));
+        }
         let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
     }
@@ -502,6 +544,7 @@ impl<'a> State<'a> {
                 t.dispatched(task, job, c, resume.is_none(), now, m);
             }
             cs.reload = m.enter_job(task, c, now, resume.is_none()).ns;
+            m.mark(c, cs.run_from);
         }
         emit!(self, Event::SwitchTo { t: now, cpu: c, task, job });
     }
