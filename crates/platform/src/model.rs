@@ -605,7 +605,12 @@ impl PlatformModel {
         }
         self.group(task as usize, false);
         self.running[c] = NONE;
-        self.class_on[c] = NONE;
+        if self.class_on[c] != NONE {
+            // The CPU keeps its class's values as its own.
+            let (cap, coh, f, rate) = self.values(c);
+            (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
+            self.class_on[c] = NONE;
+        }
         self.running_on[task as usize] = NONE;
         self.cpu_moved(c);
         self.dirty = true;
@@ -818,20 +823,23 @@ impl PlatformModel {
         for i in 0..self.pending_classes.len() {
             let k = self.pending_classes[i] as usize;
             let (cap, coh, rate, micros) = self.class_next[k];
-            let clock = &mut self.clocks[k];
-            clock.change(now, cap, coh, rate, micros);
-            for c in 0..self.class_on.len() {
-                if self.class_on[c] != k as u32 {
+            let before = self.clocks[k];
+            self.clocks[k].change(now, cap, coh, rate, micros);
+            // Its CPUs' values are the clock's (`PlatformModel::values`).
+            let cpus = self.class_on.iter().zip(self.marks.iter_mut()).zip(self.micros.iter_mut());
+            for (c, ((&class, mark), m)) in cpus.enumerate() {
+                if class != k as u32 {
                     continue;
                 }
-                // A CPU whose job starts progressing later (overheads)
-                // is marked at that instant at the new values.
-                if self.marks[c].from > now {
-                    self.marks[c] = clock.at(self.marks[c].from);
+                // The clock's reading at the CPU's mark, taken now that
+                // the values it was taken at end (a CPU whose job
+                // progresses only later, after overheads, keeps its mark
+                // unread: it is read at the values it will start at).
+                if mark.lazy && mark.from <= now {
+                    *mark = before.at(mark.from);
                 }
-                (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, 1.0, rate);
-                if micros != self.micros[c] {
-                    self.micros[c] = micros;
+                if micros != *m {
+                    *m = micros;
                     changed(c as u32, micros);
                 }
             }
@@ -844,8 +852,7 @@ impl PlatformModel {
     /// accounting in between, as in tests).
     pub fn update_rates(&mut self, changed: impl FnMut(u32, u32)) {
         self.recompute();
-        let now = self.marks.iter().map(|m| m.from).max().unwrap_or(0).max(self.latest);
-        self.commit(now, changed);
+        self.commit(self.latest, changed);
     }
 
     /// Whether the job on `cpu` is in a rate class: its progress is then
@@ -861,15 +868,13 @@ impl PlatformModel {
         self.classable[cpu as usize] = classable;
     }
 
-    /// The job on `cpu` (in a rate class) progresses from `from` on (its
-    /// switch-to, the end of overheads charged to it): its mark.
+    /// The job on `cpu` progresses from `from` on (its switch-to, a
+    /// settlement, the end of overheads charged to it): its mark, read from
+    /// its rate class's clock only if the class's values change after it
+    /// ([`PlatformModel::commit`]; until then its rate is the CPU's own).
     #[inline]
     pub fn mark(&mut self, cpu: u32, from: u64) {
-        let c = cpu as usize;
-        let class = self.class_on[c];
-        if class != NONE {
-            self.marks[c] = self.clocks[class as usize].at(from);
-        }
+        self.marks[cpu as usize] = Mark { from, lazy: true, ..Mark::default() };
     }
 
     /// Whether the job on `cpu` is in a rate class whose values changed
@@ -888,12 +893,13 @@ impl PlatformModel {
     /// `now`) ran until `now`: counts what it did and returns the demand it
     /// retired in millionths of a ns (exactly what the simulator's `Rate`
     /// arithmetic gives stint by stint at the class's rates); marks it at `now`.
-    #[inline]
+    #[inline(never)]
     pub fn progress(&mut self, cpu: u32, now: u64) -> u128 {
         let c = cpu as usize;
         let (k, t) = (self.class_on[c] as usize, self.running[c] as usize);
         let clock = &self.clocks[k];
         let (mark, cur) = (self.marks[c], clock.at(now));
+        debug_assert!(!mark.lazy, "a class changed after the mark: it was read then");
         self.marks[c] = cur;
         let d = now - mark.from;
         let demand = cur.e - mark.e;
@@ -918,7 +924,7 @@ impl PlatformModel {
     /// When the job on `cpu` (in a rate class) retires `need` millionths of
     /// a ns of demand more than it had at its mark, if the class's values
     /// stay as they are.
-    #[inline]
+    #[inline(never)]
     pub fn finish(&self, cpu: u32, need: u128) -> u128 {
         let c = cpu as usize;
         self.clocks[self.class_on[c] as usize].finish(&self.marks[c], need)
@@ -984,15 +990,16 @@ impl PlatformModel {
         if t == NONE || d == 0 {
             return;
         }
-        let demand = d as f64 * self.rate[c];
+        let (p_cap, p_coh, _, rate) = self.values(c);
+        let demand = d as f64 * rate;
         let refs = demand * self.cal.refs_per_ns;
         let fresh = self.threads[t as usize].fresh;
         let mut add = Counts {
             instructions: demand * self.cal.instructions_per_ns,
             cycles: d as f64 * self.cal.clock_ghz,
             references: refs,
-            misses: refs * (self.p_cap[c] + self.owner(t).alone_miss),
-            hitm: refs * self.p_coh[c],
+            misses: refs * (p_cap + self.owner(t).alone_miss),
+            hitm: refs * p_coh,
         };
         if fresh > 0.0 {
             // An MTT job's compulsory misses (its new data), as it runs.
@@ -1021,8 +1028,21 @@ impl PlatformModel {
     /// The current slowdown causes on `cpu`: (capacity miss fraction,
     /// HITM fraction, bandwidth stretch).
     pub fn causes(&self, cpu: u32) -> (f64, f64, f64) {
-        let c = cpu as usize;
-        (self.p_cap[c], self.p_coh[c], self.bw[c])
+        let (cap, coh, f, _) = self.values(cpu as usize);
+        (cap, coh, f)
+    }
+
+    /// CPU `c`'s current (capacity misses, HITM fraction, stretch, rate):
+    /// its rate class's if its job is in one, else its own.
+    #[inline(always)]
+    fn values(&self, c: usize) -> (f64, f64, f64, f64) {
+        match self.class_on[c] {
+            NONE => (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]),
+            k => {
+                let k = &self.clocks[k as usize];
+                (k.p_cap, k.p_coh, 1.0, k.rate)
+            }
+        }
     }
 }
 
@@ -1404,7 +1424,8 @@ mod tests {
             f.commit(now, |_, _| {});
             for c in 0..6 {
                 let bits = |v: &PlatformModel| {
-                    (v.p_cap[c].to_bits(), v.p_coh[c].to_bits(), v.bw[c].to_bits(), v.rate[c].to_bits(), v.micros[c])
+                    let (cap, coh, f, rate) = v.values(c);
+                    (cap.to_bits(), coh.to_bits(), f.to_bits(), rate.to_bits(), v.micros[c])
                 };
                 assert_eq!(bits(&m), bits(&f), "cpu {c} at {now}");
             }

@@ -44,6 +44,9 @@ pub(crate) struct Mark {
     pub e: f64,
     pub cap: f64,
     pub coh: f64,
+    /// Not read yet (only `from` is set): the class's values did not change
+    /// since `from`.
+    pub lazy: bool,
 }
 
 impl Clock {
@@ -63,6 +66,7 @@ impl Clock {
             e: self.e + de,
             cap: self.cap + de * self.p_cap,
             coh: self.coh + de * self.p_coh,
+            lazy: false,
         }
     }
 
