@@ -263,6 +263,7 @@ impl Engine {
             st.now = t;
             st.flush_overheads(t);
             let mut tick_now = false;
+            let events = self.events;
             // Arrivals whose entry came up in the deadline class (in task
             // order), each handled where its own release-class entry would
             // have been: before the first queued entry that sorts after it.
@@ -347,6 +348,12 @@ impl Engine {
                 }
             }
             st.rode.clear();
+            // Only stale entries came up (completions queued early, by a
+            // rate that dropped, and queued again): nothing to deliver and
+            // no timer due, so the instant would do nothing.
+            if self.events == events && self.drv.next_timer().is_none_or(|d| d > t) {
+                continue;
+            }
             // The protocol of the instant: callbacks, timers, rounds of
             // schedule with their switches (`Host::switch`).
             self.drv.instant(policy, st, t)?;
