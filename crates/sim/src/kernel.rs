@@ -218,7 +218,7 @@ impl<'a> State<'a> {
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(task) = c.job {
@@ -356,7 +356,7 @@ impl<'a> State<'a> {
     /// only drops costs nothing here. The completion handled is the same
     /// either way: it is computed exactly, from the same state, when the
     /// entry pops.
-    #[inline]
+    #[inline(always)]
     pub fn predict(&mut self, cpu: u32) {
         let c = &self.cpus[cpu as usize];
         if c.job.is_none() || matches!(c.entry_t, Some(e) if e <= c.bound) {
@@ -439,7 +439,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-aways of a round: CPUs whose job changes stop it.
-    #[inline]
+    #[inline(always)]
     fn switch_away(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &self.cpus[c as usize];
@@ -466,7 +466,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-tos of a round.
-    #[inline]
+    #[inline(always)]
     fn switch_to(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &mut self.cpus[c as usize];
