@@ -335,7 +335,7 @@ impl<'a> State<'a> {
     /// the CPU's state, which a settlement does not change (`Rate`'s
     /// arithmetic carries exactly across a split).
     #[inline]
-    fn completion_time(&self, cpu: u32) -> Option<Time> {
+    pub(crate) fn completion_time(&self, cpu: u32) -> Option<Time> {
         let c = &self.cpus[cpu as usize];
         let t = c.job?;
         let ts = &self.tasks[t as usize];
