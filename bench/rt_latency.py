@@ -26,7 +26,12 @@ targets met or not:
   kernel p99 <= 1.2 x cyclictest p99; dispatch p99 <= 2 x cyclictest p99;
   decision p99 <= 10 us at 20 tasks; tracing <= 100 ns per record.
 
-Usage: sudo python3 bench/rt_latency.py [--seconds 5] [--no-build]
+cyclictest holds a 0 us request on /dev/cpu_dma_latency (its default), so
+idle CPUs poll while it runs; schedlab's runs do the same by default
+(`--idle poll`); `--idle kernel` runs them with the kernel's idle states
+instead, to see what the request is worth.
+
+Usage: sudo python3 bench/rt_latency.py [--seconds 5] [--no-build] [--idle poll|kernel]
 """
 
 from __future__ import annotations
@@ -147,8 +152,12 @@ def rt_app(seconds: int) -> dict[str, object]:
                 "exit": r.returncode, "latency_us": quantiles(lat), "stderr_tail": r.stderr[-400:]}
 
 
+IDLE = "poll"
+
+
 def schedlab_run(backend: str, seconds: int, env: dict[str, str] | None = None) -> dict[str, object]:
-    cmd = [str(SCHEDLAB), "run", str(SET), "--backend", backend, "--duration", f"{seconds}s", "--workload", "spin-cpu", "--json"]
+    cmd = [str(SCHEDLAB), "run", str(SET), "--backend", backend, "--duration", f"{seconds}s", "--workload", "spin-cpu",
+           "--idle", IDLE, "--json"]
     r = sh(cmd, env={**os.environ, **env} if env else None)
     try:
         doc = json.loads(r.stdout)
@@ -158,7 +167,8 @@ def schedlab_run(backend: str, seconds: int, env: dict[str, str] | None = None) 
         return {"error": doc["error"]}
     oh = {o["kind"]: {"n": o["count"], "p50": o["p50_ns"] / 1000, "p99": o["p99_ns"] / 1000, "p999": o["p999_ns"] / 1000,
                       "max": o["max_ns"] / 1000, "mean": o["mean_ns"] / 1000} for o in doc["run"]["overheads"]}
-    return {"command": f"schedlab run bench/sets/rt-20.yaml --backend {backend} --duration {seconds}s --workload spin-cpu --json",
+    return {"command": f"schedlab run bench/sets/rt-20.yaml --backend {backend} --duration {seconds}s --workload spin-cpu "
+                       f"--idle {IDLE} --json",
             "exit": r.returncode, "jobs": doc["totals"]["jobs"], "misses": doc["totals"]["misses"], "overheads_us": oh,
             "notes": doc["run"].get("notes", [])}
 
@@ -230,9 +240,13 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--seconds", type=int, default=5)
     ap.add_argument("--no-build", action="store_true")
+    ap.add_argument("--idle", choices=["poll", "kernel"], default="poll", help="schedlab's --idle for its runs")
     a = ap.parse_args()
+    global IDLE
+    IDLE = a.idle
     setup(not a.no_build)
     res = record.machine(seconds_per_phase=a.seconds)
+    res["schedlab_idle"] = a.idle
     load_before = res["loadavg_before"]
     res["cyclictest"] = cyclictest(a.seconds)
     res["rt_app"] = rt_app(a.seconds)
@@ -263,7 +277,7 @@ def main() -> None:
     res["targets"] = [{"target": t, "value": v, "verdict": s} for t, v, s in targets]
     lines = [
         f"# Linux runtime latency — {res['date']}, {res['host']} ({res['os_kernel']}, {res['cpus']} CPUs), "
-        f"{a.seconds} s per phase, load average before {load_before[0]:.2f}, after {res['loadavg_after'][0]:.2f}",  # type: ignore[index]
+        f"{a.seconds} s per phase, schedlab runs with `--idle {a.idle}`, load average before {load_before[0]:.2f}, after {res['loadavg_after'][0]:.2f}",  # type: ignore[index]
         "",
         "| measurement | n | p50 | p99 | p99.9 | max |",
         "|---|---|---|---|---|---|",

@@ -143,6 +143,7 @@ def run(
     set: list[str] | None = None,
     timing: str = "cooperative",
     counters: str = "auto",
+    idle: str = "poll",
 ) -> tuple[SimRun, str]:
     """Run the spec on real threads of this Linux kernel as ``schedlab run``
     does; returns the recorded schedule and the run's facts as JSON. Callable

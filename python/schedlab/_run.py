@@ -420,6 +420,7 @@ def run(
     set: dict[str, Any] | None = None,
     timing: str = "cooperative",
     counters: str = "auto",
+    idle: str = "poll",
 ) -> RunResult:
     """Run a spec on real threads of this Linux kernel, as ``schedlab run`` does.
 
@@ -472,6 +473,10 @@ def run(
             where the machine has them, else the counts the workloads
             publish), ``"perf"`` or ``"workload"``; the source is in
             :attr:`RunResult.notes`.
+        idle: What idle CPUs do during the run (``--idle``): ``"poll"`` (a
+            0 µs wake-up latency request on ``/dev/cpu_dma_latency``, as
+            cyclictest makes, released by the kernel when the run ends) or
+            ``"kernel"`` (the kernel's idle states).
 
     Returns:
         The :class:`RunResult`.
@@ -510,6 +515,7 @@ def run(
         "wait": _flag("wait", wait),
         "timing": _choice("timing", timing),
         "counters": _choice("counters", counters),
+        "idle": _choice("idle", idle),
         **_policy_options(policy, set),
     }
     if isinstance(spec, TaskSet):

@@ -166,6 +166,8 @@ def test_bad_options_raise_before_anything_runs(light: Path) -> None:
         schedlab.run(light, duration="soon")
     with pytest.raises(ValueError, match="^counters"):
         schedlab.run(light, counters="pmu")
+    with pytest.raises(ValueError, match="^idle: unknown idle mode `deep`"):
+        schedlab.run(light, idle="deep")
     with pytest.raises(schedlab.SpecError):
         schedlab.run(Path(light).with_name("missing.yaml"))
 

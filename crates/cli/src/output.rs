@@ -308,7 +308,7 @@ fn print_stdout(text: &str) -> std::io::Result<()> {
 }
 
 /// Prints a JSON value on stdout with a final newline.
-pub fn print_json(v: &serde_json::Value) {
+pub fn print_json<T: serde::Serialize + ?Sized>(v: &T) {
     let mut s = serde_json::to_string_pretty(v).expect("json values serialize");
     s.push('\n');
     let _ = print_stdout(&s);

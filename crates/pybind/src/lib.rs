@@ -394,7 +394,7 @@ mod _native {
                         seed=0, exec="wcet", sporadic="none", jitter=true, miss="continue", workload=None, workloads=Vec::new(),
                         allow_command=false, kernel_trace=true, job_timeout=None, dl_slack="100us", dl_slack_ratio=0.05, start_margin="20ms",
                         recalibrate=false, trace=None, keep_events=true, wait=false, policy=None, set=None, timing="cooperative",
-                        counters="auto"))]
+                        counters="auto", idle="poll"))]
     #[allow(clippy::too_many_arguments)]
     fn run<'py>(
         py: Python<'py>,
@@ -425,6 +425,7 @@ mod _native {
         set: Option<Vec<String>>,
         timing: &str,
         counters: &str,
+        idle: &str,
     ) -> PyResult<(sim::SimRun, String)> {
         let (mut spec, dir) = match (&path, spec_json) {
             (Some(p), None) => {
@@ -461,6 +462,7 @@ mod _native {
             wait,
             timing,
             counters,
+            idle,
         };
         let default = match workload {
             Some(w) => w,

@@ -52,6 +52,7 @@ pub(crate) struct RunOptions<'a> {
     pub wait: bool,
     pub timing: &'a str,
     pub counters: &'a str,
+    pub idle: &'a str,
 }
 
 fn dur(name: &str, text: &str) -> PyResult<u64> {
@@ -119,6 +120,7 @@ pub(crate) fn config(
     let overrun: MissPolicy = o.miss.parse().map_err(|e| v("miss", e))?;
     let timing: schedlab_rt::timing::Mode = o.timing.parse().map_err(|e| v("timing", e))?;
     let counters: schedlab_rt::counters::CounterChoice = o.counters.parse().map_err(|e| v("counters", e))?;
+    let idle: schedlab_rt::idle::IdleMode = o.idle.parse().map_err(|e| v("idle", e))?;
     let mut cfg = RunConfig {
         duration: dur("duration", o.duration)?,
         backend,
@@ -129,6 +131,7 @@ pub(crate) fn config(
         overrun,
         timing,
         counters,
+        idle,
         allow_command: o.allow_command,
         kernel_trace: o.kernel_trace,
         job_timeout: o.job_timeout.map(|t| dur("job_timeout", t)).transpose()?,

@@ -111,6 +111,8 @@ pub struct RunConfig {
     /// perf's hardware events where the machine has them, else what the
     /// workloads publish; see [`crate::counters`]).
     pub counters: crate::counters::CounterChoice,
+    /// What idle CPUs do during the run (`--idle`; see [`crate::idle`]).
+    pub idle: crate::idle::IdleMode,
     /// The dispatch backend drives this policy instead of the spec's (a
     /// test of a kernel service with a policy of its own). It must place
     /// the tasks as the spec's policy does: the run plans CPUs, priorities
@@ -145,6 +147,7 @@ impl Default for RunConfig {
             wait: false,
             timing: crate::timing::Mode::Cooperative,
             counters: crate::counters::CounterChoice::Auto,
+            idle: crate::idle::IdleMode::Poll,
             policy: None,
         }
     }

@@ -13,7 +13,7 @@
 //! - Kernel interfaces: [`clock`], [`sched`], [`cpuset`], [`rtgroup`] (reservations as RT cgroups), [`ftrace`].
 //! - Tracing: [`record`], [`tracebuf`] (per-thread lock-free rings), [`stall`],
 //!   [`assemble`], [`overheads`].
-//! - [`probe`]: the timer wake-up latency probe.
+//! - [`probe`]: the timer wake-up latency probe; [`idle`]: what idle CPUs do during a run.
 
 #[cfg(not(target_os = "linux"))]
 compile_error!("schedlab-rt runs on Linux only");
@@ -31,6 +31,7 @@ pub mod error;
 pub mod footprint;
 pub mod ftrace;
 pub mod guard;
+pub mod idle;
 pub mod job;
 pub mod journal;
 pub mod lock;

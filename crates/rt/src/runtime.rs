@@ -73,6 +73,9 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
     let guard = Arc::new(Guard::journalled().map_err(|e| {
         RunError::system(format!("creating the crash journal in {}", crate::journal::dir().display()), e)
     })?);
+    // Held to the end of this function; the kernel drops it with the file.
+    let idle = crate::idle::IdleHold::hold(config.idle);
+    notes.extend(idle.note.clone());
     let stop = Arc::new(Stop::new());
     let signals = SignalScope::install(stop.clone(), guard.clone(), config.exit_on_signal_timeout);
     let watchdog = Watchdog::start(stop.clone(), guard.clone(), true);

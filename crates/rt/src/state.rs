@@ -1,7 +1,7 @@
 //! A snapshot of the machine state a run may touch, to check that a run
 //! left the machine as it found it: real-time threads of this process,
 //! schedlab cpusets, RT groups and resctrl groups, tracefs mount and schedlab instances, the root
-//! cpuset's load balancing, and the RT throttling settings; and for the
+//! cpuset's load balancing, the RT throttling settings and the CPU wake-up latency limit (PM QoS); and for the
 //! crash tests every cpuset with its CPUs and flags and the crash journals left in `/run/schedlab`.
 
 use crate::sched;
@@ -20,6 +20,8 @@ pub struct MachineState {
     pub root_load_balance: Option<String>,
     pub rt_runtime_us: Option<String>,
     pub rt_period_us: Option<String>,
+    /// The CPU wake-up latency limit in force (µs, `/dev/cpu_dma_latency`).
+    pub idle_latency_limit_us: Option<i32>,
     /// Every cpuset (two levels below the root): `path cpus=.. cpu_exclusive=.. sched_load_balance=..`.
     pub cpuset_tree: Vec<String>,
     /// Crash journals in the journal directory.
@@ -106,6 +108,7 @@ impl MachineState {
             root_load_balance: lb,
             rt_runtime_us: read("/proc/sys/kernel/sched_rt_runtime_us"),
             rt_period_us: read("/proc/sys/kernel/sched_rt_period_us"),
+            idle_latency_limit_us: crate::idle::current_limit_us(),
             cpuset_tree: cpuset_tree(),
             journals: {
                 let mut v: Vec<String> = std::fs::read_dir(crate::journal::dir())

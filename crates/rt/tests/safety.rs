@@ -90,3 +90,38 @@ tasks:
     RELEASE_HUNG.store(true, Ordering::Relaxed);
     assert_eq!(after, before, "no real-time thread left, the machine as before");
 }
+
+/// `--idle poll` holds a 0 µs wake-up latency request while the jobs run
+/// and the kernel drops it with the run; `--idle kernel` requests nothing.
+#[test]
+fn idle_cpus_poll_during_a_run_and_the_request_ends_with_it() {
+    require_root();
+    let _s = serial();
+    let before = state();
+    let limit_before = schedlab_rt::idle::current_limit_us();
+    assert!(limit_before.is_some(), "this machine has {}", schedlab_rt::idle::DEVICE);
+    for (mode, want) in
+        [(schedlab_rt::idle::IdleMode::Poll, Some(0)), (schedlab_rt::idle::IdleMode::Kernel, limit_before)]
+    {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let s = seen.clone();
+        let body = WorkloadSpec::rust("reads-the-idle-limit", move |_task| {
+            let s = s.clone();
+            Box::new(move |ctx: &mut JobCtx| -> Result<(), JobError> {
+                s.lock().unwrap().push(schedlab_rt::idle::current_limit_us());
+                ctx.spin_cpu(ctx.exec / 2)
+            })
+        });
+        let o = run(
+            &spec(PEDF),
+            &RunConfig { duration: 100_000_000, workload: body, idle: mode, wait: true, ..RunConfig::default() },
+        )
+        .expect("run");
+        assert_eq!(o.stop, StopReason::Finished, "{mode:?}");
+        let seen = seen.lock().unwrap();
+        assert!(seen.len() >= 10, "{mode:?}: {} jobs", seen.len());
+        assert!(seen.iter().all(|l| *l == want), "{mode:?}: the jobs saw {:?}, not {want:?}", *seen);
+        assert_eq!(schedlab_rt::idle::current_limit_us(), limit_before, "{mode:?}: the limit after the run");
+    }
+    assert_eq!(state(), before, "the machine is as before");
+}

@@ -189,7 +189,15 @@ fn prepare<'a>(
             st.mtt = crate::mtt::MttTracker::new(spec).map(Box::new);
         }
     }
-    let engine = Engine { miss: config.miss, tick: config.tick, release_cpu: config.release_cpu, events: 0, drv };
+    let engine = Engine {
+        miss: config.miss,
+        tick: config.tick,
+        release_cpu: config.release_cpu,
+        events: 0,
+        drv,
+        deferred: Vec::with_capacity(m),
+        in_deferred: vec![false; m],
+    };
     Ok((st, engine))
 }
 
@@ -223,6 +231,10 @@ struct Engine {
     events: u64,
     /// The policy driver (its payload: a job's actual execution time).
     drv: Driver<Time>,
+    /// CPUs whose completion entry is deferred ([`Engine::predict_or_defer`]),
+    /// and per CPU whether it is in the list.
+    deferred: Vec<u32>,
+    in_deferred: Vec<bool>,
 }
 
 impl Engine {
@@ -709,9 +721,15 @@ impl Engine {
                 }
             }
         }
+        // No instant comes before `next` (entries queued from here on can
+        // only make the next one earlier).
+        let next = match (st.queue.peek_time(), self.drv.next_timer()) {
+            (Some(q), Some(d)) => q.min(d),
+            (q, d) => q.or(d).unwrap_or(Time::MAX),
+        };
         for i in 0..st.touched.len() {
             let c = st.touched[i];
-            st.predict(c);
+            self.predict_or_defer(st, c, next);
             if self.drv.wants_runs() {
                 self.drv.runs(c, st.run_of(c));
             }
@@ -726,5 +744,61 @@ impl Engine {
             cs.releases = 0;
         }
         st.touched.clear();
+        if !self.deferred.is_empty() {
+            self.recheck_deferred(st, next);
+        }
+    }
+
+    /// [`State::predict`], lazily: a CPU whose job cannot complete before
+    /// `next` (the earliest instant the run can come to next) gets no
+    /// completion entry now; it is deferred and looked at again at the end
+    /// of every pass ([`Engine::recheck_deferred`]) until its completion
+    /// comes before the next instant (it is then queued) or an entry
+    /// exists. A job preempted at the next quantum boundary, the common
+    /// case under a quantum-driven policy, so never costs a queue entry
+    /// that would go stale. Completions are handled at the same instants,
+    /// computed from the same state, either way.
+    #[inline]
+    fn predict_or_defer(&mut self, st: &mut State, c: u32, next: Time) {
+        let cs = &st.cpus[c as usize];
+        if cs.job.is_none() || matches!(cs.entry_t, Some(e) if e <= cs.bound) {
+            return;
+        }
+        if cs.bound <= next {
+            // The known bound is not enough: the exact completion.
+            let p = st.completion_time(c);
+            st.cpus[c as usize].bound = p.unwrap_or(Time::MAX);
+        }
+        let cs = &st.cpus[c as usize];
+        if cs.bound > next {
+            if !self.in_deferred[c as usize] {
+                self.in_deferred[c as usize] = true;
+                self.deferred.push(c);
+            }
+        } else {
+            st.predict(c);
+        }
+    }
+
+    /// The deferred CPUs at the end of a pass: those whose job changed,
+    /// completed or got an entry leave the list; those whose completion is
+    /// no longer after `next` are predicted (and queued).
+    fn recheck_deferred(&mut self, st: &mut State, next: Time) {
+        let mut i = 0;
+        while i < self.deferred.len() {
+            let c = self.deferred[i];
+            let cs = &st.cpus[c as usize];
+            let settled = cs.job.is_none() || matches!(cs.entry_t, Some(e) if e <= cs.bound);
+            if !settled && cs.bound > next {
+                i += 1;
+                continue;
+            }
+            self.deferred.swap_remove(i);
+            self.in_deferred[c as usize] = false;
+            if !settled {
+                // Queued now, or deferred again (at the end of the list).
+                self.predict_or_defer(st, c, next);
+            }
+        }
     }
 }

@@ -237,7 +237,7 @@ impl<'a> State<'a> {
     }
 
     /// Accounts the running job's progress on `cpu` up to now.
-    #[inline]
+    #[inline(always)]
     pub fn settle(&mut self, cpu: u32) {
         let c = &mut self.cpus[cpu as usize];
         if let Some(task) = c.job {
@@ -373,7 +373,7 @@ impl<'a> State<'a> {
     /// the CPU's state, which a settlement does not change (`Rate`'s
     /// arithmetic carries exactly across a split).
     #[inline]
-    fn completion_time(&self, cpu: u32) -> Option<Time> {
+    pub(crate) fn completion_time(&self, cpu: u32) -> Option<Time> {
         let c = &self.cpus[cpu as usize];
         let t = c.job?;
         let ts = &self.tasks[t as usize];
@@ -398,7 +398,7 @@ impl<'a> State<'a> {
     /// only drops costs nothing here. The completion handled is the same
     /// either way: it is computed exactly, from the same state, when the
     /// entry pops.
-    #[inline]
+    #[inline(always)]
     pub fn predict(&mut self, cpu: u32) {
         let c = &self.cpus[cpu as usize];
         if c.job.is_none() || matches!(c.entry_t, Some(e) if e <= c.bound) {
@@ -481,7 +481,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-aways of a round: CPUs whose job changes stop it.
-    #[inline]
+    #[inline(always)]
     fn switch_away(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &self.cpus[c as usize];
@@ -508,7 +508,7 @@ impl<'a> State<'a> {
     }
 
     /// The switch-tos of a round.
-    #[inline]
+    #[inline(always)]
     fn switch_to(&mut self, c: u32, next: Option<u32>) {
         let now = self.now;
         let cs = &mut self.cpus[c as usize];

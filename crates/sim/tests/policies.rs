@@ -111,3 +111,31 @@ fn uniprocessor_edf_of_the_policy_crate_at_full_utilisation() {
     assert!(misses(&ev).is_empty());
     assert_eq!(sum.cpus[0].busy, sum.horizon);
 }
+
+/// Under PD^2 every job runs one quantum at a time and is preempted at
+/// most boundaries, so its completion is almost never the next event of
+/// its CPU (the simulator defers such predictions): it must still come at
+/// the exact instant its demand is met, mid-quantum included. Two tasks of
+/// weight 1/2 on one CPU (quantum 1 ms, windows of 2 quanta) alternate:
+/// `a` (2.5 ms of 6 ms) runs in quanta 0, 2 and 4 and completes at 4.5 ms;
+/// `b` (3 ms) runs in quanta 1, 3 and 5 and completes at 6 ms.
+#[test]
+fn pd2_jobs_cut_at_every_boundary_complete_at_their_exact_instant() {
+    let mut s = spec(1, vec![task("a", 2_500_000, 6_000_000), task("b", 3_000_000, 6_000_000)]);
+    let mut ps = PolicySpec::named(PolicyName::Pd2);
+    ps.quantum = Some(Duration(1_000_000));
+    s.policy = Some(ps);
+    let config = SimConfig { horizon: Some(13_000_000), ..SimConfig::default() };
+    let mut p = schedlab_policy::build(&s, None).unwrap();
+    let (ev, sum) = simulate_collect(&s, p.as_mut(), &config).unwrap();
+    check_trace(&ev, 1);
+    let ms = 1_000_000;
+    assert_eq!(
+        completions(&ev, 0),
+        vec![(4 * ms + ms / 2, 0, 2 * ms + ms / 2, false), (10 * ms + ms / 2, 1, 2 * ms + ms / 2, false)]
+    );
+    assert_eq!(completions(&ev, 1), vec![(6 * ms, 0, 3 * ms, false), (12 * ms, 1, 3 * ms, false)]);
+    // Preempted at every boundary but its last: 2 switch-aways by preemption per job of `a`.
+    assert!(sum.tasks[0].preemptions >= 2, "{:?}", sum.tasks[0]);
+    assert!(misses(&ev).is_empty());
+}

@@ -109,6 +109,9 @@ pub struct Args {
     /// Where the dispatch backend's counters (`Kernel::counters`) come from: `auto` (perf's hardware events where the machine has them, else what the workloads publish), `perf` or `workload`.
     #[arg(long, default_value = "auto")]
     counters: String,
+    /// What idle CPUs do during the run: `poll` (a 0 µs wake-up latency request on /dev/cpu_dma_latency, as cyclictest makes: idle CPUs poll, and waking one needs no interrupt) or `kernel` (the kernel's idle states).
+    #[arg(long, default_value = "poll")]
+    idle: String,
 }
 
 fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
@@ -118,6 +121,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
     let overrun: MissPolicy = a.miss.parse().map_err(|e| format!("--miss {e}"))?;
     let timing: schedlab_rt::timing::Mode = a.timing.parse().map_err(|e| format!("--timing {e}"))?;
     let counters: schedlab_rt::counters::CounterChoice = a.counters.parse().map_err(|e| format!("--counters {e}"))?;
+    let idle: schedlab_rt::idle::IdleMode = a.idle.parse().map_err(|e| format!("--idle {e}"))?;
     if !(a.dl_slack_ratio.is_finite() && (0.0..=1.0).contains(&a.dl_slack_ratio)) {
         return Err(format!("--dl-slack-ratio {}: expected a number in [0, 1]", a.dl_slack_ratio));
     }
@@ -142,6 +146,7 @@ fn config(a: &Args, spec: &schedlab_model::Spec) -> Result<RunConfig, String> {
         wait: a.wait,
         timing,
         counters,
+        idle,
         ..RunConfig::default()
     };
     for w in &a.workload {
@@ -178,11 +183,11 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
     let spec = loaded.spec;
     let cfg = config(&a, &spec).map_err(|e| {
         let opt = e.split([' ', ':']).next().unwrap_or("").to_string();
-        let err = CliError::bad_input(e.clone());
         if opt.starts_with("--") {
-            err.at(opt)
+            // The option is the error's place: not said twice.
+            CliError::bad_input(e[opt.len()..].trim_start_matches([':', ' '])).at(opt)
         } else {
-            err
+            CliError::bad_input(e.clone())
         }
     })?;
     if a.trace.as_ref().is_some_and(|p| schedlab_trace::Encoding::from_path(p).is_err()) {

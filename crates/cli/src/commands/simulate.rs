@@ -5,7 +5,7 @@ use crate::output::{exit, print_json, write_files, CliError, PendingFile};
 use crate::policy_args::PolicyArgs;
 use schedlab_model::Duration;
 use schedlab_sim::{Arrivals, Execution, MissPolicy, Outputs, Session, SessionError, SimConfig, Sporadic};
-use schedlab_trace::export::stats::{render_stats, stats_json};
+use schedlab_trace::export::stats::render_stats;
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Encoding, TraceWriter};
 use std::path::PathBuf;
@@ -221,24 +221,22 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
         None
     };
     if as_json {
-        let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
-        v["validation"] = match &verdict {
-            Some(r) => serde_json::to_value(r).expect("reports serialize"),
-            None => serde_json::Value::Null,
-        };
-        v["hrt_misses"] = serde_json::json!(outcome.hrt_misses);
-        v["platform_model"] =
-            if modelled { platform_json(&header.spec, &outcome.summary) } else { serde_json::Value::Null };
-        if let Some(sp) = &spreads {
-            v["mtt_spread"] = serde_json::json!(sp
+        let mtt_spread = spreads.as_ref().map(|sp| {
+            serde_json::json!(sp
                 .iter()
                 .map(|(name, sp)| {
                     serde_json::json!({"mtt": name, "spread": sp.map(|s| s.max), "mean_unit_spread": sp.map(|s| s.mean), "units": sp.map_or(0, |s| s.units)})
                 })
-                .collect::<Vec<_>>());
-        }
-        v["failed"] = serde_json::json!(why);
-        print_json(&v);
+                .collect::<Vec<_>>())
+        });
+        print_json(&SimulateJson {
+            stats: &report,
+            validation: verdict.as_ref().map(|r| serde_json::to_value(r).expect("reports serialize")),
+            hrt_misses: outcome.hrt_misses,
+            platform_model: modelled.then(|| platform_json(&header.spec, &outcome.summary)),
+            mtt_spread,
+            failed: why.clone(),
+        });
     } else {
         print!("{}", render_stats(&report));
         if modelled {
@@ -292,6 +290,21 @@ fn mtt_spreads(
 }
 
 /// The platform model's per-task and per-CPU figures (`platform_model` of `--json`).
+/// `simulate --json`: the stats (as `stats_json` writes them) and after
+/// them the keys below, serialised straight to text (not through a
+/// `serde_json::Value` of the whole, which a long report makes costly).
+#[derive(serde::Serialize)]
+struct SimulateJson<'a> {
+    #[serde(flatten)]
+    stats: &'a schedlab_trace::MetricsReport,
+    validation: Option<serde_json::Value>,
+    hrt_misses: u64,
+    platform_model: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    mtt_spread: Option<serde_json::Value>,
+    failed: Option<String>,
+}
+
 fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> serde_json::Value {
     let tasks: Vec<_> = spec
         .tasks

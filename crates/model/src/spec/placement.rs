@@ -26,6 +26,7 @@ impl Placement {
         }
     }
     /// May the task run on `cpu` (of a platform with `cpus` CPUs)?
+    #[inline]
     pub fn allows(&self, cpu: u32) -> bool {
         match self {
             Placement::Global => true,

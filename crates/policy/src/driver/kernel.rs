@@ -19,6 +19,7 @@ impl<'a, X, H: Host<X>> Bridge<'a, X, H> {
 
 impl Services {
     /// Marks `cpu`; a CPU the platform does not have is a violation.
+    #[inline]
     pub(super) fn mark<X, H: Host<X>>(&mut self, cpu: Cpu, host: &mut H) {
         match self.marked.get_mut(cpu as usize) {
             Some(m) => {

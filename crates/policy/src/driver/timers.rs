@@ -251,6 +251,7 @@ impl Timers {
         }
     }
 
+    #[inline]
     fn live(&self, slot: u32, push: u32) -> bool {
         let s = self.slots[slot as usize];
         s.armed && s.push == push
@@ -259,10 +260,11 @@ impl Timers {
     /// When the earliest armed timer is due (stale entries are dropped).
     #[inline]
     pub fn next_due(&mut self) -> Option<Time> {
-        if self.heap.is_empty() {
-            return None;
+        match self.heap.peek() {
+            None => None,
+            Some(&Reverse((t, _, slot, push))) if self.live(slot, push) => Some(t),
+            Some(_) => self.next_due_slow(),
         }
-        self.next_due_slow()
     }
 
     fn next_due_slow(&mut self) -> Option<Time> {
@@ -279,10 +281,12 @@ impl Timers {
     /// returned with its due time and tag.
     #[inline]
     pub fn pop_due(&mut self, until: Time) -> Option<(TimerId, Time, u64)> {
-        if self.heap.is_empty() {
-            return None;
+        match self.heap.peek() {
+            // Nothing is due, whether the earliest entry is live or stale.
+            None => None,
+            Some(&Reverse((t, ..))) if t > until => None,
+            Some(_) => self.pop_due_slow(until),
         }
-        self.pop_due_slow(until)
     }
 
     fn pop_due_slow(&mut self, until: Time) -> Option<(TimerId, Time, u64)> {

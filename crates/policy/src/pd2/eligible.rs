@@ -25,6 +25,11 @@ const ABSENT: Time = Time::MAX;
 /// collecting and sorting them all.
 const SMALL: usize = 64;
 
+/// Up to this many wanted, [`Eligible::candidates`] keeps them in a fixed
+/// array and inserts by shifting one entry at a time (fewer instructions
+/// than a binary search and a block move for a handful of CPUs).
+const FEW: usize = 8;
+
 pub(super) struct Eligible {
     /// Per task: the instant its next subtask is eligible from (0: already
     /// eligible), or `ABSENT`.
@@ -33,11 +38,13 @@ pub(super) struct Eligible {
     key: Vec<Key>,
     /// Scratch: the candidates of the last [`Eligible::candidates`].
     cand: Vec<(Key, u32)>,
+    /// Scratch of [`Eligible::few`].
+    few: [(Key, u32); FEW],
 }
 
 impl Eligible {
     pub fn new(n: usize) -> Eligible {
-        Eligible { at: vec![ABSENT; n], key: vec![0; n], cand: Vec::with_capacity(n) }
+        Eligible { at: vec![ABSENT; n], key: vec![0; n], cand: Vec::with_capacity(n), few: [(0, 0); FEW] }
     }
 
     /// Queues `task` (replacing its entry), eligible from `at`.
@@ -63,6 +70,9 @@ impl Eligible {
     /// most urgent ones).
     pub fn candidates(&mut self, t: Time, limit: usize) -> &[(Key, u32)] {
         self.cand.clear();
+        if limit <= FEW {
+            return self.few(t, limit);
+        }
         if limit <= SMALL {
             // Up to `SMALL` wanted: keep the most urgent `limit` sorted as
             // they come, comparing keys only: tasks come in index order, so
@@ -98,6 +108,36 @@ impl Eligible {
         }
         self.cand.sort_unstable();
         &self.cand
+    }
+
+    /// [`Eligible::candidates`] for at most [`FEW`] wanted: the same
+    /// order (by key, equal keys by index: tasks come in index order and a
+    /// task goes after the equal keys).
+    fn few(&mut self, t: Time, limit: usize) -> &[(Key, u32)] {
+        if limit == 0 {
+            return &self.cand;
+        }
+        let buf = &mut self.few;
+        let mut len = 0;
+        for (i, (&at, &key)) in self.at.iter().zip(&self.key).enumerate() {
+            if at > t {
+                continue;
+            }
+            if len == limit {
+                if key >= buf[len - 1].0 {
+                    continue;
+                }
+                len -= 1;
+            }
+            let mut j = len;
+            while j > 0 && buf[j - 1].0 > key {
+                buf[j] = buf[j - 1];
+                j -= 1;
+            }
+            buf[j] = (key, i as u32);
+            len += 1;
+        }
+        &buf[..len]
     }
 
     /// The most urgent candidate at `t`.
@@ -187,7 +227,7 @@ mod tests {
             let t = rnd(120);
             let mut all: Vec<(Key, u32)> = (0..n).filter(|&i| e.at[i] <= t).map(|i| (e.key[i], i as u32)).collect();
             all.sort();
-            for limit in [0, 1, 2, 4, 7, 16, SMALL, SMALL + 1, 200, usize::MAX] {
+            for limit in [0, 1, 2, 4, 7, FEW, FEW + 1, 16, SMALL, SMALL + 1, 200, usize::MAX] {
                 let want = &all[..all.len().min(limit)];
                 assert_eq!(e.candidates(t, limit), want, "round {round}, t {t}, limit {limit}");
             }

@@ -241,7 +241,7 @@ impl Pd2 {
     /// The task's next subtask runs on `cpu` in the quantum starting at `t`.
     /// Its following subtask is queued as eligible now if it is eligible by
     /// `ready_by` (no boundary comes before it), else from its instant.
-    #[inline]
+    #[inline(always)]
     fn take(&mut self, task: u32, cpu: u32, t: Time, ready_by: Time) {
         let q = self.q;
         let pos = self.tasks[task as usize].next;
@@ -265,6 +265,7 @@ impl Pd2 {
     }
 
     /// Sets what `cpu` runs for its quantum starting now.
+    #[inline(always)]
     fn set_slot(&mut self, cpu: u32, task: u32, k: &mut dyn Kernel) {
         self.slot[cpu as usize] = task;
         let job = if task == NONE { None } else { self.tasks[task as usize].job };
@@ -363,7 +364,11 @@ impl Pd2 {
             },
         };
         if let Some(at) = next {
-            let b = self.boundary_from(at);
+            // Aligned quanta: t is on the grid (every boundary armed comes
+            // from `boundary_from`), so the next one after t is t + Q,
+            // found without a division.
+            let b = if at == t + 1 && !self.stagger { t + self.q } else { self.boundary_from(at) };
+            debug_assert_eq!(b, self.boundary_from(at));
             self.boundaries.arm_next(b, k);
         }
     }

@@ -147,6 +147,7 @@ complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l csv -d 'Write 
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l tolerance -d 'The validator\'s tolerance for a recorded schedule (the decision latency)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l timing -d 'Job bodies\' timing scopes (try_within / try_wcet): `cooperative` checks, `async` notification, or `benchmark` (never raise; record each scope\'s duration: per-label count, max, mean, p99 in the output)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l counters -d 'Where the dispatch backend\'s counters (`Kernel::counters`) come from: `auto` (perf\'s hardware events where the machine has them, else what the workloads publish), `perf` or `workload`' -r
+complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l idle -d 'What idle CPUs do during the run: `poll` (a 0 µs wake-up latency request on /dev/cpu_dma_latency, as cyclictest makes: idle CPUs poll, and waking one needs no interrupt) or `kernel` (the kernel\'s idle states)' -r
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-jitter -d 'Ignore the tasks\' release jitter'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l allow-command -d 'Allow `cmd:` workloads (external commands at real-time priority)'
 complete -c schedlab -n "__fish_schedlab_using_subcommand run" -l no-kernel-trace -d 'Do not read the kernel\'s sched events from tracefs (then preemptions and migrations are not in the trace)'
