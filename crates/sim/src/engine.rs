@@ -362,8 +362,13 @@ impl Engine {
             st.rode.clear();
             // Only stale entries came up (completions queued early, by a
             // rate that dropped, and queued again): nothing to deliver and
-            // no timer due, so the instant would do nothing.
+            // no timer due, so the instant would do nothing but look at the
+            // deferred completions again.
             if self.events == events && self.drv.next_timer().is_none_or(|d| d > t) {
+                if !self.deferred.is_empty() {
+                    let next = self.next_instant(st);
+                    self.recheck_deferred(st, next);
+                }
                 continue;
             }
             // The protocol of the instant: callbacks, timers, rounds of
@@ -721,12 +726,7 @@ impl Engine {
                 }
             }
         }
-        // No instant comes before `next` (entries queued from here on can
-        // only make the next one earlier).
-        let next = match (st.queue.peek_time(), self.drv.next_timer()) {
-            (Some(q), Some(d)) => q.min(d),
-            (q, d) => q.or(d).unwrap_or(Time::MAX),
-        };
+        let next = self.next_instant(st);
         for i in 0..st.touched.len() {
             let c = st.touched[i];
             self.predict_or_defer(st, c, next);
@@ -746,6 +746,16 @@ impl Engine {
         st.touched.clear();
         if !self.deferred.is_empty() {
             self.recheck_deferred(st, next);
+        }
+    }
+
+    /// No instant comes before this one (entries queued from here on can
+    /// only make the next one earlier).
+    #[inline]
+    fn next_instant(&mut self, st: &State) -> Time {
+        match (st.queue.peek_time(), self.drv.next_timer()) {
+            (Some(q), Some(d)) => q.min(d),
+            (q, d) => q.or(d).unwrap_or(Time::MAX),
         }
     }
 
