@@ -792,7 +792,10 @@ impl Engine {
 
     /// The deferred CPUs at the end of a pass: those whose job changed,
     /// completed or got an entry leave the list; those whose completion is
-    /// no longer after `next` are predicted (and queued).
+    /// no longer after `next` are predicted (and queued). Inlined into both
+    /// callers: called out of line it costs every instant a call and what
+    /// the caller knew (4 % more instructions for G-EDF at m = 64).
+    #[inline(always)]
     fn recheck_deferred(&mut self, st: &mut State, next: Time) {
         let mut i = 0;
         while i < self.deferred.len() {

@@ -136,6 +136,17 @@ fn class_progress(v: u128, d: Time, lost: &mut Time, carry: &mut u32) {
     *lost = lost.wrapping_add(d.wrapping_sub(work));
 }
 
+/// When a job of a rate class with `left` ns of demand to go (and `carry`
+/// millionths retired beyond them) completes on `cpu`, by its class's clock
+/// (`PlatformModel::finish`). Out of line, so that the common case of
+/// [`State::completion_time`] stays small enough to inline.
+#[cold]
+#[inline(never)]
+fn class_finish(m: &PlatformModel, cpu: u32, left: Time, carry: u32) -> Time {
+    let need = (left as u128 * MICROS as u128).saturating_sub(carry as u128);
+    u64::try_from(m.finish(cpu, need)).unwrap_or(Time::MAX)
+}
+
 /// The CPU time `left` ns of demand take at `rate` other than 1.0.
 #[cold]
 #[inline(never)]
@@ -245,22 +256,11 @@ impl<'a> State<'a> {
                 let d = self.now - c.run_from;
                 c.run_from = self.now;
                 c.sum.busy += d;
-                let ts = &mut self.tasks[task as usize];
-                if let Some(m) = self.model.as_deref_mut().filter(|m| m.in_class(cpu)) {
-                    if m.changed_since_mark(cpu) {
-                        // Its rate class's clock: the demand retired since the
-                        // last settlement, through every rate it had meanwhile.
-                        let v = m.progress(cpu, self.now);
-                        if let Some(a) = ts.active.as_mut() {
-                            a.consumed += d;
-                            ts.sum.exec += d;
-                            class_progress(v, d, &mut ts.lost, &mut ts.carry);
-                        }
-                        return;
-                    }
-                    // One rate throughout, the CPU's: accounted below.
-                    m.mark(cpu, self.now);
+                if self.model.is_some() {
+                    self.settle_modelled(cpu, task, d);
+                    return;
                 }
+                let ts = &mut self.tasks[task as usize];
                 if let Some(a) = ts.active.as_mut() {
                     a.consumed += d;
                     ts.sum.exec += d;
@@ -268,11 +268,41 @@ impl<'a> State<'a> {
                         slow_progress(c.rate, d, &mut ts.lost, &mut ts.carry);
                     }
                 }
-                if let Some(m) = self.model.as_deref_mut() {
-                    m.account(cpu, d);
-                }
             }
         }
+    }
+
+    /// [`State::settle`] with the platform model: the job of `task` ran
+    /// `d` ns on `cpu` until now. Out of line, so that `settle`, inlined
+    /// into every switch and settlement, stays small without a model.
+    #[inline(never)]
+    fn settle_modelled(&mut self, cpu: u32, task: u32, d: Time) {
+        let rate = self.cpus[cpu as usize].rate;
+        let ts = &mut self.tasks[task as usize];
+        let m = self.model.as_deref_mut().expect("called with a model");
+        if m.in_class(cpu) {
+            if m.changed_since_mark(cpu) {
+                // Its rate class's clock: the demand retired since the
+                // last settlement, through every rate it had meanwhile.
+                let v = m.progress(cpu, self.now);
+                if let Some(a) = ts.active.as_mut() {
+                    a.consumed += d;
+                    ts.sum.exec += d;
+                    class_progress(v, d, &mut ts.lost, &mut ts.carry);
+                }
+                return;
+            }
+            // One rate throughout, the CPU's: accounted below.
+            m.mark(cpu, self.now);
+        }
+        if let Some(a) = ts.active.as_mut() {
+            a.consumed += d;
+            ts.sum.exec += d;
+            if !rate.is_one() {
+                slow_progress(rate, d, &mut ts.lost, &mut ts.carry);
+            }
+        }
+        m.account(cpu, d);
     }
 
     /// The job of `task` left `cpu` now: the platform model is told.
@@ -372,7 +402,7 @@ impl<'a> State<'a> {
     /// nothing changes (`None`: idle, or never at rate 0): a function of
     /// the CPU's state, which a settlement does not change (`Rate`'s
     /// arithmetic carries exactly across a split).
-    #[inline]
+    #[inline(always)]
     pub(crate) fn completion_time(&self, cpu: u32) -> Option<Time> {
         let c = &self.cpus[cpu as usize];
         let t = c.job?;
@@ -380,8 +410,7 @@ impl<'a> State<'a> {
         let a = ts.active.as_ref()?;
         let left = a.seg_until.saturating_sub(ts.work(a));
         if let Some(m) = self.model.as_deref().filter(|m| m.changed_since_mark(cpu)) {
-            let need = (left as u128 * MICROS as u128).saturating_sub(ts.carry as u128);
-            return Some(u64::try_from(m.finish(cpu, need)).unwrap_or(Time::MAX));
+            return Some(class_finish(m, cpu, left, ts.carry));
         }
         let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
