@@ -771,7 +771,7 @@ impl Engine {
     #[inline]
     fn predict_or_defer(&mut self, st: &mut State, c: u32, next: Time) {
         let cs = &st.cpus[c as usize];
-        if cs.job.is_none() || matches!(cs.entry_t, Some(e) if e <= cs.bound) {
+        if cs.prediction_current() {
             return;
         }
         if cs.bound <= next {
@@ -801,7 +801,7 @@ impl Engine {
         while i < self.deferred.len() {
             let c = self.deferred[i];
             let cs = &st.cpus[c as usize];
-            let settled = cs.job.is_none() || matches!(cs.entry_t, Some(e) if e <= cs.bound);
+            let settled = cs.prediction_current();
             if !settled && cs.bound > next {
                 i += 1;
                 continue;

@@ -430,7 +430,7 @@ impl<'a> State<'a> {
     #[inline(always)]
     pub fn predict(&mut self, cpu: u32) {
         let c = &self.cpus[cpu as usize];
-        if c.job.is_none() || matches!(c.entry_t, Some(e) if e <= c.bound) {
+        if c.prediction_current() {
             return;
         }
         let p = self.completion_time(cpu);

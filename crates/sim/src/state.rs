@@ -108,3 +108,12 @@ pub(crate) struct CpuState {
     pub releases: u32,
     pub sum: CpuSummary,
 }
+
+impl CpuState {
+    /// Nothing to predict: the CPU is idle, or its queued completion entry
+    /// is not later than its known lower bound of the completion.
+    #[inline(always)]
+    pub fn prediction_current(&self) -> bool {
+        self.job.is_none() || matches!(self.entry_t, Some(e) if e <= self.bound)
+    }
+}

@@ -289,7 +289,6 @@ fn mtt_spreads(
         .collect()
 }
 
-/// The platform model's per-task and per-CPU figures (`platform_model` of `--json`).
 /// `simulate --json`: the stats (as `stats_json` writes them) and after
 /// them the keys below, serialised straight to text (not through a
 /// `serde_json::Value` of the whole, which a long report makes costly).
@@ -305,6 +304,7 @@ struct SimulateJson<'a> {
     failed: Option<String>,
 }
 
+/// The platform model's per-task and per-CPU figures (`platform_model` of `--json`).
 fn platform_json(spec: &schedlab_model::Spec, s: &schedlab_sim::SimSummary) -> serde_json::Value {
     let tasks: Vec<_> = spec
         .tasks
