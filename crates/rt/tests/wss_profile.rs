@@ -50,34 +50,38 @@ fn the_footprint_of_an_mtts_jobs_estimates_its_declared_working_set() {
     assert_eq!(declared, 256 * 1024);
     // 400 ms of 20 ms periods: about 20 MTT-jobs; the helper runs only when
     // the real-time threads leave a CPU idle, and a job it could not clear
-    // for in time is not measured, so ask for a few.
-    let profiled = w["profiled"].as_u64().unwrap();
-    assert!(profiled >= 3, "{w}");
-    // The tolerance: the footprint counts the set's own memory area only,
-    // so no sample can exceed the set rounded up to pages (here exactly
-    // 64 pages); a job walks for about 1.6 ms of CPU, many passes over the
-    // 4,096 lines, so every page is referenced after the clear — except
-    // pages reached through translations the CPU cached before the clear,
-    // which the kernel sometimes does not mark again (docs/runtime.md, "The
-    // working-set profiler on Linux"): a sample may then fall short (one of
-    // 20 read 19 of 64 pages on this VM; under a loaded make test most
-    // samples read 54–62). So some job reads the whole set exactly and the
-    // average stays within 10 %.
+    // for in time is not measured, so ask for a few measured jobs.
     let samples: Vec<u64> = w["samples"].as_array().unwrap().iter().map(|s| s.as_u64().unwrap()).collect();
+    assert!(samples.len() >= 3, "{w}");
+    // The footprint counts the set's own memory area only, so no sample can
+    // exceed the set rounded up to pages (here exactly 64 pages).
     for &s in &samples {
         assert!(s <= declared, "a sample over the set's area: {w}");
     }
-    assert_eq!(samples.iter().max(), Some(&declared), "some job's footprint is the whole set: {w}");
-    assert!(estimate <= declared, "{w}");
+    assert!(estimate > 0 && estimate <= declared, "{w}");
     // A DAMON monitor clears the same accessed bits (paddr sampling): on a
     // machine running one, whole stretches of jobs read 10–60 of 64 pages,
-    // so the average is not a property of the profiler there. The run's
-    // note names the monitor; the test prints it and checks the rest.
+    // so consecutive jobs rarely agree within the convergence threshold
+    // (the profiler then keeps replacing its first job: `profiled` stays 1)
+    // and neither the average nor the maximum is a property of the profiler
+    // there. The run's note names the monitor; the test prints it and
+    // checks the rest.
     if let Some(damon) = schedlab_rt::footprint::damon_running() {
         assert!(data["why"].as_str().unwrap().contains("DAMON"), "the caveat is in the note: {data}");
         log(&format!("the average footprint is not checked: {damon}; estimate {estimate} of {declared}"));
         return;
     }
+    // Without a monitor: a job walks for about 1.6 ms of CPU, many passes
+    // over the 4,096 lines, so every page is referenced after the clear —
+    // except pages reached through translations the CPU cached before the
+    // clear, which the kernel sometimes does not mark again
+    // (docs/runtime.md, "The working-set profiler on Linux"): a sample may
+    // then fall short (one of 20 read 19 of 64 pages on this VM; under a
+    // loaded make test most samples read 54–62). So some job reads the
+    // whole set exactly, the profiler converges, and the average stays
+    // within 10 %.
+    assert_eq!(samples.iter().max(), Some(&declared), "some job's footprint is the whole set: {w}");
+    assert!(w["profiled"].as_u64().unwrap() >= 2, "{w}");
     assert!(estimate >= declared * 90 / 100, "{w}");
     let error = w["error"].as_f64().unwrap();
     assert!(error.abs() <= 0.10, "{w}");
