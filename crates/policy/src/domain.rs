@@ -7,12 +7,15 @@
 //! State, all preallocated at construction (at most one eligible job per
 //! task, so storage is per task):
 //! - a ready queue of waiting jobs by the order's waiting key
-//!   ([`crate::ready`]): an indexed binary min-heap (task ids, so removal is
-//!   O(log n)), or for fixed priorities the O(1) level bitmap;
+//!   ([`crate::ready`]): for up to 16 tasks a flat array with the most
+//!   urgent kept at hand, above that an indexed binary min-heap (task ids,
+//!   so removal is O(log n)), or for fixed priorities the O(1) level bitmap;
 //! - the linked job of each CPU;
-//! - a CPU heap whose top is the CPU to give work to first: idle CPUs
-//!   (lowest index first), then linked CPUs from the lowest-priority job
-//!   (largest running key) up. Found in O(1), updated in O(log k).
+//! - the CPU order ([`crate::cpu_order`]), whose first is the CPU to give
+//!   work to first: idle CPUs (lowest index first), then linked CPUs from
+//!   the lowest-priority job (largest running key) up. Found in O(1);
+//!   updated in O(1) (a rescan of the few linked CPUs now and then) for up
+//!   to 8 CPUs, in O(log k) by a heap above.
 //!
 //! Events:
 //! - release / resume: the job joins the ready queue, then [`balance`];
@@ -51,10 +54,11 @@
 //!
 //! [`balance`]: Domain::balance
 
-use crate::heap::IndexedHeap;
+use crate::cpu_order::CpuOrder;
 use crate::interface::{Cpu, Job, JobId, Kernel, PolicyEvent, Preemption, Time, TimerId};
 use crate::order::Order;
 use crate::ready::ReadyQueue;
+use std::marker::PhantomData;
 
 /// Timer tags: a job timer carries its task index, a domain timer this bit
 /// and the domain index.
@@ -103,7 +107,7 @@ fn now<O: Order>(k: &dyn Kernel) -> Time {
 }
 
 /// One scheduling domain: its CPUs and its tasks, by local index.
-pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
+pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q, C> {
     index: u32,
     /// Local CPU → CPU number.
     cpus: Vec<Cpu>,
@@ -113,10 +117,10 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     /// Local CPU → local task linked to it.
     linked: Vec<Option<u32>>,
     ready: Q,
-    /// The CPU to give work to first on top: idle CPUs (lowest index first),
-    /// then linked CPUs from the lowest-priority linked job up
-    /// ([`Order::rank`]; ties by local CPU index).
-    cpu_heap: IndexedHeap<R>,
+    /// The CPU to give work to first: idle CPUs (lowest index first), then
+    /// linked CPUs from the lowest-priority linked job up ([`Order::rank`];
+    /// ties by local CPU index).
+    cpu_order: C,
     /// Local CPU → key of its linked job (`O::COMMITTED` once a
     /// non-preemptive job started; meaningless while idle).
     cpu_key: Vec<K>,
@@ -125,22 +129,22 @@ pub(crate) struct Domain<K: Ord + Copy, R: Ord + Copy, Q> {
     /// A job is committed when it starts (non-preemptive and deferred
     /// preemption).
     commits: bool,
+    _rank: PhantomData<R>,
 }
 
-impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
-    pub fn new<O: Order<Key = K, Rank = R, Ready = Q>>(
+impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R, Q, C> {
+    /// A domain with these CPUs and tasks and this (empty) ready queue for
+    /// the tasks.
+    pub fn new<O: Order<Key = K, Rank = R>>(
         index: u32,
         cpus: Vec<Cpu>,
         tasks: Vec<u32>,
+        ready: Q,
         order: &O,
-    ) -> Domain<K, R, Q> {
-        let ready = order.ready_queue(&tasks);
+    ) -> Domain<K, R, Q, C> {
         let n = tasks.len();
         let k = cpus.len();
-        let mut cpu_heap = IndexedHeap::new(k);
-        for c in 0..k as u32 {
-            cpu_heap.push(c, O::rank(None));
-        }
+        let cpu_order = C::new(k, O::rank(None));
         Domain {
             index,
             cpus,
@@ -148,10 +152,11 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
             slots: vec![Slot { job: None, state: State::Absent, timer: None, last_cpu: None }; n],
             linked: vec![None; k],
             ready,
-            cpu_heap,
+            cpu_order,
             cpu_key: vec![O::COMMITTED; k],
             timer: None,
             commits: order.conformance().preemption() != Preemption::Full,
+            _rank: PhantomData,
         }
     }
 
@@ -167,7 +172,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         }
         self.slots[t as usize].job = Some(job);
         if !O::USES_NOW && self.ready.peek().is_none() {
-            if let Some((c, _)) = self.cpu_heap.peek() {
+            if let Some(c) = self.cpu_order.first() {
                 if self.linked[c as usize].is_none() {
                     // What `balance` would do with the job alone in the
                     // ready queue and an idle CPU on top: link it there
@@ -246,7 +251,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         let job = self.slots[t as usize].job.expect("linked job");
         let key = o.running(&job, consumed::<O>(k, job.id), now::<O>(k));
         self.cpu_key[c as usize] = key;
-        self.cpu_heap.set(c, O::rank(Some(key)));
+        self.cpu_order.set_linked(c, O::rank(Some(key)));
         k.resched(self.cpus[c as usize]);
         self.balance(o, k);
         if k.tracing() && self.slots[t as usize].state != State::Linked(c) {
@@ -277,7 +282,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         s.last_cpu = Some(c);
         if self.commits {
             self.cpu_key[c as usize] = O::COMMITTED;
-            self.cpu_heap.set(c, O::rank(Some(O::COMMITTED)));
+            self.cpu_order.set_linked(c, O::rank(Some(O::COMMITTED)));
         }
         s.job.map(|j| j.id)
     }
@@ -331,7 +336,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         if let Some(t) = self.linked[c as usize].take() {
             self.slots[t as usize].state = State::Absent;
         }
-        self.cpu_heap.set(c, O::rank(None));
+        self.cpu_order.set_idle(c, O::rank(None));
         k.resched(self.cpus[c as usize]);
     }
 
@@ -342,7 +347,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
         self.linked[c as usize] = Some(t);
         self.slots[t as usize].state = State::Linked(c);
         self.cpu_key[c as usize] = key;
-        self.cpu_heap.set(c, O::rank(Some(key)));
+        self.cpu_order.set_linked(c, O::rank(Some(key)));
         k.resched(self.cpus[c as usize]);
     }
 
@@ -373,7 +378,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
     /// comment), then re-arms the domain timer.
     fn balance<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = now::<O>(k);
-        while let (Some((t, w)), Some((c, _))) = (self.ready.peek(), self.cpu_heap.peek()) {
+        while let (Some((t, w)), Some(c)) = (self.ready.peek(), self.cpu_order.first()) {
             if self.linked[c as usize].is_some() {
                 if !o.displaces(&w, &self.cpu_key[c as usize], now) {
                     break;
@@ -397,8 +402,8 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>> Domain<K, R, Q> {
             return;
         }
         let now = k.now();
-        let want = match (self.ready.peek(), self.cpu_heap.peek()) {
-            (Some((_, w)), Some((c, _))) if self.linked[c as usize].is_some() => {
+        let want = match (self.ready.peek(), self.cpu_order.first()) {
+            (Some((_, w)), Some(c)) if self.linked[c as usize].is_some() => {
                 o.displaces_at(&w, &self.cpu_key[c as usize], now).map(|at| at.max(now + 1))
             }
             _ => None,

@@ -36,6 +36,10 @@ impl Order for Edf {
     fn ready_queue(&self, tasks: &[u32]) -> Self::Ready {
         crate::heap::IndexedHeap::new(tasks.len())
     }
+    type SmallReady = crate::flat_min::FlatMin<Self::Key>;
+    fn small_ready_queue(&self, tasks: &[u32]) -> Self::SmallReady {
+        crate::flat_min::FlatMin::new(tasks.len(), 0)
+    }
     #[inline]
     fn rank(key: Option<u128>) -> u128 {
         rank_u128(key)

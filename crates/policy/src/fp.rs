@@ -105,6 +105,10 @@ impl Order for Fp {
         let keys: Vec<u128> = tasks.iter().map(|&t| self.packed(t)).collect();
         LevelQueue::new(&keys)
     }
+    type SmallReady = LevelQueue<u128>;
+    fn small_ready_queue(&self, tasks: &[u32]) -> LevelQueue<u128> {
+        self.ready_queue(tasks)
+    }
     #[inline]
     fn rank(key: Option<u128>) -> u128 {
         rank_u128(key)

@@ -59,6 +59,10 @@ impl Order for Llf {
     fn ready_queue(&self, tasks: &[u32]) -> Self::Ready {
         crate::heap::IndexedHeap::new(tasks.len())
     }
+    type SmallReady = crate::flat_min::FlatMin<Self::Key>;
+    fn small_ready_queue(&self, tasks: &[u32]) -> Self::SmallReady {
+        crate::flat_min::FlatMin::new(tasks.len(), Self::COMMITTED)
+    }
     fn rank(key: Option<Priority>) -> Self::Rank {
         (key.is_some(), std::cmp::Reverse(key.unwrap_or(Self::COMMITTED)))
     }

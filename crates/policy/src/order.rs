@@ -25,7 +25,7 @@ pub(crate) trait Order: Send {
     /// A key more urgent than the key of any job (the CPU of a committed
     /// non-preemptive job).
     const COMMITTED: Self::Key;
-    /// The CPU heap's key: `rank(None)` (an idle CPU) below every other,
+    /// The CPU order's key: `rank(None)` (an idle CPU) below every other,
     /// then linked CPUs from the largest job key to the smallest.
     type Rank: Copy + Ord + Send;
     fn rank(key: Option<Self::Key>) -> Self::Rank;
@@ -33,6 +33,11 @@ pub(crate) trait Order: Send {
     /// spec indices).
     type Ready: ReadyQueue<Self::Key>;
     fn ready_queue(&self, tasks: &[u32]) -> Self::Ready;
+    /// The ready queue of a small domain (at most
+    /// [`crate::ready::FLAT_UP_TO`] tasks and
+    /// [`crate::cpu_order::FLAT_UP_TO`] CPUs; see [`crate::engine`]).
+    type SmallReady: ReadyQueue<Self::Key>;
+    fn small_ready_queue(&self, tasks: &[u32]) -> Self::SmallReady;
     /// The key of a waiting job (smaller is more urgent).
     fn waiting(&self, job: &Job, consumed: Time, now: Time) -> Self::Key;
     /// The key of a linked (running) job; the lowest-priority linked job is

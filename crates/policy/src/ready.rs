@@ -1,9 +1,15 @@
 //! A domain's ready queue: the waiting jobs (at most one per task, by local
-//! task index) ordered by the order's waiting key. Two designs:
-//! [`IndexedHeap`] for keys that change with time (EDF, LLF, EDZL), and the
-//! O(1) [`LevelQueue`] for fixed task priorities (FP).
+//! task index) ordered by the order's waiting key. Three designs: for keys
+//! that change with time (EDF, LLF, EDZL) [`FlatMin`] in small domains and
+//! [`IndexedHeap`] in the others, and the O(1) [`LevelQueue`] for fixed task
+//! priorities (FP).
 
+use crate::flat_min::FlatMin;
 use crate::heap::IndexedHeap;
+
+/// Domains of up to this many tasks (and few CPUs, see [`crate::engine`])
+/// keep a time-dependent-key ready queue in a [`FlatMin`] instead of a heap.
+pub(crate) const FLAT_UP_TO: usize = 16;
 
 pub(crate) trait ReadyQueue<K: Copy>: Send {
     /// Puts `id` in the queue with `key` (re-keys it if present).
@@ -32,6 +38,25 @@ impl<K: Ord + Copy + Send> ReadyQueue<K> for IndexedHeap<K> {
     #[inline]
     fn pop(&mut self) -> Option<(u32, K)> {
         IndexedHeap::pop(self)
+    }
+}
+
+impl<K: Ord + Copy + Send> ReadyQueue<K> for FlatMin<K> {
+    #[inline]
+    fn set(&mut self, id: u32, key: K) {
+        FlatMin::set(self, id, key)
+    }
+    #[inline]
+    fn remove(&mut self, id: u32) {
+        FlatMin::remove(self, id)
+    }
+    #[inline]
+    fn peek(&self) -> Option<(u32, K)> {
+        FlatMin::peek(self)
+    }
+    #[inline]
+    fn pop(&mut self) -> Option<(u32, K)> {
+        FlatMin::pop(self)
     }
 }
 
