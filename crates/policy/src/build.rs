@@ -3,7 +3,7 @@
 
 use crate::edf::Edf;
 use crate::edzl::Edzl;
-use crate::engine::Engine;
+use crate::engine::{self, Engine};
 use crate::fp::Fp;
 use crate::interface::{Policy, Preemption, Time};
 use crate::llf::{Llf, DEFAULT_LLF_HYSTERESIS};
@@ -93,17 +93,17 @@ pub fn build_with(
     let lay = || layout(spec, kind, pol.partitioning, placement);
     let policy: Box<dyn Policy> = match name {
         PolicyName::Gedf | PolicyName::Pedf | PolicyName::Cedf => {
-            Box::new(Engine::new(name.name(), Edf { preemptive: true }, lay()?, m))
+            engine::boxed(name.name(), Edf { preemptive: true }, lay()?, m)
         }
-        PolicyName::NpGedf => Box::new(Engine::new(name.name(), Edf { preemptive: false }, lay()?, m)),
+        PolicyName::NpGedf => engine::boxed(name.name(), Edf { preemptive: false }, lay()?, m),
         PolicyName::Gfp | PolicyName::Pfp | PolicyName::Cfp => {
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?;
-            Box::new(Engine::new(name.name(), fp, lay()?, m))
+            engine::boxed(name.name(), fp, lay()?, m)
         }
         PolicyName::Llf | PolicyName::Pllf => {
-            Box::new(Engine::new(name.name(), Llf { wcet: wcet(), hysteresis: options.llf_hysteresis }, lay()?, m))
+            engine::boxed(name.name(), Llf { wcet: wcet(), hysteresis: options.llf_hysteresis }, lay()?, m)
         }
-        PolicyName::Edzl => Box::new(Engine::new(name.name(), Edzl { wcet: wcet() }, lay()?, m)),
+        PolicyName::Edzl => engine::boxed(name.name(), Edzl { wcet: wcet() }, lay()?, m),
         PolicyName::Pd2 => {
             lay()?; // refuses pinned tasks and a non-global recorded placement
             Box::new(crate::pd2::Pd2::new(crate::pd2::params(spec)?))
@@ -132,7 +132,7 @@ pub fn build_with(
         PolicyName::Fpds | PolicyName::GFpds | PolicyName::Fpns => {
             let preemption = if name == PolicyName::Fpns { Preemption::None } else { Preemption::AtPoints };
             let fp = Fp::new(spec, pol.priorities.unwrap_or_default())?.preempting(preemption);
-            Box::new(Engine::new(name.name(), fp, lay()?, m))
+            engine::boxed(name.name(), fp, lay()?, m)
         }
     };
     Ok(policy)

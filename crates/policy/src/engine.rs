@@ -6,49 +6,81 @@
 //! When every domain is small (at most [`cpu_order::FLAT_UP_TO`] CPUs and
 //! [`ready::FLAT_UP_TO`] tasks: P-EDF, G-EDF on a few CPUs), the domains keep
 //! their CPUs and waiting jobs in flat arrays ([`FewCpus`], the order's
-//! small ready queue); otherwise in heaps. The choice is made once, here,
-//! so that each design is compiled into straight-line code without a test
-//! per operation; both give the same schedules.
+//! small ready queue); otherwise in heaps. The choice is made once, by
+//! [`boxed`], as a type ([`Design`]), so that each design is compiled into
+//! code without a test per operation; both give the same schedules.
 
-use crate::cpu_order::{self, FewCpus};
+use crate::cpu_order::{self, CpuOrder, FewCpus};
 use crate::domain::{Domain, DOMAIN_TAG};
 use crate::heap::IndexedHeap;
 use crate::interface::{Cpu, Job, JobId, JobView, Kernel, Policy, PolicyInfo, Preemption, Priority, TimerId};
 use crate::order::Order;
 use crate::placement::Layout;
-use crate::ready;
+use crate::ready::{self, ReadyQueue};
 use schedlab_model::SegmentKind;
+use std::marker::PhantomData;
 
 const NONE: (u32, u32) = (u32::MAX, u32::MAX);
 
-/// The domains, all of one design.
-enum Domains<O: Order> {
-    Small(Vec<Domain<O::Key, O::Rank, O::SmallReady, FewCpus<O::Rank>>>),
-    Large(Vec<Domain<O::Key, O::Rank, O::Ready, IndexedHeap<O::Rank>>>),
+/// The data structures of an engine's domains, fixed at compile time.
+pub(crate) trait Design<O: Order>: Send {
+    type Ready: ReadyQueue<O::Key>;
+    type Cpus: CpuOrder<O::Rank>;
+    fn ready(order: &O, tasks: &[u32]) -> Self::Ready;
 }
 
-/// Calls `$body` with `$d` bound to the domain vector, whichever its design.
-macro_rules! with_domains {
-    ($domains:expr, $d:ident => $body:expr) => {
-        match $domains {
-            Domains::Small($d) => $body,
-            Domains::Large($d) => $body,
-        }
-    };
+/// Flat arrays: for domains of at most [`cpu_order::FLAT_UP_TO`] CPUs and
+/// [`ready::FLAT_UP_TO`] tasks.
+pub(crate) struct Flat;
+
+/// Heaps (and FP's level queue): any domain.
+pub(crate) struct Heaps;
+
+impl<O: Order> Design<O> for Flat {
+    type Ready = O::SmallReady;
+    type Cpus = FewCpus<O::Rank>;
+    fn ready(order: &O, tasks: &[u32]) -> Self::Ready {
+        order.small_ready_queue(tasks)
+    }
 }
 
-pub(crate) struct Engine<O: Order> {
+impl<O: Order> Design<O> for Heaps {
+    type Ready = O::Ready;
+    type Cpus = IndexedHeap<O::Rank>;
+    fn ready(order: &O, tasks: &[u32]) -> Self::Ready {
+        order.ready_queue(tasks)
+    }
+}
+
+/// The engine for this order and layout, with the flat design when every
+/// domain is small enough for it, with heaps otherwise.
+pub(crate) fn boxed<O: Order + 'static>(name: &'static str, order: O, layout: Layout, cpus: u32) -> Box<dyn Policy> {
+    let mut tasks = vec![0usize; layout.domains.len()];
+    for &d in &layout.task_domain {
+        tasks[d as usize] += 1;
+    }
+    let small =
+        layout.domains.iter().zip(&tasks).all(|(c, &n)| c.len() <= cpu_order::FLAT_UP_TO && n <= ready::FLAT_UP_TO);
+    if small {
+        Box::new(Engine::<O, Flat>::new(name, order, layout, cpus))
+    } else {
+        Box::new(Engine::<O, Heaps>::new(name, order, layout, cpus))
+    }
+}
+
+pub(crate) struct Engine<O: Order, D: Design<O> = Heaps> {
     info: PolicyInfo,
     order: O,
-    domains: Domains<O>,
+    domains: Vec<Domain<O::Key, O::Rank, D::Ready, D::Cpus>>,
     /// Task → (domain, local index).
     task_at: Vec<(u32, u32)>,
     /// CPU → (domain, local index).
     cpu_at: Vec<(u32, u32)>,
+    _design: PhantomData<D>,
 }
 
-impl<O: Order> Engine<O> {
-    pub fn new(name: &'static str, order: O, layout: Layout, cpus: u32) -> Engine<O> {
+impl<O: Order, D: Design<O>> Engine<O, D> {
+    pub fn new(name: &'static str, order: O, layout: Layout, cpus: u32) -> Engine<O, D> {
         let mut members: Vec<Vec<u32>> = vec![Vec::new(); layout.domains.len()];
         let mut task_at = Vec::with_capacity(layout.task_domain.len());
         for (t, &d) in layout.task_domain.iter().enumerate() {
@@ -61,31 +93,16 @@ impl<O: Order> Engine<O> {
                 cpu_at[c as usize] = (d as u32, l as u32);
             }
         }
-        let small = layout
+        let domains = layout
             .domains
             .iter()
-            .zip(&members)
-            .all(|(cpus, tasks)| cpus.len() <= cpu_order::FLAT_UP_TO && tasks.len() <= ready::FLAT_UP_TO);
-        let parts = layout.domains.iter().zip(members).enumerate();
-        let domains = if small {
-            Domains::Small(
-                parts
-                    .map(|(d, (cpus, tasks))| {
-                        let q = order.small_ready_queue(&tasks);
-                        Domain::new(d as u32, cpus.clone(), tasks, q, &order)
-                    })
-                    .collect(),
-            )
-        } else {
-            Domains::Large(
-                parts
-                    .map(|(d, (cpus, tasks))| {
-                        let q = order.ready_queue(&tasks);
-                        Domain::new(d as u32, cpus.clone(), tasks, q, &order)
-                    })
-                    .collect(),
-            )
-        };
+            .zip(members)
+            .enumerate()
+            .map(|(d, (cpus, tasks))| {
+                let ready = D::ready(&order, &tasks);
+                Domain::new(d as u32, cpus.clone(), tasks, ready, &order)
+            })
+            .collect();
         let info = PolicyInfo {
             name,
             domains: layout.domains,
@@ -93,7 +110,7 @@ impl<O: Order> Engine<O> {
             conformance: order.conformance(),
             quantum: None,
         };
-        Engine { info, order, domains, task_at, cpu_at }
+        Engine { info, order, domains, task_at, cpu_at, _design: PhantomData }
     }
 
     fn at(&self, task: u32) -> Option<(usize, u32)> {
@@ -101,18 +118,18 @@ impl<O: Order> Engine<O> {
     }
 }
 
-impl<O: Order> Policy for Engine<O> {
+impl<O: Order, D: Design<O>> Policy for Engine<O, D> {
     fn info(&self) -> &PolicyInfo {
         &self.info
     }
     fn release(&mut self, job: Job, k: &mut dyn Kernel) {
         if let Some((d, l)) = self.at(job.id.task) {
-            with_domains!(&mut self.domains, v => v[d].release(l, job, &self.order, k));
+            self.domains[d].release(l, job, &self.order, k);
         }
     }
     fn complete(&mut self, job: JobId, k: &mut dyn Kernel) {
         if let Some((d, l)) = self.at(job.task) {
-            with_domains!(&mut self.domains, v => v[d].complete(l, job, &self.order, k));
+            self.domains[d].complete(l, job, &self.order, k);
         }
     }
     fn segment_end(&mut self, job: JobId, segment: u32, _kind: SegmentKind, k: &mut dyn Kernel) {
@@ -120,32 +137,32 @@ impl<O: Order> Policy for Engine<O> {
             return;
         }
         if let Some((d, l)) = self.at(job.task) {
-            with_domains!(&mut self.domains, v => v[d].segment_end(l, job, segment, &self.order, k));
+            self.domains[d].segment_end(l, job, segment, &self.order, k);
         }
     }
     fn block(&mut self, job: JobId, k: &mut dyn Kernel) {
         if let Some((d, l)) = self.at(job.task) {
-            with_domains!(&mut self.domains, v => v[d].block(l, job, &self.order, k));
+            self.domains[d].block(l, job, &self.order, k);
         }
     }
     fn resume(&mut self, job: JobId, k: &mut dyn Kernel) {
         if let Some((d, l)) = self.at(job.task) {
-            with_domains!(&mut self.domains, v => v[d].resume(l, job, &self.order, k));
+            self.domains[d].resume(l, job, &self.order, k);
         }
     }
     fn timer(&mut self, timer: TimerId, tag: u64, k: &mut dyn Kernel) {
         if tag & DOMAIN_TAG != 0 {
             let d = (tag & !DOMAIN_TAG) as usize;
-            with_domains!(&mut self.domains, v => if let Some(dom) = v.get_mut(d) {
+            if let Some(dom) = self.domains.get_mut(d) {
                 dom.domain_timer(timer, &self.order, k);
-            });
+            }
         } else if let Some((d, l)) = u32::try_from(tag).ok().and_then(|t| self.at(t)) {
-            with_domains!(&mut self.domains, v => v[d].job_timer(l, timer, &self.order, k));
+            self.domains[d].job_timer(l, timer, &self.order, k);
         }
     }
     fn schedule(&mut self, cpu: Cpu, _k: &mut dyn Kernel) -> Option<JobId> {
         let &(d, l) = self.cpu_at.get(cpu as usize)?;
-        with_domains!(&mut self.domains, v => v.get_mut(d as usize)?.schedule(l, &self.order))
+        self.domains.get_mut(d as usize)?.schedule(l, &self.order)
     }
     fn priority(&self, job: &JobView) -> Option<Priority> {
         Some(self.order.priority(job))
