@@ -44,20 +44,20 @@ impl<R: Ord + Copy + Send> CpuOrder<R> for FewCpus<R> {
         assert!(k <= FLAT_UP_TO, "at most {FLAT_UP_TO} CPUs in a flat CPU order");
         FewCpus { idle: (1u64 << k) - 1, linked: FlatMin::new(k, idle_rank) }
     }
-    #[inline]
+    #[inline(always)]
     fn first(&self) -> Option<u32> {
         if self.idle != 0 {
             Some(self.idle.trailing_zeros())
         } else {
-            self.linked.peek().map(|(c, _)| c)
+            self.linked.peek_id()
         }
     }
-    #[inline]
+    #[inline(always)]
     fn set_idle(&mut self, c: u32, _idle_rank: R) {
         self.idle |= 1 << c;
         self.linked.remove(c);
     }
-    #[inline]
+    #[inline(always)]
     fn set_linked(&mut self, c: u32, rank: R) {
         self.idle &= !(1 << c);
         self.linked.set(c, rank);

@@ -331,7 +331,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn unlink<O: Order<Key = K, Rank = R>>(&mut self, c: u32, k: &mut dyn Kernel) {
         if let Some(t) = self.linked[c as usize].take() {
             self.slots[t as usize].state = State::Absent;
@@ -340,7 +340,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R
         k.resched(self.cpus[c as usize]);
     }
 
-    #[inline]
+    #[inline(always)]
     fn set_link<O: Order<Key = K, Rank = R>>(&mut self, t: u32, c: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("linked job");
         let key = o.running(&job, consumed::<O>(k, job.id), now::<O>(k));

@@ -27,13 +27,19 @@ impl<K: Ord + Copy> FlatMin<K> {
     }
 
     /// The id with the least key, and the key.
-    #[inline]
+    #[inline(always)]
     pub fn peek(&self) -> Option<(u32, K)> {
         (self.top != NONE).then(|| (self.top, self.keys[self.top as usize]))
     }
 
+    /// The id with the least key.
+    #[inline(always)]
+    pub fn peek_id(&self) -> Option<u32> {
+        (self.top != NONE).then_some(self.top)
+    }
+
     /// Sets the key of `id`, inserting it if absent.
-    #[inline]
+    #[inline(always)]
     pub fn set(&mut self, id: u32, key: K) {
         let bit = 1u64 << id;
         let i = id as usize;
@@ -65,7 +71,7 @@ impl<K: Ord + Copy> FlatMin<K> {
     }
 
     /// Removes `id` if present.
-    #[inline]
+    #[inline(always)]
     pub fn remove(&mut self, id: u32) {
         let bit = 1u64 << id;
         if self.present & bit != 0 {
@@ -77,7 +83,7 @@ impl<K: Ord + Copy> FlatMin<K> {
     }
 
     /// Removes and returns the least.
-    #[inline]
+    #[inline(always)]
     pub fn pop(&mut self) -> Option<(u32, K)> {
         let e = self.peek()?;
         self.present &= !(1u64 << e.0);
@@ -87,7 +93,7 @@ impl<K: Ord + Copy> FlatMin<K> {
 
     /// Finds the least present (key, id): ids in increasing order, a key
     /// replacing the best only when strictly smaller.
-    #[inline]
+    #[inline(always)]
     fn rescan(&mut self) {
         let mut m = self.present;
         if m == 0 {

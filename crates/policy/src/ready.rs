@@ -42,19 +42,19 @@ impl<K: Ord + Copy + Send> ReadyQueue<K> for IndexedHeap<K> {
 }
 
 impl<K: Ord + Copy + Send> ReadyQueue<K> for FlatMin<K> {
-    #[inline]
+    #[inline(always)]
     fn set(&mut self, id: u32, key: K) {
         FlatMin::set(self, id, key)
     }
-    #[inline]
+    #[inline(always)]
     fn remove(&mut self, id: u32) {
         FlatMin::remove(self, id)
     }
-    #[inline]
+    #[inline(always)]
     fn peek(&self) -> Option<(u32, K)> {
         FlatMin::peek(self)
     }
-    #[inline]
+    #[inline(always)]
     fn pop(&mut self) -> Option<(u32, K)> {
         FlatMin::pop(self)
     }
