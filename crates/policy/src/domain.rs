@@ -300,7 +300,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R
         }
     }
 
-    #[inline]
+    #[inline(always)]
     fn enqueue<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("enqueued job");
         let key = o.waiting(&job, consumed::<O>(k, job.id), now::<O>(k));
@@ -375,8 +375,19 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R
     }
 
     /// Gives CPUs to waiting jobs while one should have one (see the module
-    /// comment), then re-arms the domain timer.
+    /// comment), then re-arms the domain timer. With no job waiting and no
+    /// timer to re-arm (orders whose keys do not change with time) there is
+    /// nothing to do, which is decided here without a call.
+    #[inline(always)]
     fn balance<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
+        if !O::USES_NOW && self.ready.peek().is_none() {
+            return;
+        }
+        self.rebalance(o, k);
+    }
+
+    /// [`Domain::balance`]'s work.
+    fn rebalance<O: Order<Key = K, Rank = R>>(&mut self, o: &O, k: &mut dyn Kernel) {
         let now = now::<O>(k);
         while let (Some((t, w)), Some(c)) = (self.ready.peek(), self.cpu_order.first()) {
             if self.linked[c as usize].is_some() {
