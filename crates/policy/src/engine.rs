@@ -68,10 +68,13 @@ pub(crate) fn boxed<O: Order + 'static>(name: &'static str, order: O, layout: La
     }
 }
 
+/// A domain of the order `O` built with the design `D`.
+type DomainOf<O, D> = Domain<<O as Order>::Key, <O as Order>::Rank, <D as Design<O>>::Ready, <D as Design<O>>::Cpus>;
+
 pub(crate) struct Engine<O: Order, D: Design<O> = Heaps> {
     info: PolicyInfo,
     order: O,
-    domains: Vec<Domain<O::Key, O::Rank, D::Ready, D::Cpus>>,
+    domains: Vec<DomainOf<O, D>>,
     /// Task → (domain, local index).
     task_at: Vec<(u32, u32)>,
     /// CPU → (domain, local index).
