@@ -300,7 +300,7 @@ impl<K: Ord + Copy, R: Ord + Copy, Q: ReadyQueue<K>, C: CpuOrder<R>> Domain<K, R
         }
     }
 
-    #[inline(always)]
+    #[inline]
     fn enqueue<O: Order<Key = K, Rank = R>>(&mut self, t: u32, o: &O, k: &mut dyn Kernel) {
         let job = self.slots[t as usize].job.expect("enqueued job");
         let key = o.waiting(&job, consumed::<O>(k, job.id), now::<O>(k));
