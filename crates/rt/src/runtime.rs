@@ -19,7 +19,7 @@ use crate::stop::{Stop, StopReason};
 use crate::tracebuf::Collector;
 use crate::watchdog::Watchdog;
 use schedlab_model::Spec;
-use schedlab_trace::{Event, Header, OverheadKind, Source};
+use schedlab_trace::{Event, Header, Source};
 use std::sync::Arc;
 
 /// What a run produced.
@@ -140,18 +140,8 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
             !matches!(e, Event::Note { name, data, .. } if name == PLATFORM_STALL && data["kind"].as_str().is_some_and(foreign))
         });
     }
-    // CPU-time gaps: a job's running time in the trace (the kernel's
-    // intervals, or the dispatcher's stints) beyond the thread CPU time it
-    // used. On the dispatch backend a stint on the dispatcher's CPU also holds the
-    // dispatcher's own work (it runs there, above the workers): for a job
-    // that ran there, the dispatcher's overhead intervals on that CPU from
-    // the job's first dispatch to its completion are not counted in its gap
-    // (all of them, overlapping or not: a gap is only ever made smaller).
-    let dispatcher = if backend.name() == "dispatch" {
-        Some(DispatcherTime::of(&a.events, backend::dispatch::DISPATCHER_CPU))
-    } else {
-        None
-    };
+    // CPU-time gaps (`stall::cpu_time_gaps`): on the dispatch backend less
+    // the dispatcher's own work on its CPU.
     let used: std::collections::HashMap<(u32, u64), u64> = collected
         .iter()
         .filter_map(|c| Some((c.task?, c)))
@@ -159,18 +149,8 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
             c.records.iter().filter(|r| r.kind == crate::record::Kind::Complete).map(move |r| ((task, r.job), r.a))
         })
         .collect();
-    let mut gaps = Vec::new();
-    for e in &a.events {
-        if let Event::Completion { t, task, job, exec, .. } = e {
-            if let Some(&u) = used.get(&(*task, *job)) {
-                let theirs = dispatcher.as_ref().map_or(0, |d| d.during(*task, *job, *t));
-                let gap = exec.saturating_sub(u).saturating_sub(theirs);
-                if gap > THRESHOLD_NS {
-                    gaps.push(Stall { t: *t, kind: "cpu-time-gap".into(), job: Some((*task, *job)), ns: gap });
-                }
-            }
-        }
-    }
+    let dispatcher_cpu = (backend.name() == "dispatch").then_some(backend::dispatch::DISPATCHER_CPU);
+    let gaps = crate::stall::cpu_time_gaps(&a.events, &used, dispatcher_cpu);
     for g in gaps {
         a.events.push(Event::Note {
             t: g.t,
@@ -209,86 +189,4 @@ pub fn run(spec: &Spec, config: &RunConfig) -> Result<RunOutcome, RunError> {
         notes,
         stalls: a.stalls,
     })
-}
-
-/// The dispatcher's own time on its CPU, as its overhead intervals there
-/// (release latency excluded: that is the timer's, not the dispatcher's
-/// work), and when each job was first dispatched to that CPU.
-struct DispatcherTime {
-    /// (start, cumulative duration up to and including it), by start.
-    intervals: Vec<(u64, u64)>,
-    first_on_cpu: std::collections::HashMap<(u32, u64), u64>,
-}
-
-impl DispatcherTime {
-    fn of(events: &[Event], cpu: u32) -> DispatcherTime {
-        let mut starts: Vec<(u64, u64)> = events
-            .iter()
-            .filter_map(|e| match e {
-                Event::Overhead { t, cpu: c, kind, dur } if *c == cpu && *kind != OverheadKind::ReleaseLatency => {
-                    Some((*t, *dur))
-                }
-                _ => None,
-            })
-            .collect();
-        starts.sort_unstable();
-        let mut sum = 0u64;
-        let intervals = starts
-            .into_iter()
-            .map(|(t, d)| {
-                sum = sum.saturating_add(d);
-                (t, sum)
-            })
-            .collect();
-        let mut first_on_cpu = std::collections::HashMap::new();
-        for e in events {
-            if let Event::SwitchTo { t, cpu: c, task, job } = e {
-                if *c == cpu {
-                    first_on_cpu.entry((*task, *job)).and_modify(|f: &mut u64| *f = (*f).min(*t)).or_insert(*t);
-                }
-            }
-        }
-        DispatcherTime { intervals, first_on_cpu }
-    }
-
-    /// The dispatcher's time on its CPU from the job's first dispatch there
-    /// to `end` (0 for a job that never ran there).
-    fn during(&self, task: u32, job: u64, end: u64) -> u64 {
-        let Some(&from) = self.first_on_cpu.get(&(task, job)) else { return 0 };
-        let upto = |t: u64| {
-            let i = self.intervals.partition_point(|&(s, _)| s <= t);
-            if i == 0 {
-                0
-            } else {
-                self.intervals[i - 1].1
-            }
-        };
-        upto(end).saturating_sub(upto(from.saturating_sub(1)))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use schedlab_trace::OverheadKind as K;
-
-    #[test]
-    fn the_dispatchers_time_counts_only_its_cpu_from_the_jobs_first_dispatch() {
-        let o = |t, cpu, kind, dur| Event::Overhead { t, cpu, kind, dur };
-        let events = vec![
-            o(5, 0, K::Schedule, 100),
-            Event::SwitchTo { t: 10, cpu: 0, task: 1, job: 0 },
-            o(20, 0, K::Schedule, 30),
-            o(25, 1, K::Schedule, 1_000),
-            o(30, 0, K::ReleaseLatency, 5_000),
-            o(40, 0, K::Release, 7),
-            Event::SwitchTo { t: 50, cpu: 1, task: 2, job: 0 },
-            o(60, 0, K::ContextSwitch, 2),
-        ];
-        let d = DispatcherTime::of(&events, 0);
-        assert_eq!(d.during(1, 0, 45), 37, "CPU 0's schedule and release between 10 and 45");
-        assert_eq!(d.during(1, 0, 60), 39, "and the context switch at 60");
-        assert_eq!(d.during(2, 0, 60), 0, "a job that never ran on CPU 0");
-        assert_eq!(DispatcherTime::of(&events, 0).during(1, 0, 9), 0, "nothing before the dispatch");
-    }
 }
