@@ -7,15 +7,18 @@
 //! State, all preallocated at construction (at most one eligible job per
 //! task, so storage is per task):
 //! - a ready queue of waiting jobs by the order's waiting key
-//!   ([`crate::ready`]): for up to 16 tasks a flat array with the most
-//!   urgent kept at hand, above that an indexed binary min-heap (task ids,
-//!   so removal is O(log n)), or for fixed priorities the O(1) level bitmap;
+//!   ([`crate::ready`]): an indexed binary min-heap (task ids, so removal
+//!   is O(log n)), in small domains a flat array with the most urgent kept
+//!   at hand, or for fixed priorities the O(1) level bitmap;
 //! - the linked job of each CPU;
 //! - the CPU order ([`crate::cpu_order`]), whose first is the CPU to give
 //!   work to first: idle CPUs (lowest index first), then linked CPUs from
 //!   the lowest-priority job (largest running key) up. Found in O(1);
-//!   updated in O(1) (a rescan of the few linked CPUs now and then) for up
-//!   to 8 CPUs, in O(log k) by a heap above.
+//!   updated in O(log k) by a heap, or in small domains in O(1) (a rescan
+//!   of the few linked CPUs now and then).
+//!
+//! Which design a domain uses is a type parameter, chosen for all domains
+//! of a policy at once ([`crate::engine`]); both make the same choices.
 //!
 //! Events:
 //! - release / resume: the job joins the ready queue, then [`balance`];
