@@ -1167,11 +1167,8 @@ mod tests {
         // Tasks in one class and in several, odd working sets (fractional
         // bytes per class), two cache instances; random switches.
         let mut body = String::new();
-        let mut x: u64 = 14;
-        let mut next = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = schedlab_model::rng::Rng::new(14);
+        let mut next = |n: u64| rng.below(n);
         for t in 0..12 {
             let lo = next(20);
             let hi = lo + next(12);
@@ -1298,11 +1295,8 @@ mod tests {
         // and write ratio) among others, two cache instances; random
         // switches and overheads; with and without classes.
         let mut body = String::new();
-        let mut x: u64 = 11;
-        let mut next = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = schedlab_model::rng::Rng::new(11);
+        let mut next = |n: u64| rng.below(n);
         for t in 0..14 {
             if t % 3 != 2 {
                 body.push_str(&format!(
@@ -1376,11 +1370,8 @@ mod tests {
         // in three data groups with odd write ratios, two cache instances;
         // random switches, several per recompute.
         let mut body = String::new();
-        let mut x: u64 = 7;
-        let mut next = |n: u64| {
-            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            (x >> 33) % n
-        };
+        let mut rng = schedlab_model::rng::Rng::new(7);
+        let mut next = |n: u64| rng.below(n);
         for t in 0..14 {
             let lo = next(6);
             let hi = lo + next(3);

@@ -99,11 +99,10 @@ mod tests {
             let mut few: FewCpus<u32> = CpuOrder::new(k, 0);
             let mut many: IndexedHeap<u32> = CpuOrder::new(k, 0);
             let mut ranks = vec![0u32; k];
-            let mut x = 99u64 ^ k as u64;
+            let mut rng = schedlab_model::rng::Rng::new(99 ^ k as u64);
             for _ in 0..20_000 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let c = ((x >> 33) % k as u64) as u32;
-                let rank = ((x >> 45) % 4) as u32;
+                let c = rng.below(k as u64) as u32;
+                let rank = rng.below(4) as u32;
                 if rank == 0 {
                     few.set_idle(c, 0);
                     many.set_idle(c, 0);

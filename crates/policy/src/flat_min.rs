@@ -129,12 +129,11 @@ mod tests {
             for spread in [1u64, 3, 1000] {
                 let mut f = FlatMin::new(n, 0u64);
                 let mut h = IndexedHeap::new(n);
-                let mut x = 777u64 ^ (n as u64) << 8 ^ spread;
+                let mut rng = schedlab_model::rng::Rng::new(777 ^ (n as u64) << 8 ^ spread);
                 for _ in 0..20_000 {
-                    x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                    let id = ((x >> 33) % n as u64) as u32;
-                    let key = (x >> 45) % spread;
-                    match (x >> 20) % 4 {
+                    let id = rng.below(n as u64) as u32;
+                    let key = rng.below(spread);
+                    match rng.below(4) {
                         0 | 1 => {
                             f.set(id, key);
                             h.set(id, key);
