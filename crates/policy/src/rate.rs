@@ -106,6 +106,30 @@ impl Rate {
         let d = need.div_ceil(self.0 as u128);
         Some(u64::try_from(d).unwrap_or(Time::MAX))
     }
+
+    /// A lower bound of the CPU time a job takes at `new` when it takes at
+    /// least `cpu` ns at this rate (`cpu_for(work, carry) >= cpu` for its
+    /// work and carry, whatever they are): `floor((cpu − 1) · self / new)`.
+    /// `cpu_for` at rate `μ` is `⌈(work · 10^6 − carry) / μ⌉`, so `cpu` or
+    /// more means `work · 10^6 − carry > (cpu − 1) · μ`, and at `ν` the
+    /// same demand takes more than `(cpu − 1) · μ / ν`. This lets the
+    /// simulator keep a known lower bound of a completion through a rate
+    /// change in either direction without computing the completion
+    /// (`Time::MAX` at rate 0: never; 0 when nothing is known).
+    #[inline]
+    pub fn cpu_at_least(self, cpu: Time, new: Rate) -> Time {
+        if cpu == 0 || self.0 == 0 {
+            return 0;
+        }
+        if new.0 == 0 {
+            return Time::MAX;
+        }
+        // In u64 when the product fits: no 128-bit division.
+        match (cpu - 1).checked_mul(self.0 as u64) {
+            Some(p) => p / new.0 as u64,
+            None => u64::try_from((cpu - 1) as u128 * self.0 as u128 / new.0 as u128).unwrap_or(Time::MAX),
+        }
+    }
 }
 
 impl fmt::Display for Rate {
@@ -159,6 +183,37 @@ mod tests {
         assert_eq!(Rate::ONE.to_string(), "1.000000");
     }
 
+    /// Whatever the work and carry behind a CPU time at one rate, the bound
+    /// at another is never above the CPU time there, and is tight to a
+    /// nanosecond when the rate stays.
+    #[test]
+    fn cpu_at_least_never_exceeds_the_cpu_time_at_the_new_rate() {
+        let mut rng = schedlab_model::rng::Rng::new(7);
+        for _ in 0..200_000 {
+            let mut pick = || match rng.below(4) {
+                0 => 1_000_000,
+                1 => 1 + rng.below(1_000_000) as u32,
+                2 => 700_000 + rng.below(300_000) as u32,
+                _ => 1 + rng.below(3_000_000) as u32,
+            };
+            let (old, new) = (Rate::from_micros(pick()), Rate::from_micros(pick()));
+            let work = if rng.below(2) == 0 { rng.below(1000) } else { rng.below(50_000_000_000) };
+            let carry = rng.below(1_000_000) as u32;
+            let at_old = old.cpu_for(work, carry).unwrap();
+            let at_new = new.cpu_for(work, carry).unwrap();
+            // Any CPU time up to the true one may be what is known.
+            let known = if at_old == 0 { 0 } else { at_old - rng.below(at_old.min(1000) + 1) };
+            let bound = old.cpu_at_least(known, new);
+            assert!(bound <= at_new, "{old} -> {new}, work {work}, carry {carry}: {bound} > {at_new}");
+            if old == new && known == at_old {
+                assert!(at_new - bound <= 1, "{old}: {bound} for {at_new}");
+            }
+        }
+        assert_eq!(Rate::ONE.cpu_at_least(10, Rate::ZERO), Time::MAX);
+        assert_eq!(Rate::ZERO.cpu_at_least(10, Rate::ONE), 0);
+        assert_eq!(Rate::ONE.cpu_at_least(0, Rate::ONE), 0);
+    }
+
     /// The u64 fast paths give the 128-bit results, up to and across the
     /// point where the product stops fitting.
     #[test]
@@ -176,6 +231,11 @@ mod tests {
                     let need = (x as u128 * 1_000_000).saturating_sub(carry as u128);
                     let want = u64::try_from(need.div_ceil(micros as u128)).unwrap_or(u64::MAX);
                     assert_eq!(r.cpu_for(x, carry), Some(if x == 0 { 0 } else { want }), "{micros} {carry} {x}");
+                    for to in [1u32, 999_999, u32::MAX] {
+                        let want = (x.max(1) - 1) as u128 * micros as u128 / to as u128;
+                        let want = if x == 0 { 0 } else { u64::try_from(want).unwrap_or(u64::MAX) };
+                        assert_eq!(r.cpu_at_least(x, Rate::from_micros(to)), want, "{micros} {x} {to}");
+                    }
                 }
             }
         }

@@ -196,7 +196,6 @@ fn prepare<'a>(
         events: 0,
         drv,
         deferred: Vec::with_capacity(m),
-        in_deferred: vec![false; m],
     };
     Ok((st, engine))
 }
@@ -231,10 +230,9 @@ struct Engine {
     events: u64,
     /// The policy driver (its payload: a job's actual execution time).
     drv: Driver<Time>,
-    /// CPUs whose completion entry is deferred ([`Engine::predict_or_defer`]),
-    /// and per CPU whether it is in the list.
+    /// CPUs whose completion entry is deferred ([`Engine::predict_or_defer`];
+    /// each marked `CpuState::deferred`).
     deferred: Vec<u32>,
-    in_deferred: Vec<bool>,
 }
 
 impl Engine {
@@ -781,8 +779,8 @@ impl Engine {
         }
         let cs = &st.cpus[c as usize];
         if cs.bound > next {
-            if !self.in_deferred[c as usize] {
-                self.in_deferred[c as usize] = true;
+            if !cs.deferred {
+                st.cpus[c as usize].deferred = true;
                 self.deferred.push(c);
             }
         } else {
@@ -807,7 +805,7 @@ impl Engine {
                 continue;
             }
             self.deferred.swap_remove(i);
-            self.in_deferred[c as usize] = false;
+            st.cpus[c as usize].deferred = false;
             if !settled {
                 // Queued now, or deferred again (at the end of the list).
                 self.predict_or_defer(st, c, next);

@@ -315,8 +315,9 @@ impl<'a> State<'a> {
 
     /// After a pass changed what runs where: the platform model recomputes
     /// the CPUs' slowdowns, the progress of those that change is accounted
-    /// at the old ones, the new ones apply, and CPUs whose rate changed are
-    /// marked for a new completion prediction. O(m) CPUs, each O(its
+    /// at the old ones, the new ones apply, and CPUs whose rate changed
+    /// have their completion's bound rescaled and, if their queued entry may
+    /// now be late, are marked for a new prediction. O(m) CPUs, each O(its
     /// colour classes).
     pub fn update_model_rates(&mut self) {
         let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
@@ -329,8 +330,8 @@ impl<'a> State<'a> {
             self.settle(c);
         }
         let model = self.model.as_deref_mut().expect("checked");
-        let (cpus, touched, base) = (&mut self.cpus, &mut self.touched, &self.base_rates);
-        model.commit(self.now, |c, micros| {
+        let (cpus, touched, base, now) = (&mut self.cpus, &mut self.touched, &self.base_rates, self.now);
+        model.commit(now, |c, micros| {
             let cs = &mut cpus[c as usize];
             let b = base[c as usize];
             let rate = if micros == MICROS {
@@ -342,11 +343,21 @@ impl<'a> State<'a> {
                 let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
                 Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
             };
-            // A higher rate may bring the completion earlier: its bound is
-            // then unknown (without a branch: rates rise and fall alike).
-            cs.bound &= ((rate <= cs.rate) as Time).wrapping_neg();
+            // The completion's known lower bound moves with the rate: the
+            // CPU time left after `from` (the job progresses from then on)
+            // scaled by old / new, without computing the completion (an
+            // exact one is computed only if the bound comes before the
+            // next instant, `Engine::predict_or_defer`).
+            let from = cs.run_from.max(now);
+            if cs.bound > from && cs.bound != Time::MAX {
+                cs.bound = from.saturating_add(cs.rate.cpu_at_least(cs.bound - from, rate));
+            } else if cs.bound == Time::MAX && rate > cs.rate {
+                cs.bound = 0;
+            }
             cs.rate = rate;
-            if cs.job.is_some() && !cs.touched {
+            // A new prediction only if the queued entry may now be late:
+            // a deferred CPU is looked at again after the pass anyway.
+            if !cs.touched && !cs.deferred && !cs.prediction_current() {
                 cs.touched = true;
                 touched.push(c);
             }
