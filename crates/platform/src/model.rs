@@ -238,6 +238,17 @@ pub struct PlatformModel {
     clocks: Vec<Clock>,
     class_next: Vec<(f64, f64, f64, u32)>,
     pending_classes: Vec<u32>,
+    /// Per class: a task of it and its cache instance (what its values are
+    /// computed from) and how many CPUs run one of its jobs; the classes
+    /// with any (`active`, each at `active_at`), and how many running CPUs
+    /// are in no class. While that is 0, a change of a data group's writers
+    /// or of a class over its capacity recomputes the active classes and
+    /// the CPUs whose job changed, not every CPU.
+    class_rep: Vec<(u32, u32)>,
+    members: Vec<u32>,
+    active: Vec<u32>,
+    active_at: Vec<u32>,
+    loose: u32,
     pass: u32,
     /// The latest instant the model was told of.
     latest: u64,
@@ -361,6 +372,7 @@ impl PlatformModel {
         let bandwidth = spec.platform.memory.as_ref().and_then(|m| m.bandwidth).map(|b| b.0 as f64 / 1e9);
         let mut class_of = vec![NONE; tasks_n * instances];
         let mut clocks = Vec::new();
+        let mut class_rep = Vec::new();
         if bandwidth.is_none() && cal.miss_ns().is_finite() && cal.hitm_ns().is_finite() && cal.refs_per_ns.is_finite()
         {
             let mut in_group = vec![0u32; groups];
@@ -389,6 +401,7 @@ impl PlatformModel {
                     let id = *keys.entry(key).or_insert(next);
                     if id == next {
                         clocks.push(Clock::new(tasks[o].alone_miss, MICROS));
+                        class_rep.push((t as u32, k as u32));
                     }
                     class_of[t * instances + k] = id;
                 }
@@ -440,6 +453,11 @@ impl PlatformModel {
             clocks,
             class_next: vec![(0.0, 0.0, 1.0, MICROS); classes_n],
             pending_classes: Vec::with_capacity(classes_n),
+            class_rep,
+            members: vec![0; classes_n],
+            active: Vec::with_capacity(classes_n),
+            active_at: vec![NONE; classes_n],
+            loose: 0,
             pass: 0,
             latest: 0,
         })
@@ -496,9 +514,12 @@ impl PlatformModel {
             counts.misses += misses;
             counts.references += misses + hits;
         }
+        debug_assert_eq!(self.running[c], NONE, "a CPU's job leaves before another enters");
         self.running[c] = task;
         self.running_on[task as usize] = cpu;
-        self.class_on[c] = if self.classable[c] { self.class_of[task as usize * self.instances + k] } else { NONE };
+        let class = if self.classable[c] { self.class_of[task as usize * self.instances + k] } else { NONE };
+        self.class_on[c] = class;
+        self.join(class);
         self.cpu_moved(c);
         if self.running_here[at] == 0 {
             self.touch[at] = u64::MAX;
@@ -605,12 +626,14 @@ impl PlatformModel {
         }
         self.group(task as usize, false);
         self.running[c] = NONE;
-        if self.class_on[c] != NONE {
+        let class = self.class_on[c];
+        if class != NONE {
             // The CPU keeps its class's values as its own.
             let (cap, coh, f, rate) = self.values(c);
             (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
             self.class_on[c] = NONE;
         }
+        self.part(class);
         self.running_on[task as usize] = NONE;
         self.cpu_moved(c);
         self.dirty = true;
@@ -647,6 +670,40 @@ impl PlatformModel {
                 self.group_write[g] =
                     if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.threads[t].write };
             }
+        }
+    }
+
+    /// A CPU now runs a job of `class` (`NONE`: of none).
+    #[inline]
+    fn join(&mut self, class: u32) {
+        if class == NONE {
+            self.loose += 1;
+            return;
+        }
+        let k = class as usize;
+        self.members[k] += 1;
+        if self.members[k] == 1 {
+            self.active_at[k] = self.active.len() as u32;
+            self.active.push(class);
+        }
+    }
+
+    /// A CPU no longer runs a job of `class` (`NONE`: of none).
+    #[inline]
+    fn part(&mut self, class: u32) {
+        if class == NONE {
+            self.loose -= 1;
+            return;
+        }
+        let k = class as usize;
+        self.members[k] -= 1;
+        if self.members[k] == 0 {
+            let at = self.active_at[k] as usize;
+            self.active.swap_remove(at);
+            if let Some(&moved) = self.active.get(at) {
+                self.active_at[moved as usize] = at as u32;
+            }
+            self.active_at[k] = NONE;
         }
     }
 
@@ -691,7 +748,18 @@ impl PlatformModel {
             // And unless a group's writers or a class over its capacity
             // changed, only the CPUs whose job changed can change: only
             // they are recomputed (in CPU order, as in the full loop).
-            let wide = self.group_touched || self.over_touched;
+            let mut wide = self.group_touched || self.over_touched;
+            if wide && self.loose == 0 {
+                // Every running CPU is in a rate class: each class with a
+                // CPU is computed here, and only the CPUs whose job changed
+                // (to take their class's values, or an idle CPU's) below.
+                for i in 0..self.active.len() {
+                    let class = self.active[i];
+                    let (t, k) = self.class_rep[class as usize];
+                    self.class_values(class, k as usize, t as usize, refs, miss, hitm);
+                }
+                wide = false;
+            }
             if !wide {
                 self.cpu_changed.sort();
             }
@@ -705,17 +773,7 @@ impl PlatformModel {
                     // construction, and change together (`commit`).
                     let k = class as usize;
                     if self.clocks[k].stamp != self.pass {
-                        self.clocks[k].stamp = self.pass;
-                        let (cap, coh) = (
-                            self.capacity_misses(c, self.threads[t as usize].owner as usize),
-                            self.coherence(t as usize),
-                        );
-                        let (rate, micros) = self.rate_of(refs * (cap * miss + coh * hitm));
-                        self.class_next[k] = (cap, coh, rate, micros);
-                        let ck = &self.clocks[k];
-                        if (cap, coh, rate, micros) != (ck.p_cap, ck.p_coh, ck.rate, ck.micros) {
-                            self.pending_classes.push(class);
-                        }
+                        self.class_values(class, self.instance[c] as usize, t as usize, refs, miss, hitm);
                     }
                     // A CPU that joined the class takes its values (its job
                     // starts now: nothing to account at the old ones).
@@ -726,10 +784,18 @@ impl PlatformModel {
                     continue;
                 }
                 let (cap, coh, stall) = if t == NONE {
+                    // An idle CPU has its idle values since the pass after
+                    // its job left (which recomputed it): only that pass
+                    // has anything to do.
+                    if !self.cpu_changed.has[c] {
+                        continue;
+                    }
                     (0.0, 0.0, 0.0)
                 } else {
-                    let (cap, coh) =
-                        (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize));
+                    let (cap, coh) = (
+                        self.capacity_misses(self.instance[c] as usize, self.threads[t as usize].owner as usize),
+                        self.coherence(t as usize),
+                    );
                     (cap, coh, refs * (cap * miss + coh * hitm))
                 };
                 self.settle_next(c, cap, coh, 1.0, stall);
@@ -744,7 +810,10 @@ impl PlatformModel {
             let (cap, coh) = if t == NONE {
                 (0.0, 0.0)
             } else {
-                (self.capacity_misses(c, self.threads[t as usize].owner as usize), self.coherence(t as usize))
+                (
+                    self.capacity_misses(self.instance[c] as usize, self.threads[t as usize].owner as usize),
+                    self.coherence(t as usize),
+                )
             };
             self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
             if let (true, Some(b)) = (t != NONE, self.bandwidth) {
@@ -766,6 +835,22 @@ impl PlatformModel {
                 refs * (cap * miss * f + alone * miss * (f - 1.0) + coh * hitm) + self.prem_now(t as usize) * (f - 1.0)
             };
             self.settle_next(c, cap, coh, f, stall);
+        }
+    }
+
+    /// Rate class `class`'s next values (computed for task `t` on cache
+    /// instance `k`, as for any of its tasks there); listed as pending when
+    /// they differ from its clock's. Once per pass (`stamp`).
+    #[inline]
+    fn class_values(&mut self, class: u32, k: usize, t: usize, refs: f64, miss: f64, hitm: f64) {
+        let i = class as usize;
+        self.clocks[i].stamp = self.pass;
+        let (cap, coh) = (self.capacity_misses(k, self.threads[t].owner as usize), self.coherence(t));
+        let (rate, micros) = self.rate_of(refs * (cap * miss + coh * hitm));
+        self.class_next[i] = (cap, coh, rate, micros);
+        let ck = &self.clocks[i];
+        if (cap, coh, rate, micros) != (ck.p_cap, ck.p_coh, ck.rate, ck.micros) {
+            self.pending_classes.push(class);
         }
     }
 
@@ -936,16 +1021,16 @@ impl PlatformModel {
         &self.tasks[self.threads[t as usize].owner as usize]
     }
 
-    /// Owner `t` on CPU `c`: its miss fraction beyond what it has alone,
+    /// Owner `t` on cache instance `k`: its miss fraction beyond what it has alone,
     /// from the jobs running at once on the same cache (the aggregates).
     #[inline(always)]
-    fn capacity_misses(&self, c: usize, t: usize) -> f64 {
+    fn capacity_misses(&self, k: usize, t: usize) -> f64 {
         let parts = &self.layout.parts[t];
         let wss = self.tasks[t].wss;
         if parts.is_empty() || wss == 0.0 {
             return 0.0;
         }
-        let base = self.instance[c] as usize * self.layout.capacity.len();
+        let base = k * self.layout.capacity.len();
         let mut extra = 0.0;
         for p in parts {
             let at = base + p.class as usize;
