@@ -158,6 +158,31 @@ impl Marks {
     }
 }
 
+/// The model's state of one CPU (one bounds check per CPU reached, where
+/// one array per field cost one per field).
+#[derive(Debug, Clone, Copy)]
+struct CpuModel {
+    /// Its cache instance.
+    instance: u32,
+    /// The task running there (`NONE`: none).
+    running: u32,
+    /// Its current values: capacity miss fraction, HITM fraction,
+    /// bandwidth stretch, rate, and the rate in millionths (while its job
+    /// is in a rate class, the class's clock has them: `values`).
+    p_cap: f64,
+    p_coh: f64,
+    bw: f64,
+    rate: f64,
+    micros: u32,
+    /// The same as `recompute` computed them, until `commit`.
+    next: (f64, f64, f64, f64, u32),
+    /// The rate class of its job (`NONE`: none), whether its jobs may have
+    /// one (the simulator's own rate of the CPU is 1.0), and its mark.
+    class_on: u32,
+    classable: bool,
+    mark: Mark,
+}
+
 /// The platform model of one run.
 #[derive(Debug, Clone)]
 pub struct PlatformModel {
@@ -166,10 +191,15 @@ pub struct PlatformModel {
     private: Option<f64>,
     /// Bytes per ns, if limited.
     bandwidth: Option<f64>,
+    /// (ns per miss, ns per HITM load, references per ns), and whether
+    /// the rates are computed in one pass (no bandwidth limit, finite
+    /// costs), as rate classes need.
+    costs: (f64, f64, f64),
+    one_pass: bool,
     /// The owners' parts (index: owner).
     layout: Layout,
-    /// Cache instance of each CPU.
-    instance: Vec<u32>,
+    /// Per CPU: its cache instance, job, values and rate class.
+    cpus: Vec<CpuModel>,
     instances: usize,
     /// Per working-set owner (a task in no MTT, or an MTT), in the order
     /// their first task appears; the owners' arrays below are indexed so.
@@ -191,15 +221,8 @@ pub struct PlatformModel {
     ran_anywhere: Vec<bool>,
     /// Per task: the CPU it last ran on.
     last_cpu: Vec<u32>,
-    /// Task running on each CPU.
-    running: Vec<u32>,
     /// CPU each task runs on.
     running_on: Vec<u32>,
-    p_cap: Vec<f64>,
-    p_coh: Vec<f64>,
-    bw: Vec<f64>,
-    rate: Vec<f64>,
-    micros: Vec<u32>,
     /// Per (instance, class): bytes of the running jobs' working sets there,
     /// and how many jobs they are (at 0 the sum is reset: no drift).
     occ: Vec<f64>,
@@ -207,8 +230,7 @@ pub struct PlatformModel {
     /// Per data group: the running jobs' write ratios added, and their number.
     group_write: Vec<f64>,
     group_jobs: Vec<u32>,
-    /// The next values of `recompute`, and the CPUs whose values change.
-    next: Vec<(f64, f64, f64, f64, u32)>,
+    /// The CPUs whose values `recompute` changed.
     pending: Vec<u32>,
     /// Rates by stall (bits): (stall bits, rate, millionths); 0 (a stall
     /// never looked up) marks an empty slot.
@@ -227,14 +249,9 @@ pub struct PlatformModel {
     task_counts: Vec<Counts>,
     scratch: Vec<f64>,
     /// Rate classes ([`crate::rate_class`]): per (task, instance) its class
-    /// (`NONE`: none, its CPU is recomputed and accounted alone); per CPU
-    /// the class of its job, whether it may have one (the simulator's own
-    /// rate of the CPU is 1.0) and its mark; per class its clock and next
-    /// values; the classes whose values change.
+    /// (`NONE`: none, its CPU is recomputed and accounted alone); per class
+    /// its clock and next values; the classes whose values change.
     class_of: Vec<u32>,
-    class_on: Vec<u32>,
-    classable: Vec<bool>,
-    marks: Vec<Mark>,
     clocks: Vec<Clock>,
     class_next: Vec<(f64, f64, f64, u32)>,
     pending_classes: Vec<u32>,
@@ -299,12 +316,25 @@ impl PlatformModel {
         let m = spec.platform.cpus as usize;
         let n = spec.tasks.len();
         let tasks_n = spec_tasks.len();
-        let mut instance = vec![0u32; m];
+        let idle = CpuModel {
+            instance: 0,
+            running: NONE,
+            p_cap: 0.0,
+            p_coh: 0.0,
+            bw: 1.0,
+            rate: 1.0,
+            micros: MICROS,
+            next: (0.0, 0.0, 1.0, 1.0, MICROS),
+            class_on: NONE,
+            classable: true,
+            mark: Mark::default(),
+        };
+        let mut cpus = vec![idle; m];
         let groups = cache.instances(spec.platform.cpus);
         for (k, g) in groups.iter().enumerate() {
             for &c in g {
                 if (c as usize) < m {
-                    instance[c as usize] = k as u32;
+                    cpus[c as usize].instance = k as u32;
                 }
             }
         }
@@ -373,8 +403,9 @@ impl PlatformModel {
         let mut class_of = vec![NONE; tasks_n * instances];
         let mut clocks = Vec::new();
         let mut class_rep = Vec::new();
-        if bandwidth.is_none() && cal.miss_ns().is_finite() && cal.hitm_ns().is_finite() && cal.refs_per_ns.is_finite()
-        {
+        let costs = (cal.miss_ns(), cal.hitm_ns(), cal.refs_per_ns);
+        let one_pass = bandwidth.is_none() && costs.0.is_finite() && costs.1.is_finite() && costs.2.is_finite();
+        if one_pass {
             let mut in_group = vec![0u32; groups];
             for t in &threads {
                 if let Some(g) = t.group {
@@ -413,8 +444,10 @@ impl PlatformModel {
             line,
             private: cache.private.map(|p| p.0 as f64),
             bandwidth,
+            costs,
+            one_pass,
             layout,
-            instance,
+            cpus,
             instances,
             tasks,
             threads,
@@ -425,18 +458,11 @@ impl PlatformModel {
             shared,
             ran_anywhere: vec![false; n],
             last_cpu: vec![NONE; tasks_n],
-            running: vec![NONE; m],
             running_on: vec![NONE; tasks_n],
-            p_cap: vec![0.0; m],
-            p_coh: vec![0.0; m],
-            bw: vec![1.0; m],
-            rate: vec![1.0; m],
-            micros: vec![MICROS; m],
             occ: vec![0.0; instances * classes],
             occ_jobs: vec![0; instances * classes],
             group_write: vec![0.0; groups],
             group_jobs: vec![0; groups],
-            next: vec![(0.0, 0.0, 1.0, 1.0, MICROS); m],
             pending: Vec::with_capacity(m),
             rates: [(0, 1.0, MICROS); 32],
             dirty: false,
@@ -447,9 +473,6 @@ impl PlatformModel {
             task_counts: vec![Counts::default(); tasks_n],
             scratch: vec![0.0; max_parts],
             class_of,
-            class_on: vec![NONE; m],
-            classable: vec![true; m],
-            marks: vec![Mark::default(); m],
             clocks,
             class_next: vec![(0.0, 0.0, 1.0, MICROS); classes_n],
             pending_classes: Vec::with_capacity(classes_n),
@@ -486,7 +509,7 @@ impl PlatformModel {
     pub fn enter_job(&mut self, task: u32, cpu: u32, now: u64, first: bool) -> Reload {
         let c = cpu as usize;
         let i = self.threads[task as usize].owner as usize;
-        let k = self.instance[c] as usize;
+        let k = self.cpus[c].instance as usize;
         let at = i * self.instances + k;
         self.dirty = true;
         self.latest = self.latest.max(now);
@@ -514,11 +537,11 @@ impl PlatformModel {
             counts.misses += misses;
             counts.references += misses + hits;
         }
-        debug_assert_eq!(self.running[c], NONE, "a CPU's job leaves before another enters");
-        self.running[c] = task;
+        debug_assert_eq!(self.cpus[c].running, NONE, "a CPU's job leaves before another enters");
+        self.cpus[c].running = task;
         self.running_on[task as usize] = cpu;
-        let class = if self.classable[c] { self.class_of[task as usize * self.instances + k] } else { NONE };
-        self.class_on[c] = class;
+        let class = if self.cpus[c].classable { self.class_of[task as usize * self.instances + k] } else { NONE };
+        self.cpus[c].class_on = class;
         self.join(class);
         self.cpu_moved(c);
         if self.running_here[at] == 0 {
@@ -615,23 +638,23 @@ impl PlatformModel {
     pub fn leave(&mut self, task: u32, cpu: u32, now: u64) {
         let c = cpu as usize;
         let i = self.threads[task as usize].owner as usize;
-        let at = i * self.instances + self.instance[c] as usize;
+        let at = i * self.instances + self.cpus[c].instance as usize;
         self.latest = self.latest.max(now);
         self.running_here[at] -= 1;
         if self.running_here[at] == 0 {
             self.left[at] = now;
             self.ran[at] = true;
             self.touch[at] = now;
-            self.occupy(i, self.instance[c] as usize, false);
+            self.occupy(i, self.cpus[c].instance as usize, false);
         }
         self.group(task as usize, false);
-        self.running[c] = NONE;
-        let class = self.class_on[c];
+        self.cpus[c].running = NONE;
+        let class = self.cpus[c].class_on;
         if class != NONE {
             // The CPU keeps its class's values as its own.
             let (cap, coh, f, rate) = self.values(c);
-            (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
-            self.class_on[c] = NONE;
+            (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate) = (cap, coh, f, rate);
+            self.cpus[c].class_on = NONE;
         }
         self.part(class);
         self.running_on[task as usize] = NONE;
@@ -739,9 +762,9 @@ impl PlatformModel {
         self.pending.clear();
         self.pending_classes.clear();
         self.pass = self.pass.wrapping_add(1);
-        let m = self.running.len();
-        let (miss, hitm, refs) = (self.cal.miss_ns(), self.cal.hitm_ns(), self.cal.refs_per_ns);
-        if self.bandwidth.is_none() && miss.is_finite() && hitm.is_finite() && refs.is_finite() {
+        let m = self.cpus.len();
+        let (miss, hitm, refs) = self.costs;
+        if self.one_pass {
             // Without a bandwidth limit f = 1, so one pass: with finite
             // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
             // bit (times 1 is exact, and adding the zero changes no sum).
@@ -766,14 +789,14 @@ impl PlatformModel {
             let n = if wide { m } else { self.cpu_changed.list().len() };
             for i in 0..n {
                 let c = if wide { i } else { self.cpu_changed.list()[i] as usize };
-                let t = self.running[c];
-                let class = self.class_on[c];
+                let t = self.cpus[c].running;
+                let class = self.cpus[c].class_on;
                 if class != NONE {
                     // Once per class: its CPUs' values are equal by
                     // construction, and change together (`commit`).
                     let k = class as usize;
                     if self.clocks[k].stamp != self.pass {
-                        self.class_values(class, self.instance[c] as usize, t as usize, refs, miss, hitm);
+                        self.class_values(class, self.cpus[c].instance as usize, t as usize, refs, miss, hitm);
                     }
                     // A CPU that joined the class takes its values (its job
                     // starts now: nothing to account at the old ones).
@@ -793,7 +816,7 @@ impl PlatformModel {
                     (0.0, 0.0, 0.0)
                 } else {
                     let (cap, coh) = (
-                        self.capacity_misses(self.instance[c] as usize, self.threads[t as usize].owner as usize),
+                        self.capacity_misses(self.cpus[c].instance as usize, self.threads[t as usize].owner as usize),
                         self.coherence(t as usize),
                     );
                     (cap, coh, refs * (cap * miss + coh * hitm))
@@ -806,16 +829,16 @@ impl PlatformModel {
         self.clear_changes();
         let mut traffic = 0.0;
         for c in 0..m {
-            let t = self.running[c];
+            let t = self.cpus[c].running;
             let (cap, coh) = if t == NONE {
                 (0.0, 0.0)
             } else {
                 (
-                    self.capacity_misses(self.instance[c] as usize, self.threads[t as usize].owner as usize),
+                    self.capacity_misses(self.cpus[c].instance as usize, self.threads[t as usize].owner as usize),
                     self.coherence(t as usize),
                 )
             };
-            self.next[c] = (cap, coh, 1.0, 1.0, MICROS);
+            self.cpus[c].next = (cap, coh, 1.0, 1.0, MICROS);
             if let (true, Some(b)) = (t != NONE, self.bandwidth) {
                 traffic +=
                     self.cal.refs_per_ns * (cap + self.owner(t).alone_miss) * self.line + self.prem_now(t as usize) * b;
@@ -826,8 +849,8 @@ impl PlatformModel {
             _ => 1.0,
         };
         for c in 0..m {
-            let (cap, coh, ..) = self.next[c];
-            let t = self.running[c];
+            let (cap, coh, ..) = self.cpus[c].next;
+            let t = self.cpus[c].running;
             let stall = if t == NONE {
                 0.0
             } else {
@@ -859,8 +882,10 @@ impl PlatformModel {
     #[inline(always)]
     fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
         let (rate, micros) = self.rate_of(stall);
-        self.next[c] = (cap, coh, f, rate, micros);
-        if (cap, coh, f, rate, micros) != (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c], self.micros[c]) {
+        self.cpus[c].next = (cap, coh, f, rate, micros);
+        if (cap, coh, f, rate, micros)
+            != (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate, self.cpus[c].micros)
+        {
             self.pending.push(c as u32);
         }
     }
@@ -897,10 +922,10 @@ impl PlatformModel {
     pub fn commit(&mut self, now: u64, mut changed: impl FnMut(u32, u32)) {
         for &c in &self.pending {
             let c = c as usize;
-            let (cap, coh, f, rate, micros) = self.next[c];
-            (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]) = (cap, coh, f, rate);
-            if micros != self.micros[c] {
-                self.micros[c] = micros;
+            let (cap, coh, f, rate, micros) = self.cpus[c].next;
+            (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate) = (cap, coh, f, rate);
+            if micros != self.cpus[c].micros {
+                self.cpus[c].micros = micros;
                 changed(c as u32, micros);
             }
         }
@@ -911,11 +936,11 @@ impl PlatformModel {
             let before = self.clocks[k];
             self.clocks[k].change(now, cap, coh, rate, micros);
             // Its CPUs' values are the clock's (`PlatformModel::values`).
-            let cpus = self.class_on.iter().zip(self.marks.iter_mut()).zip(self.micros.iter_mut());
-            for (c, ((&class, mark), m)) in cpus.enumerate() {
-                if class != k as u32 {
+            for (c, cpu) in self.cpus.iter_mut().enumerate() {
+                if cpu.class_on != k as u32 {
                     continue;
                 }
+                let (mark, m) = (&mut cpu.mark, &mut cpu.micros);
                 // The clock's reading at the CPU's mark, taken now that
                 // the values it was taken at end (a CPU whose job
                 // progresses only later, after overheads, keeps its mark
@@ -944,13 +969,13 @@ impl PlatformModel {
     /// [`PlatformModel::progress`], its completion [`PlatformModel::finish`].
     #[inline(always)]
     pub fn in_class(&self, cpu: u32) -> bool {
-        self.class_on[cpu as usize] != NONE
+        self.cpus[cpu as usize].class_on != NONE
     }
 
     /// `cpu` may (or may not) have its jobs in rate classes: only a CPU
     /// whose own rate is 1.0 may (the simulator's `SimConfig::rates`).
     pub fn set_classable(&mut self, cpu: u32, classable: bool) {
-        self.classable[cpu as usize] = classable;
+        self.cpus[cpu as usize].classable = classable;
     }
 
     /// The job on `cpu` progresses from `from` on (its switch-to, a
@@ -959,7 +984,7 @@ impl PlatformModel {
     /// ([`PlatformModel::commit`]; until then its rate is the CPU's own).
     #[inline]
     pub fn mark(&mut self, cpu: u32, from: u64) {
-        self.marks[cpu as usize] = Mark { from, lazy: true, ..Mark::default() };
+        self.cpus[cpu as usize].mark = Mark { from, lazy: true, ..Mark::default() };
     }
 
     /// Whether the job on `cpu` is in a rate class whose values changed
@@ -970,8 +995,8 @@ impl PlatformModel {
     #[inline(always)]
     pub fn changed_since_mark(&self, cpu: u32) -> bool {
         let c = cpu as usize;
-        let class = self.class_on[c];
-        class != NONE && self.clocks[class as usize].t > self.marks[c].from
+        let class = self.cpus[c].class_on;
+        class != NONE && self.clocks[class as usize].t > self.cpus[c].mark.from
     }
 
     /// The job on `cpu` (in a rate class, marked at an instant before
@@ -981,11 +1006,11 @@ impl PlatformModel {
     #[inline(never)]
     pub fn progress(&mut self, cpu: u32, now: u64) -> u128 {
         let c = cpu as usize;
-        let (k, t) = (self.class_on[c] as usize, self.running[c] as usize);
+        let (k, t) = (self.cpus[c].class_on as usize, self.cpus[c].running as usize);
         let clock = &self.clocks[k];
-        let (mark, cur) = (self.marks[c], clock.at(now));
+        let (mark, cur) = (self.cpus[c].mark, clock.at(now));
         debug_assert!(!mark.lazy, "a class changed after the mark: it was read then");
-        self.marks[c] = cur;
+        self.cpus[c].mark = cur;
         let d = now - mark.from;
         let demand = cur.e - mark.e;
         let refs = demand * self.cal.refs_per_ns;
@@ -1012,7 +1037,7 @@ impl PlatformModel {
     #[inline(never)]
     pub fn finish(&self, cpu: u32, need: u128) -> u128 {
         let c = cpu as usize;
-        self.clocks[self.class_on[c] as usize].finish(&self.marks[c], need)
+        self.clocks[self.cpus[c].class_on as usize].finish(&self.cpus[c].mark, need)
     }
 
     /// The working-set owner of task `t`.
@@ -1064,14 +1089,14 @@ impl PlatformModel {
 
     /// The progress rate of `cpu` in millionths (1_000_000 = full speed).
     pub fn micros(&self, cpu: u32) -> u32 {
-        self.micros[cpu as usize]
+        self.cpus[cpu as usize].micros
     }
 
     /// `cpu` ran its job for `d` ns of CPU time at its current rate: counts.
     #[inline]
     pub fn account(&mut self, cpu: u32, d: u64) {
         let c = cpu as usize;
-        let t = self.running[c];
+        let t = self.cpus[c].running;
         if t == NONE || d == 0 {
             return;
         }
@@ -1121,8 +1146,8 @@ impl PlatformModel {
     /// its rate class's if its job is in one, else its own.
     #[inline(always)]
     fn values(&self, c: usize) -> (f64, f64, f64, f64) {
-        match self.class_on[c] {
-            NONE => (self.p_cap[c], self.p_coh[c], self.bw[c], self.rate[c]),
+        match self.cpus[c].class_on {
+            NONE => (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate),
             k => {
                 let k = &self.clocks[k as usize];
                 (k.p_cap, k.p_coh, 1.0, k.rate)
@@ -1222,7 +1247,7 @@ mod tests {
                 break;
             }
             let j = j as usize;
-            let touched = if on[j] != NONE && m.instance[on[j] as usize] as usize == k {
+            let touched = if on[j] != NONE && m.cpus[on[j] as usize].instance as usize == k {
                 now
             } else if ran[j * m.instances + k] {
                 left[j * m.instances + k]
@@ -1310,7 +1335,7 @@ mod tests {
     /// changed).
     fn full_recompute(m: &PlatformModel) -> PlatformModel {
         let mut f = m.clone();
-        for c in 0..f.running.len() {
+        for c in 0..f.cpus.len() {
             f.cpu_moved(c);
         }
         f.recompute();
@@ -1426,7 +1451,7 @@ mod tests {
                 }
                 h.update(now);
             }
-            classed += a.m.class_on.iter().filter(|&&k| k != NONE).count();
+            classed += a.m.cpus.iter().filter(|c| c.class_on != NONE).count();
             through_clock += (0..6).filter(|&c| a.m.changed_since_mark(c)).count();
             for c in 0..6 {
                 assert_eq!(a.m.micros(c), b.m.micros(c), "cpu {c} at {now}");
@@ -1501,11 +1526,11 @@ mod tests {
             for c in 0..6 {
                 let bits = |v: &PlatformModel| {
                     let (cap, coh, f, rate) = v.values(c);
-                    (cap.to_bits(), coh.to_bits(), f.to_bits(), rate.to_bits(), v.micros[c])
+                    (cap.to_bits(), coh.to_bits(), f.to_bits(), rate.to_bits(), v.cpus[c].micros)
                 };
                 assert_eq!(bits(&m), bits(&f), "cpu {c} at {now}");
             }
-            changed += usize::from(m.micros.iter().any(|&u| u != MICROS));
+            changed += usize::from(m.cpus.iter().any(|c| c.micros != MICROS));
             skipped += usize::from(marked < 6);
         }
         // Slowdowns happened, and recomputes that skipped CPUs were checked.

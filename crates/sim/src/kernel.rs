@@ -343,13 +343,14 @@ impl<'a> State<'a> {
                 let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
                 Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
             };
-            // The completion's known lower bound moves with the rate: the
-            // CPU time left after `from` (the job progresses from then on)
+            // A lower rate only delays the completion: its known lower
+            // bound stays. A higher one moves the bound with it: the CPU
+            // time left after `from` (the job progresses from then on)
             // scaled by old / new, without computing the completion (an
             // exact one is computed only if the bound comes before the
             // next instant, `Engine::predict_or_defer`).
             let from = cs.run_from.max(now);
-            if cs.bound > from && cs.bound != Time::MAX {
+            if rate > cs.rate && cs.bound > from && cs.bound != Time::MAX {
                 cs.bound = from.saturating_add(cs.rate.cpu_at_least(cs.bound - from, rate));
             } else if cs.bound == Time::MAX && rate > cs.rate {
                 cs.bound = 0;

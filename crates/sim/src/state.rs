@@ -92,8 +92,8 @@ pub(crate) struct CpuState {
     /// A time before which the running job cannot complete (its current CPU
     /// segment end), known without computing it: the last exact prediction,
     /// kept while the changes since can only delay the completion (a
-    /// settlement, overheads) and rescaled when the rate changes
-    /// (`Rate::cpu_at_least`); 0 when unknown. While the entry is not later
+    /// settlement, overheads, a lower rate) and rescaled when the rate
+    /// rises (`Rate::cpu_at_least`); 0 when unknown. While the entry is not later
     /// than it, nothing needs predicting (`State::predict`).
     pub bound: Time,
     /// In the simulator's list of CPUs whose completion entry is deferred
