@@ -158,6 +158,23 @@ impl Marks {
     }
 }
 
+/// The running jobs' bytes in one colour class of one cache instance, and
+/// how many jobs they are (at 0 the sum is reset: no drift).
+#[derive(Debug, Clone, Copy, Default)]
+struct Occupancy {
+    bytes: f64,
+    jobs: u32,
+}
+
+impl Occupancy {
+    /// Whether the bytes exceed `over_at` with two jobs or more: only then
+    /// does the class add capacity misses ([`PlatformModel::capacity_misses`]).
+    #[inline(always)]
+    fn over(self, over_at: f64) -> bool {
+        self.jobs >= 2 && self.bytes > over_at
+    }
+}
+
 /// The model's state of one CPU (one bounds check per CPU reached, where
 /// one array per field cost one per field).
 #[derive(Debug, Clone, Copy)]
@@ -191,10 +208,10 @@ pub struct PlatformModel {
     private: Option<f64>,
     /// Bytes per ns, if limited.
     bandwidth: Option<f64>,
-    /// (ns per miss, ns per HITM load, references per ns), and whether
-    /// the rates are computed in one pass (no bandwidth limit, finite
-    /// costs), as rate classes need.
-    costs: (f64, f64, f64),
+    /// (ns per miss, ns per HITM load, references per ns, ns per hit),
+    /// and whether the rates are computed in one pass (no bandwidth limit,
+    /// finite costs), as rate classes need.
+    costs: (f64, f64, f64, f64),
     one_pass: bool,
     /// The owners' parts (index: owner).
     layout: Layout,
@@ -223,10 +240,12 @@ pub struct PlatformModel {
     last_cpu: Vec<u32>,
     /// CPU each task runs on.
     running_on: Vec<u32>,
-    /// Per (instance, class): bytes of the running jobs' working sets there,
-    /// and how many jobs they are (at 0 the sum is reset: no drift).
-    occ: Vec<f64>,
-    occ_jobs: Vec<u32>,
+    /// Per (instance, class): the running jobs' working sets there.
+    occ: Vec<Occupancy>,
+    /// Per class: the bytes above which it is over its capacity (the
+    /// capacity with a relative margin for the sums' rounding: exactly
+    /// full is not over).
+    over_at: Vec<f64>,
     /// Per data group: the running jobs' write ratios added, and their number.
     group_write: Vec<f64>,
     group_jobs: Vec<u32>,
@@ -403,7 +422,7 @@ impl PlatformModel {
         let mut class_of = vec![NONE; tasks_n * instances];
         let mut clocks = Vec::new();
         let mut class_rep = Vec::new();
-        let costs = (cal.miss_ns(), cal.hitm_ns(), cal.refs_per_ns);
+        let costs = (cal.miss_ns(), cal.hitm_ns(), cal.refs_per_ns, cal.hit_ns());
         let one_pass = bandwidth.is_none() && costs.0.is_finite() && costs.1.is_finite() && costs.2.is_finite();
         if one_pass {
             let mut in_group = vec![0u32; groups];
@@ -439,6 +458,7 @@ impl PlatformModel {
             }
         }
         let classes_n = clocks.len();
+        let over_at = layout.capacity.iter().map(|c| c * (1.0 + 1e-9)).collect();
         Some(PlatformModel {
             cal,
             line,
@@ -459,8 +479,8 @@ impl PlatformModel {
             ran_anywhere: vec![false; n],
             last_cpu: vec![NONE; tasks_n],
             running_on: vec![NONE; tasks_n],
-            occ: vec![0.0; instances * classes],
-            occ_jobs: vec![0; instances * classes],
+            occ: vec![Occupancy::default(); instances * classes],
+            over_at,
             group_write: vec![0.0; groups],
             group_jobs: vec![0; groups],
             pending: Vec::with_capacity(m),
@@ -532,7 +552,7 @@ impl PlatformModel {
             }
         }
         let (misses, hits) = (evicted / self.line, bytes_hit / self.line);
-        let ns = misses * self.cal.miss_ns() + hits * self.cal.hit_ns();
+        let ns = misses * self.costs.0 + hits * self.costs.3;
         for counts in [&mut self.cpu_counts[c], &mut self.task_counts[task as usize]] {
             counts.misses += misses;
             counts.references += misses + hits;
@@ -552,7 +572,7 @@ impl PlatformModel {
         self.group(task as usize, true);
         self.ran_anywhere[i] = true;
         self.last_cpu[task as usize] = cpu;
-        Reload { ns: ns.round() as u64, misses }
+        Reload { ns: round_ns(ns), misses }
     }
 
     /// The task's job is now in a memory segment (`memory`) or not: its
@@ -638,24 +658,25 @@ impl PlatformModel {
     pub fn leave(&mut self, task: u32, cpu: u32, now: u64) {
         let c = cpu as usize;
         let i = self.threads[task as usize].owner as usize;
-        let at = i * self.instances + self.cpus[c].instance as usize;
+        let cs = &mut self.cpus[c];
+        let (k, class) = (cs.instance as usize, cs.class_on);
+        cs.running = NONE;
+        if class != NONE {
+            // The CPU keeps its class's values as its own.
+            let clock = &self.clocks[class as usize];
+            (cs.p_cap, cs.p_coh, cs.bw, cs.rate) = (clock.p_cap, clock.p_coh, 1.0, clock.rate);
+            cs.class_on = NONE;
+        }
+        let at = i * self.instances + k;
         self.latest = self.latest.max(now);
         self.running_here[at] -= 1;
         if self.running_here[at] == 0 {
             self.left[at] = now;
             self.ran[at] = true;
             self.touch[at] = now;
-            self.occupy(i, self.cpus[c].instance as usize, false);
+            self.occupy(i, k, false);
         }
         self.group(task as usize, false);
-        self.cpus[c].running = NONE;
-        let class = self.cpus[c].class_on;
-        if class != NONE {
-            // The CPU keeps its class's values as its own.
-            let (cap, coh, f, rate) = self.values(c);
-            (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate) = (cap, coh, f, rate);
-            self.cpus[c].class_on = NONE;
-        }
         self.part(class);
         self.running_on[task as usize] = NONE;
         self.cpu_moved(c);
@@ -665,19 +686,22 @@ impl PlatformModel {
     /// Adds (or removes) owner `i`'s bytes in instance `k`, the aggregates
     /// the rates are computed from.
     fn occupy(&mut self, i: usize, k: usize, add: bool) {
-        let classes = self.layout.capacity.len();
+        let classes = self.over_at.len();
+        let mut touched = false;
         for p in &self.layout.parts[i] {
-            let at = k * classes + p.class as usize;
-            let before = self.over(at, p.class as usize);
+            let over_at = self.over_at[p.class as usize];
+            let o = &mut self.occ[k * classes + p.class as usize];
+            let before = o.over(over_at);
             if add {
-                self.occ[at] += p.bytes;
-                self.occ_jobs[at] += 1;
+                o.bytes += p.bytes;
+                o.jobs += 1;
             } else {
-                self.occ_jobs[at] -= 1;
-                self.occ[at] = if self.occ_jobs[at] == 0 { 0.0 } else { self.occ[at] - p.bytes };
+                o.jobs -= 1;
+                o.bytes = if o.jobs == 0 { 0.0 } else { o.bytes - p.bytes };
             }
-            self.over_touched |= before | self.over(at, p.class as usize);
+            touched |= before | o.over(over_at);
         }
+        self.over_touched |= touched;
     }
 
     /// Adds (or removes) task `t`'s writes to its shared-data group's.
@@ -736,15 +760,6 @@ impl PlatformModel {
         self.cpu_changed.mark(c);
     }
 
-    /// Whether the running jobs' bytes in (instance, class) `at` (class
-    /// `class`) exceed its capacity: only then does the class add capacity
-    /// misses ([`PlatformModel::capacity_misses`]).
-    #[inline(always)]
-    fn over(&self, at: usize, class: usize) -> bool {
-        // A relative margin for the sums' rounding: exactly full is not over.
-        self.occ_jobs[at] >= 2 && self.occ[at] > self.layout.capacity[class] * (1.0 + 1e-9)
-    }
-
     /// Clears the change marks.
     fn clear_changes(&mut self) {
         self.cpu_changed.clear();
@@ -763,7 +778,7 @@ impl PlatformModel {
         self.pending_classes.clear();
         self.pass = self.pass.wrapping_add(1);
         let m = self.cpus.len();
-        let (miss, hitm, refs) = self.costs;
+        let (miss, hitm, refs, _) = self.costs;
         if self.one_pass {
             // Without a bandwidth limit f = 1, so one pass: with finite
             // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
@@ -1058,13 +1073,9 @@ impl PlatformModel {
         let base = k * self.layout.capacity.len();
         let mut extra = 0.0;
         for p in parts {
-            let at = base + p.class as usize;
-            if self.occ_jobs[at] < 2 {
-                continue;
-            }
-            let (cap, total) = (self.layout.capacity[p.class as usize], self.occ[at]);
-            // A relative margin for the sums' rounding: exactly full is not over.
-            if total > cap * (1.0 + 1e-9) {
+            let o = self.occ[base + p.class as usize];
+            if o.over(self.over_at[p.class as usize]) {
+                let (cap, total) = (self.layout.capacity[p.class as usize], o.bytes);
                 extra += (p.bytes.min(cap) - cap * p.bytes / total).max(0.0);
             }
         }
@@ -1156,10 +1167,6 @@ impl PlatformModel {
     }
 }
 
-/// `x.round()` for `0 <= x <= 1e6` (a rate in millionths), without the
-/// call to libm's `round` that `f64::round` compiles to on baseline x86-64:
-/// `x - trunc(x)` is exact there, so halves round up as `round` does.
-#[inline]
 /// A task's memory-phase traffic as a fraction μ of the memory bandwidth,
 /// (in a memory segment, in any other segment): a memory phase (PREM
 /// prefetch or write-back) alone uses the whole bandwidth, so its length is
@@ -1188,11 +1195,22 @@ fn prem_traffic(spec: &Spec, t: &schedlab_model::Task) -> (f64, f64) {
     }
 }
 
+/// `x.round()` for `0 <= x <= 1e6` (a rate in millionths), without the
+/// call to libm's `round` that `f64::round` compiles to on baseline x86-64.
+#[inline]
 fn round_micros(x: f64) -> u32 {
     debug_assert!((0.0..=MICROS as f64).contains(&x));
-    let t = x as u32;
+    round_ns(x) as u32
+}
+
+/// `x.round() as u64` for `x >= 0` (a CPMD in ns), without libm: below
+/// 2^52 `x - trunc(x)` is exact, so halves round up as `round` does;
+/// above, every `f64` is whole; the cast saturates as `round`'s does.
+#[inline]
+fn round_ns(x: f64) -> u64 {
+    let t = x as u64;
     if x - t as f64 >= 0.5 {
-        t + 1
+        t.saturating_add(1)
     } else {
         t
     }
@@ -1221,6 +1239,20 @@ fn overlap_pairs(parts: &[Part], other: &[Part], out: &mut Vec<(u32, f64)>) -> f
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn round_ns_is_f64_round_for_non_negative_values() {
+        let mut rng = schedlab_model::rng::Rng::new(11);
+        let mut xs = vec![0.0, 0.5, 1.5, 2.5, 0.49999999999999994, 4503599627370495.5, 4503599627370497.0];
+        xs.extend([1e6, 1e15 + 0.5, 2f64.powi(63), 2f64.powi(64), 1e30, f64::INFINITY, f64::NAN]);
+        for _ in 0..100_000 {
+            let x = rng.f64() * 10f64.powi(rng.below(17) as i32);
+            xs.extend([x, x.floor() + 0.5]);
+        }
+        for x in xs {
+            assert_eq!(round_ns(x), x.round() as u64, "{x}");
+        }
+    }
 
     /// The eviction scan as first written (every neighbour's part list
     /// merged with the task's, three lookups per neighbour), kept to check
