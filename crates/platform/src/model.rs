@@ -228,9 +228,10 @@ pub struct PlatformModel {
     left: Vec<u64>,
     /// Per (task, instance): whether it has run there.
     ran: Vec<bool>,
-    /// Per (task, instance): when it last touched the instance's cache —
-    /// `u64::MAX` while it runs there (read as now), else when it left (0
-    /// if it never ran there, which no `since` is before).
+    /// Per (instance, owner) — instance-major, so that the eviction scan
+    /// reads one instance's slice: when the owner last touched the
+    /// instance's cache, `u64::MAX` while it runs there (read as now), else
+    /// when it left (0 if it never ran there, which no `since` is before).
     touch: Vec<u64>,
     /// The (part index, bytes) pairs of every [`Overlap`].
     shared: Vec<(u32, f64)>,
@@ -565,7 +566,7 @@ impl PlatformModel {
         self.join(class);
         self.cpu_moved(c);
         if self.running_here[at] == 0 {
-            self.touch[at] = u64::MAX;
+            self.touch[k * self.tasks.len() + i] = u64::MAX;
             self.occupy(i, k, true);
         }
         self.running_here[at] += 1;
@@ -605,7 +606,8 @@ impl PlatformModel {
             return 0.0;
         }
         let since = self.left[i * self.instances + k];
-        let instances = self.instances;
+        let n = self.tasks.len();
+        let touch = &self.touch[k * n..(k + 1) * n];
         if let [part] = parts[..] {
             // One class (the common case): the others' bytes add up in a
             // register, in the same order, so to the same sum as below.
@@ -615,7 +617,7 @@ impl PlatformModel {
                 if d >= cap {
                     break;
                 }
-                if self.touch[o.j as usize * instances + k].min(now) <= since {
+                if touch[o.j as usize].min(now) <= since {
                     continue;
                 }
                 d += o.added;
@@ -636,7 +638,7 @@ impl PlatformModel {
                 break;
             }
             // A neighbour running on this cache touches it now.
-            let touched = self.touch[o.j as usize * instances + k].min(now);
+            let touched = touch[o.j as usize].min(now);
             if touched <= since {
                 continue;
             }
@@ -673,7 +675,7 @@ impl PlatformModel {
         if self.running_here[at] == 0 {
             self.left[at] = now;
             self.ran[at] = true;
-            self.touch[at] = now;
+            self.touch[k * self.tasks.len() + i] = now;
             self.occupy(i, k, false);
         }
         self.group(task as usize, false);
@@ -816,8 +818,9 @@ impl PlatformModel {
                     // A CPU that joined the class takes its values (its job
                     // starts now: nothing to account at the old ones).
                     if self.cpu_changed.has[c] {
-                        let (cap, coh, _, _) = self.class_next[k];
-                        self.settle_next(c, cap, coh, 1.0, refs * (cap * miss + coh * hitm));
+                        // (The class's rate is `rate_of` of the same stall.)
+                        let (cap, coh, rate, micros) = self.class_next[k];
+                        self.set_next(c, (cap, coh, 1.0, rate, micros));
                     }
                     continue;
                 }
@@ -897,10 +900,16 @@ impl PlatformModel {
     #[inline(always)]
     fn settle_next(&mut self, c: usize, cap: f64, coh: f64, f: f64, stall: f64) {
         let (rate, micros) = self.rate_of(stall);
-        self.cpus[c].next = (cap, coh, f, rate, micros);
-        if (cap, coh, f, rate, micros)
-            != (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate, self.cpus[c].micros)
-        {
+        self.set_next(c, (cap, coh, f, rate, micros));
+    }
+
+    /// CPU `c`'s next values; marks it pending when they differ from the
+    /// current ones.
+    #[inline(always)]
+    fn set_next(&mut self, c: usize, next: (f64, f64, f64, f64, u32)) {
+        let cs = &mut self.cpus[c];
+        cs.next = next;
+        if next != (cs.p_cap, cs.p_coh, cs.bw, cs.rate, cs.micros) {
             self.pending.push(c as u32);
         }
     }
