@@ -146,8 +146,17 @@ impl Marks {
         &self.list[..self.len]
     }
 
+    #[inline]
     fn sort(&mut self) {
-        self.list[..self.len].sort_unstable();
+        match self.len {
+            0 | 1 => {}
+            2 => {
+                if self.list[0] > self.list[1] {
+                    self.list.swap(0, 1);
+                }
+            }
+            n => self.list[..n].sort_unstable(),
+        }
     }
 
     fn clear(&mut self) {
@@ -1027,7 +1036,7 @@ impl PlatformModel {
     /// `now`) ran until `now`: counts what it did and returns the demand it
     /// retired in millionths of a ns (exactly what the simulator's `Rate`
     /// arithmetic gives stint by stint at the class's rates); marks it at `now`.
-    #[inline(never)]
+    #[inline]
     pub fn progress(&mut self, cpu: u32, now: u64) -> u128 {
         let c = cpu as usize;
         let (k, t) = (self.cpus[c].class_on as usize, self.cpus[c].running as usize);
@@ -1058,7 +1067,7 @@ impl PlatformModel {
     /// When the job on `cpu` (in a rate class) retires `need` millionths of
     /// a ns of demand more than it had at its mark, if the class's values
     /// stay as they are.
-    #[inline(never)]
+    #[inline]
     pub fn finish(&self, cpu: u32, need: u128) -> u128 {
         let c = cpu as usize;
         self.clocks[self.cpus[c].class_on as usize].finish(&self.cpus[c].mark, need)
