@@ -951,15 +951,20 @@ impl PlatformModel {
     }
 
     /// Applies what [`PlatformModel::recompute`] computed at `now`; calls
-    /// `changed(cpu, micros)` for each CPU whose rate (in millionths) changed.
-    pub fn commit(&mut self, now: u64, mut changed: impl FnMut(u32, u32)) {
+    /// `changed(cpu, old, new, in_class)` for each CPU whose rate (in
+    /// millionths) changed, saying whether its job is in a rate class
+    /// ([`PlatformModel::in_class`]: its rate is then its class's, which
+    /// [`PlatformModel::micros`] reads at any time).
+    pub fn commit(&mut self, now: u64, mut changed: impl FnMut(u32, u32, u32, bool)) {
         for &c in &self.pending {
             let c = c as usize;
-            let (cap, coh, f, rate, micros) = self.cpus[c].next;
-            (self.cpus[c].p_cap, self.cpus[c].p_coh, self.cpus[c].bw, self.cpus[c].rate) = (cap, coh, f, rate);
-            if micros != self.cpus[c].micros {
-                self.cpus[c].micros = micros;
-                changed(c as u32, micros);
+            let cs = &mut self.cpus[c];
+            let (cap, coh, f, rate, micros) = cs.next;
+            (cs.p_cap, cs.p_coh, cs.bw, cs.rate) = (cap, coh, f, rate);
+            if micros != cs.micros {
+                let old = cs.micros;
+                cs.micros = micros;
+                changed(c as u32, old, micros, cs.class_on != NONE);
             }
         }
         self.pending.clear();
@@ -982,8 +987,9 @@ impl PlatformModel {
                     *mark = before.at(mark.from);
                 }
                 if micros != *m {
+                    let old = *m;
                     *m = micros;
-                    changed(c as u32, micros);
+                    changed(c as u32, old, micros, true);
                 }
             }
         }
@@ -993,9 +999,9 @@ impl PlatformModel {
     /// [`PlatformModel::recompute`] then [`PlatformModel::commit`] at the
     /// latest instant the model was told of (when the counts need no
     /// accounting in between, as in tests).
-    pub fn update_rates(&mut self, changed: impl FnMut(u32, u32)) {
+    pub fn update_rates(&mut self, mut changed: impl FnMut(u32, u32)) {
         self.recompute();
-        self.commit(self.latest, changed);
+        self.commit(self.latest, |c, _, micros, _| changed(c, micros));
     }
 
     /// Whether the job on `cpu` is in a rate class: its progress is then
@@ -1438,7 +1444,7 @@ mod tests {
                 let c = self.m.pending()[i] as usize;
                 self.settle(c, now);
             }
-            self.m.commit(now, |_, _| {});
+            self.m.commit(now, |_, _, _, _| {});
         }
 
         /// Overheads: the job on `c` progresses only from `until` on.
@@ -1570,9 +1576,9 @@ mod tests {
             let want = full_recompute(&m);
             let marked = m.cpu_changed.list().len();
             m.recompute();
-            m.commit(now, |_, _| {});
+            m.commit(now, |_, _, _, _| {});
             let mut f = want;
-            f.commit(now, |_, _| {});
+            f.commit(now, |_, _, _, _| {});
             for c in 0..6 {
                 let bits = |v: &PlatformModel| {
                     let (cap, coh, f, rate) = v.values(c);

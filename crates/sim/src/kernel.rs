@@ -147,6 +147,20 @@ fn class_finish(m: &PlatformModel, cpu: u32, left: Time, carry: u32) -> Time {
     u64::try_from(m.finish(cpu, need)).unwrap_or(Time::MAX)
 }
 
+/// The rate of a CPU of base rate `b` at the platform model's `micros`.
+#[inline(always)]
+fn scaled(b: Rate, micros: u32) -> Rate {
+    if micros == MICROS {
+        b
+    } else if b.is_one() {
+        // (10^6 · micros + 10^6 / 2) / 10^6, and micros >= 1.
+        Rate::from_micros(micros)
+    } else {
+        let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
+        Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
+    }
+}
+
 /// The CPU time `left` ns of demand take at `rate` other than 1.0.
 #[cold]
 #[inline(never)]
@@ -277,7 +291,7 @@ impl<'a> State<'a> {
     /// into every switch and settlement, stays small without a model.
     #[inline(never)]
     fn settle_modelled(&mut self, cpu: u32, task: u32, d: Time) {
-        let rate = self.cpus[cpu as usize].rate;
+        let rate = self.rate_now(cpu);
         let ts = &mut self.tasks[task as usize];
         let m = self.model.as_deref_mut().expect("called with a model");
         if m.in_class(cpu) {
@@ -305,10 +319,27 @@ impl<'a> State<'a> {
         m.account(cpu, d);
     }
 
+    /// `cpu`'s progress rate now: its own, or, while its job is in one of
+    /// the platform model's rate classes, the class's (which the model
+    /// keeps: the simulator is told only when it rises, `update_model_rates`;
+    /// such a CPU's own rate is 1.0, `PlatformModel::set_classable`).
+    #[inline(always)]
+    fn rate_now(&self, cpu: u32) -> Rate {
+        match self.model.as_deref() {
+            Some(m) if m.in_class(cpu) => Rate::from_micros(m.micros(cpu)),
+            _ => self.cpus[cpu as usize].rate,
+        }
+    }
+
     /// The job of `task` left `cpu` now: the platform model is told.
     #[inline]
     pub fn left_cpu(&mut self, cpu: u32, task: u32) {
         if let Some(m) = self.model.as_deref_mut() {
+            if m.in_class(cpu) {
+                // Out of its class the CPU's own rate is read again: the
+                // class's now, which it keeps until the model changes it.
+                self.cpus[cpu as usize].rate = Rate::from_micros(m.micros(cpu));
+            }
             m.leave(task, cpu, self.now);
         }
     }
@@ -331,18 +362,16 @@ impl<'a> State<'a> {
         }
         let model = self.model.as_deref_mut().expect("checked");
         let (cpus, touched, base, now) = (&mut self.cpus, &mut self.touched, &self.base_rates, self.now);
-        model.commit(now, |c, micros| {
+        model.commit(now, |c, old, new, in_class| {
+            // In a rate class the CPU's rate is read from the model
+            // (`State::rate_now`), and a lower one only delays the
+            // completion: nothing to do.
+            if in_class && new < old {
+                return;
+            }
             let cs = &mut cpus[c as usize];
             let b = base[c as usize];
-            let rate = if micros == MICROS {
-                b
-            } else if b.is_one() {
-                // (10^6 · micros + 10^6 / 2) / 10^6, and micros >= 1.
-                Rate::from_micros(micros)
-            } else {
-                let r = (b.micros() as u64 * micros as u64 + MICROS as u64 / 2) / MICROS as u64;
-                Rate::from_micros(r.clamp(1, u32::MAX as u64) as u32)
-            };
+            let (old, rate) = (scaled(b, old), scaled(b, new));
             // A lower rate only delays the completion: its known lower
             // bound stays. A higher one moves the bound with it: the CPU
             // time left after `from` (the job progresses from then on)
@@ -350,9 +379,9 @@ impl<'a> State<'a> {
             // exact one is computed only if the bound comes before the
             // next instant, `Engine::predict_or_defer`).
             let from = cs.run_from.max(now);
-            if rate > cs.rate && cs.bound > from && cs.bound != Time::MAX {
-                cs.bound = from.saturating_add(cs.rate.cpu_at_least(cs.bound - from, rate));
-            } else if cs.bound == Time::MAX && rate > cs.rate {
+            if rate > old && cs.bound > from && cs.bound != Time::MAX {
+                cs.bound = from.saturating_add(old.cpu_at_least(cs.bound - from, rate));
+            } else if cs.bound == Time::MAX && rate > old {
                 cs.bound = 0;
             }
             cs.rate = rate;
@@ -421,10 +450,16 @@ impl<'a> State<'a> {
         let ts = &self.tasks[t as usize];
         let a = ts.active.as_ref()?;
         let left = a.seg_until.saturating_sub(ts.work(a));
-        if let Some(m) = self.model.as_deref().filter(|m| m.changed_since_mark(cpu)) {
-            return Some(class_finish(m, cpu, left, ts.carry));
+        let mut rate = c.rate;
+        if let Some(m) = self.model.as_deref() {
+            if m.changed_since_mark(cpu) {
+                return Some(class_finish(m, cpu, left, ts.carry));
+            }
+            if m.in_class(cpu) {
+                rate = Rate::from_micros(m.micros(cpu));
+            }
         }
-        let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
+        let cpu = if rate.is_one() { left } else { slow_cpu_for(rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
     }
 
@@ -744,7 +779,11 @@ impl Host<Time> for State<'_> {
         read
     }
     fn rate(&self, cpu: Cpu) -> Rate {
-        self.cpus.get(cpu as usize).map_or(Rate::ONE, |c| c.rate)
+        if (cpu as usize) < self.cpus.len() {
+            self.rate_now(cpu)
+        } else {
+            Rate::ONE
+        }
     }
     fn tracing(&self) -> bool {
         self.policy_events
