@@ -291,6 +291,12 @@ pub struct PlatformModel {
     /// or of a class over its capacity recomputes the active classes and
     /// the CPUs whose job changed, not every CPU.
     class_rep: Vec<(u32, u32)>,
+    /// Per class: the `over_epoch` at which its capacity misses were last
+    /// computed. They change only where a class was or became over its
+    /// capacity (`over_touched`), which starts a new epoch; within one
+    /// epoch the class's last value stands.
+    cap_epoch: Vec<u64>,
+    over_epoch: u64,
     members: Vec<u32>,
     active: Vec<u32>,
     active_at: Vec<u32>,
@@ -507,6 +513,8 @@ impl PlatformModel {
             class_next: vec![(0.0, 0.0, 1.0, MICROS); classes_n],
             pending_classes: Vec::with_capacity(classes_n),
             class_rep,
+            cap_epoch: vec![u64::MAX; classes_n],
+            over_epoch: 0,
             members: vec![0; classes_n],
             active: Vec::with_capacity(classes_n),
             active_at: vec![NONE; classes_n],
@@ -622,14 +630,18 @@ impl PlatformModel {
             // register, in the same order, so to the same sum as below.
             let cap = self.layout.capacity[part.class as usize];
             let mut d = 0.0;
-            for o in &self.tasks[i].overlaps {
-                if d >= cap {
-                    break;
+            // A neighbour counts if it touched the cache after `since`:
+            // `touch.min(now) > since`, which is `touch > since` when
+            // `since < now` and never when it left just now.
+            if since < now {
+                for o in &self.tasks[i].overlaps {
+                    if d >= cap {
+                        break;
+                    }
+                    if touch[o.j as usize] > since {
+                        d += o.added;
+                    }
                 }
-                if touch[o.j as usize].min(now) <= since {
-                    continue;
-                }
-                d += o.added;
             }
             let resident = part.bytes.min(cap);
             return 0.0 + (d + resident - cap).clamp(0.0, resident);
@@ -791,6 +803,9 @@ impl PlatformModel {
         let m = self.cpus.len();
         let (miss, hitm, refs, _) = self.costs;
         if self.one_pass {
+            if self.over_touched {
+                self.over_epoch += 1;
+            }
             // Without a bandwidth limit f = 1, so one pass: with finite
             // costs `cap·miss·f + alone·miss·(f − 1)` is `cap·miss` bit for
             // bit (times 1 is exact, and adding the zero changes no sum).
@@ -895,7 +910,13 @@ impl PlatformModel {
     fn class_values(&mut self, class: u32, k: usize, t: usize, refs: f64, miss: f64, hitm: f64) {
         let i = class as usize;
         self.clocks[i].stamp = self.pass;
-        let (cap, coh) = (self.capacity_misses(k, self.threads[t].owner as usize), self.coherence(t));
+        let cap = if self.cap_epoch[i] == self.over_epoch {
+            self.class_next[i].0
+        } else {
+            self.cap_epoch[i] = self.over_epoch;
+            self.capacity_misses(k, self.threads[t].owner as usize)
+        };
+        let coh = self.coherence(t);
         let (rate, micros) = self.rate_of(refs * (cap * miss + coh * hitm));
         self.class_next[i] = (cap, coh, rate, micros);
         let ck = &self.clocks[i];
