@@ -610,28 +610,54 @@ Referenced:          900 kB
     /// per MTT-job); the profiler's estimate is the MTT-job's 128 KiB, and
     /// a job that slept (switched away) is discarded with its MTT-job. The
     /// same path reads `PERF_COUNT_HW_CACHE_MISSES` on a machine with a PMU.
+    ///
+    /// Only job 4 is meant to wait; a page fault waits too while another
+    /// thread of this process holds the address space (this crate's other
+    /// tests run beside this one: 5 of 60 runs of the whole test binary
+    /// lost 5 or all 6 MTT-jobs that way, none of 40 runs of this test
+    /// alone). Such an attempt is a stall of the platform, not of the
+    /// profiler: it is printed and run again, up to five times.
     #[test]
     fn per_job_counts_of_each_thread_feed_the_profiler() {
         let spec = mtt_spec();
-        let meter = Meter::start_with(&spec, &[None], Counting::Event { event: thread::PAGE_FAULTS, unit: 4096 });
-        let workers: Vec<_> = meter
-            .posters
-            .iter()
-            .map(|p| {
-                let p = p.clone().expect("both tasks are threads of the MTT");
-                std::thread::spawn(move || {
-                    for job in 0..6u64 {
-                        p.started(job, 0);
-                        job_touching(16, job == 4);
-                        p.ended(job, true);
-                    }
+        let attempt = || {
+            let meter = Meter::start_with(&spec, &[None], Counting::Event { event: thread::PAGE_FAULTS, unit: 4096 });
+            let workers: Vec<_> = meter
+                .posters
+                .iter()
+                .map(|p| {
+                    let p = p.clone().expect("both tasks are threads of the MTT");
+                    std::thread::spawn(move || {
+                        for job in 0..6u64 {
+                            p.started(job, 0);
+                            job_touching(16, job == 4);
+                            p.ended(job, true);
+                        }
+                    })
                 })
-            })
-            .collect();
-        for w in workers {
-            w.join().unwrap();
+                .collect();
+            for w in workers {
+                w.join().unwrap();
+            }
+            meter.finish()
+        };
+        let mut r = attempt();
+        for n in 2..=5 {
+            let w = &r.mtts[0];
+            if w.profiled >= 2 || w.profiled + w.discarded != 6 {
+                break;
+            }
+            // Past the test harness's capture (as `tests/common.rs` logs):
+            // the evidence is printed whether the test passes or not.
+            use std::io::Write;
+            let _ = writeln!(
+                std::io::stderr().lock(),
+                "platform stall: {} of 6 MTT-jobs waited although only job 4 sleeps ({w:?}); attempt {n}",
+                w.discarded
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+            r = attempt();
         }
-        let r = meter.finish();
         assert_eq!(r.source, Source::PerfEvent, "{r:?}");
         assert!(r.why.contains("page-faults"), "{}", r.why);
         let w = &r.mtts[0];
