@@ -21,10 +21,12 @@ How a page is run:
 - A real run (``sudo`` command) that fails while the runtime reports a
   platform stall (its ``note: N platform stall(s) ...`` line, the evidence)
   is run again, up to ``REAL_ATTEMPTS`` (ten) times in all, as the runtime's
-  own tests; the evidence of each retry is
-  printed. A run that finds another run holding the machine's run lock
-  (another test suite's real run) waits for it, up to 10 minutes, and says
-  so. Any other failure fails at once.
+  own tests; so is the whole block when a later command of it fails after
+  such a run reported a stall (a validation of the run's trace, whose
+  overruns the stall caused). The evidence of each retry is printed. A run
+  that finds another run holding the machine's run lock (another test
+  suite's real run) waits for it, up to 10 minutes, and says so. Any other
+  failure fails at once.
 """
 
 from __future__ import annotations
@@ -117,6 +119,77 @@ def page_id(p: Path) -> str:
     return str(p.relative_to(REPO))
 
 
+def run_command(cmd: str, where: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], str | None]:
+    """Runs one command of a block: a real run that fails under a platform
+    stall runs again (the evidence printed); a real run that finds another
+    run holding the run lock waits for it. Returns the last outcome and the
+    platform-stall line a real run printed, if any."""
+    real = cmd.startswith("sudo ")
+    run = cmd[len("sudo ") :] if real else cmd
+    want = expected_exit(cmd)
+    deadline = time.monotonic() + LOCK_WAIT_S
+    attempt = 1
+    while True:
+        p = subprocess.run(["bash", "-c", run], env=env, capture_output=True, text=True, timeout=600, check=False)
+        if real and LOCKED in p.stderr and time.monotonic() < deadline:
+            print(f"docs: {where}: waiting for the run lock: {p.stderr.strip()}")
+            time.sleep(2)
+            continue
+        stall = next((ln for ln in (p.stdout + p.stderr).splitlines() if "platform stall(s)" in ln), None)
+        if p.returncode == want or not real or stall is None or attempt == REAL_ATTEMPTS:
+            return p, stall if real else None
+        print(f"docs: {where}: `{cmd}` failed under a platform stall, run again ({attempt}/{REAL_ATTEMPTS}): {stall}")
+        attempt += 1
+
+
+def run_block(b: Block, where: str, env: dict[str, str]) -> None:
+    """Runs a ```sh block's commands in order. When one fails after a real
+    run of the block that reported a platform stall (a command reading the
+    run's trace, say), the stall is the cause: the block runs again from its
+    start, up to ``REAL_ATTEMPTS`` times, the evidence printed. Any other
+    failure fails at once."""
+    for attempt in range(1, REAL_ATTEMPTS + 1):
+        stall = None
+        for cmd in commands(b.text):
+            p, s = run_command(cmd, where, env)
+            stall = s or stall
+            want = expected_exit(cmd)
+            if p.returncode == want:
+                continue
+            if stall is not None and attempt < REAL_ATTEMPTS:
+                print(
+                    f"docs: {where}: `{cmd}` exited {p.returncode} after a real run that measured a platform "
+                    f"stall, the block runs again ({attempt}/{REAL_ATTEMPTS}): {stall}"
+                )
+                break
+            pytest.fail(
+                f"{where}: `{cmd}` exited {p.returncode}, the page says {want}\n"
+                f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}",
+                pytrace=False,
+            )
+        else:
+            return
+
+
+def test_a_block_runs_again_when_a_stall_of_its_real_run_made_a_later_command_fail(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The "real run" (its `sudo` dropped) reports a stall the first time;
+    # the command after it fails then, and passes once the block reruns.
+    monkeypatch.chdir(tmp_path)
+    text = (
+        "sudo test -e ran || echo 'note: 1 platform stall(s) above 1.0 ms'; touch ran\n"
+        "test -e second || { touch second; exit 1; }\n"
+    )
+    run_block(Block(Path("x.md"), 1, "sh", text, "root", ""), "x.md:1", dict(os.environ))
+    out = capsys.readouterr().out
+    assert "the block runs again (1/10): note: 1 platform stall(s)" in out
+    # Without a stall the same failure fails at once.
+    (tmp_path / "second").unlink()
+    with pytest.raises(pytest.fail.Exception, match="exited 1"):
+        run_block(Block(Path("x.md"), 1, "sh", text, "root", ""), "x.md:1", dict(os.environ))
+
+
 def test_every_page_is_found() -> None:
     names = {page_id(p) for p in PAGES}
     assert {"README.md", "docs/cli.md", "docs/python.md"} <= names
@@ -156,31 +229,7 @@ def test_the_page_runs(page: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPat
                         continue
                     pytest.fail(f"{where}: the Python block fails: {type(e).__name__}: {e}\n{b.text}", pytrace=False)
         else:
-            for cmd in commands(b.text):
-                real = cmd.startswith("sudo ")
-                run = cmd[len("sudo ") :] if real else cmd
-                want = expected_exit(cmd)
-                deadline = time.monotonic() + LOCK_WAIT_S
-                attempt = 1
-                while attempt <= REAL_ATTEMPTS:
-                    p = subprocess.run(
-                        ["bash", "-c", run], env=env, capture_output=True, text=True, timeout=600, check=False
-                    )
-                    if real and LOCKED in p.stderr and time.monotonic() < deadline:
-                        print(f"docs: {where}: waiting for the run lock: {p.stderr.strip()}")
-                        time.sleep(2)
-                        continue
-                    stall = next((ln for ln in (p.stdout + p.stderr).splitlines() if "platform stall(s)" in ln), None)
-                    if p.returncode == want or not real or stall is None or attempt == REAL_ATTEMPTS:
-                        break
-                    print(f"docs: {where}: `{cmd}` failed under a platform stall, run again ({attempt}/{REAL_ATTEMPTS}): {stall}")
-                    attempt += 1
-                if p.returncode != want:
-                    pytest.fail(
-                        f"{where}: `{cmd}` exited {p.returncode}, the page says {want}\n"
-                        f"stdout:\n{p.stdout[-3000:]}\nstderr:\n{p.stderr[-3000:]}",
-                        pytrace=False,
-                    )
+            run_block(b, where, env)
         ran += 1
     for s in skipped:
         print(f"docs: skipped {s}")
