@@ -18,15 +18,14 @@ How a page is run:
   ``<!-- docs-test: skip REASON -->`` cannot run inside the test suite (e.g.
   ``make test`` itself). Every skip prints its reason. A ``sudo`` command in a
   block that is not marked ``root`` is an error.
-- A real run (``sudo`` command) that fails while the runtime reports a
-  platform stall (its ``note: N platform stall(s) ...`` line, the evidence)
-  is run again, up to ``REAL_ATTEMPTS`` (ten) times in all, as the runtime's
-  own tests; so is the whole block when a later command of it fails after
-  such a run reported a stall (a validation of the run's trace, whose
-  overruns the stall caused). The evidence of each retry is printed. A run
-  that finds another run holding the machine's run lock (another test
-  suite's real run) waits for it, up to 10 minutes, and says so. Any other
-  failure fails at once.
+- A block whose command fails after one of its real runs (``sudo``
+  commands), that one or an earlier one whose trace the failing command
+  reads, reported a platform stall (its ``note: N platform stall(s) ...``
+  line, the evidence) runs again from its start, up to ``REAL_ATTEMPTS``
+  (ten) times in all, as the runtime's own tests do; the evidence of each
+  retry is printed. A run that finds another run holding the machine's run
+  lock (another test suite's real run) waits for it, up to 10 minutes, and
+  says so. Any other failure fails at once.
 """
 
 from __future__ import annotations
@@ -120,34 +119,29 @@ def page_id(p: Path) -> str:
 
 
 def run_command(cmd: str, where: str, env: dict[str, str]) -> tuple[subprocess.CompletedProcess[str], str | None]:
-    """Runs one command of a block: a real run that fails under a platform
-    stall runs again (the evidence printed); a real run that finds another
-    run holding the run lock waits for it. Returns the last outcome and the
-    platform-stall line a real run printed, if any."""
+    """Runs one command of a block; a real run that finds another run
+    holding the run lock waits for it. Returns the outcome and, for a real
+    run, the platform-stall line it printed, if any."""
     real = cmd.startswith("sudo ")
     run = cmd[len("sudo ") :] if real else cmd
-    want = expected_exit(cmd)
     deadline = time.monotonic() + LOCK_WAIT_S
-    attempt = 1
     while True:
         p = subprocess.run(["bash", "-c", run], env=env, capture_output=True, text=True, timeout=600, check=False)
         if real and LOCKED in p.stderr and time.monotonic() < deadline:
             print(f"docs: {where}: waiting for the run lock: {p.stderr.strip()}")
             time.sleep(2)
             continue
-        stall = next((ln for ln in (p.stdout + p.stderr).splitlines() if "platform stall(s)" in ln), None)
-        if p.returncode == want or not real or stall is None or attempt == REAL_ATTEMPTS:
-            return p, stall if real else None
-        print(f"docs: {where}: `{cmd}` failed under a platform stall, run again ({attempt}/{REAL_ATTEMPTS}): {stall}")
-        attempt += 1
+        if not real:
+            return p, None
+        return p, next((ln for ln in (p.stdout + p.stderr).splitlines() if "platform stall(s)" in ln), None)
 
 
 def run_block(b: Block, where: str, env: dict[str, str]) -> None:
-    """Runs a ```sh block's commands in order. When one fails after a real
-    run of the block that reported a platform stall (a command reading the
-    run's trace, say), the stall is the cause: the block runs again from its
-    start, up to ``REAL_ATTEMPTS`` times, the evidence printed. Any other
-    failure fails at once."""
+    """Runs a ```sh block's commands in order. When one fails and a real run
+    of the block (that one, or one before it whose trace it reads) reported
+    a platform stall, the stall is the cause: the block runs again from its
+    start, up to ``REAL_ATTEMPTS`` times in all, the evidence printed. Any
+    other failure fails at once."""
     for attempt in range(1, REAL_ATTEMPTS + 1):
         stall = None
         for cmd in commands(b.text):
@@ -158,8 +152,8 @@ def run_block(b: Block, where: str, env: dict[str, str]) -> None:
                 continue
             if stall is not None and attempt < REAL_ATTEMPTS:
                 print(
-                    f"docs: {where}: `{cmd}` exited {p.returncode} after a real run that measured a platform "
-                    f"stall, the block runs again ({attempt}/{REAL_ATTEMPTS}): {stall}"
+                    f"docs: {where}: `{cmd}` exited {p.returncode} under a platform stall of the block's real run, "
+                    f"the block runs again ({attempt}/{REAL_ATTEMPTS}): {stall}"
                 )
                 break
             pytest.fail(
@@ -176,6 +170,7 @@ def test_a_block_runs_again_when_a_stall_of_its_real_run_made_a_later_command_fa
 ) -> None:
     # The "real run" (its `sudo` dropped) reports a stall the first time;
     # the command after it fails then, and passes once the block reruns.
+    # A failing real run under a stall reruns the block the same way.
     monkeypatch.chdir(tmp_path)
     text = (
         "sudo test -e ran || echo 'note: 1 platform stall(s) above 1.0 ms'; touch ran\n"
@@ -184,6 +179,9 @@ def test_a_block_runs_again_when_a_stall_of_its_real_run_made_a_later_command_fa
     run_block(Block(Path("x.md"), 1, "sh", text, "root", ""), "x.md:1", dict(os.environ))
     out = capsys.readouterr().out
     assert "the block runs again (1/10): note: 1 platform stall(s)" in out
+    failing_run = "sudo test -e again || { touch again; echo 'note: 1 platform stall(s) above 1.0 ms'; exit 1; }\n"
+    run_block(Block(Path("x.md"), 1, "sh", failing_run, "root", ""), "x.md:1", dict(os.environ))
+    assert "`sudo test -e again" in capsys.readouterr().out
     # Without a stall the same failure fails at once.
     (tmp_path / "second").unlink()
     with pytest.raises(pytest.fail.Exception, match="exited 1"):
