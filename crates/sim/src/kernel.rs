@@ -161,6 +161,15 @@ fn scaled(b: Rate, micros: u32) -> Rate {
     }
 }
 
+/// The rate of `cpu` while its job is in one of the model's rate classes:
+/// the class's, which the model keeps (the simulator is told only when it
+/// rises, `State::update_model_rates`; such a CPU's own rate is 1.0,
+/// `PlatformModel::set_classable`).
+#[inline(always)]
+fn class_rate(m: &PlatformModel, cpu: u32) -> Option<Rate> {
+    m.in_class(cpu).then(|| Rate::from_micros(m.micros(cpu)))
+}
+
 /// The CPU time `left` ns of demand take at `rate` other than 1.0.
 #[cold]
 #[inline(never)]
@@ -319,26 +328,20 @@ impl<'a> State<'a> {
         m.account(cpu, d);
     }
 
-    /// `cpu`'s progress rate now: its own, or, while its job is in one of
-    /// the platform model's rate classes, the class's (which the model
-    /// keeps: the simulator is told only when it rises, `update_model_rates`;
-    /// such a CPU's own rate is 1.0, `PlatformModel::set_classable`).
+    /// `cpu`'s progress rate now: its own, or its rate class's ([`class_rate`]).
     #[inline(always)]
     fn rate_now(&self, cpu: u32) -> Rate {
-        match self.model.as_deref() {
-            Some(m) if m.in_class(cpu) => Rate::from_micros(m.micros(cpu)),
-            _ => self.cpus[cpu as usize].rate,
-        }
+        self.model.as_deref().and_then(|m| class_rate(m, cpu)).unwrap_or(self.cpus[cpu as usize].rate)
     }
 
     /// The job of `task` left `cpu` now: the platform model is told.
     #[inline]
     pub fn left_cpu(&mut self, cpu: u32, task: u32) {
         if let Some(m) = self.model.as_deref_mut() {
-            if m.in_class(cpu) {
+            if let Some(rate) = class_rate(m, cpu) {
                 // Out of its class the CPU's own rate is read again: the
                 // class's now, which it keeps until the model changes it.
-                self.cpus[cpu as usize].rate = Rate::from_micros(m.micros(cpu));
+                self.cpus[cpu as usize].rate = rate;
             }
             m.leave(task, cpu, self.now);
         }
@@ -455,9 +458,7 @@ impl<'a> State<'a> {
             if m.changed_since_mark(cpu) {
                 return Some(class_finish(m, cpu, left, ts.carry));
             }
-            if m.in_class(cpu) {
-                rate = Rate::from_micros(m.micros(cpu));
-            }
+            rate = class_rate(m, cpu).unwrap_or(rate);
         }
         let cpu = if rate.is_one() { left } else { slow_cpu_for(rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
