@@ -298,6 +298,10 @@ pub struct PlatformModel {
     cap_epoch: Vec<u64>,
     over_epoch: u64,
     members: Vec<u32>,
+    /// Per class: its CPUs, as a bit set of `words` words (the commit of
+    /// its values visits them in CPU order, and no other CPU).
+    class_cpus: Vec<u64>,
+    words: usize,
     active: Vec<u32>,
     active_at: Vec<u32>,
     loose: u32,
@@ -516,6 +520,8 @@ impl PlatformModel {
             cap_epoch: vec![u64::MAX; classes_n],
             over_epoch: 0,
             members: vec![0; classes_n],
+            class_cpus: vec![0; classes_n * m.div_ceil(64)],
+            words: m.div_ceil(64),
             active: Vec::with_capacity(classes_n),
             active_at: vec![NONE; classes_n],
             loose: 0,
@@ -580,7 +586,7 @@ impl PlatformModel {
         self.running_on[task as usize] = cpu;
         let class = if self.cpus[c].classable { self.class_of[task as usize * self.instances + k] } else { NONE };
         self.cpus[c].class_on = class;
-        self.join(class);
+        self.join(class, c);
         self.cpu_moved(c);
         if self.running_here[at] == 0 {
             self.touch[k * self.tasks.len() + i] = u64::MAX;
@@ -617,6 +623,7 @@ impl PlatformModel {
     }
 
     /// Bytes of owner `i` evicted from instance `k` since it left it.
+    #[inline(never)]
     fn evicted(&mut self, i: usize, k: usize, now: u64) -> f64 {
         let parts = &self.layout.parts[i];
         if parts.is_empty() || self.tasks[i].neighbours.is_empty() {
@@ -638,9 +645,11 @@ impl PlatformModel {
                     if d >= cap {
                         break;
                     }
-                    if touch[o.j as usize] > since {
-                        d += o.added;
-                    }
+                    // Without a branch (which neighbours touched the cache
+                    // follows no pattern): `added` or +0.0, and adding
+                    // +0.0 to the non-negative sum leaves it as it is.
+                    let touched = touch[o.j as usize] > since;
+                    d += f64::from_bits(std::hint::select_unpredictable(touched, o.added.to_bits(), 0));
                 }
             }
             let resident = part.bytes.min(cap);
@@ -700,7 +709,7 @@ impl PlatformModel {
             self.occupy(i, k, false);
         }
         self.group(task as usize, false);
-        self.part(class);
+        self.part(class, c);
         self.running_on[task as usize] = NONE;
         self.cpu_moved(c);
         self.dirty = true;
@@ -745,12 +754,13 @@ impl PlatformModel {
 
     /// A CPU now runs a job of `class` (`NONE`: of none).
     #[inline]
-    fn join(&mut self, class: u32) {
+    fn join(&mut self, class: u32, c: usize) {
         if class == NONE {
             self.loose += 1;
             return;
         }
         let k = class as usize;
+        self.class_cpus[k * self.words + c / 64] |= 1 << (c % 64);
         self.members[k] += 1;
         if self.members[k] == 1 {
             self.active_at[k] = self.active.len() as u32;
@@ -760,12 +770,13 @@ impl PlatformModel {
 
     /// A CPU no longer runs a job of `class` (`NONE`: of none).
     #[inline]
-    fn part(&mut self, class: u32) {
+    fn part(&mut self, class: u32, c: usize) {
         if class == NONE {
             self.loose -= 1;
             return;
         }
         let k = class as usize;
+        self.class_cpus[k * self.words + c / 64] &= !(1 << (c % 64));
         self.members[k] -= 1;
         if self.members[k] == 0 {
             let at = self.active_at[k] as usize;
@@ -975,7 +986,9 @@ impl PlatformModel {
     /// `changed(cpu, old, new, in_class)` for each CPU whose rate (in
     /// millionths) changed, saying whether its job is in a rate class
     /// ([`PlatformModel::in_class`]: its rate is then its class's, which
-    /// [`PlatformModel::micros`] reads at any time).
+    /// [`PlatformModel::micros`] reads at any time) — except a CPU whose job
+    /// was in a rate class before and whose class's rate dropped: a lower
+    /// rate only delays its job, and is read from the class when needed.
     pub fn commit(&mut self, now: u64, mut changed: impl FnMut(u32, u32, u32, bool)) {
         for &c in &self.pending {
             let c = c as usize;
@@ -994,23 +1007,30 @@ impl PlatformModel {
             let (cap, coh, rate, micros) = self.class_next[k];
             let before = self.clocks[k];
             self.clocks[k].change(now, cap, coh, rate, micros);
-            // Its CPUs' values are the clock's (`PlatformModel::values`).
-            for (c, cpu) in self.cpus.iter_mut().enumerate() {
-                if cpu.class_on != k as u32 {
-                    continue;
-                }
-                let (mark, m) = (&mut cpu.mark, &mut cpu.micros);
-                // The clock's reading at the CPU's mark, taken now that
-                // the values it was taken at end (a CPU whose job
-                // progresses only later, after overheads, keeps its mark
-                // unread: it is read at the values it will start at).
-                if mark.lazy && mark.from <= now {
-                    *mark = before.at(mark.from);
-                }
-                if micros != *m {
-                    let old = *m;
+            // Its CPUs' values are the clock's (`PlatformModel::values`);
+            // their rates were the clock's before (a CPU that joined in
+            // this pass has the new one already, from the loop above).
+            // Only a rise is told, for the class at once: whether the rate
+            // rose or dropped follows no pattern from pass to pass.
+            let rose = micros > before.micros;
+            for w in 0..self.words {
+                let mut bits = self.class_cpus[k * self.words + w];
+                while bits != 0 {
+                    let c = w * 64 + bits.trailing_zeros() as usize;
+                    bits &= bits - 1;
+                    let cpu = &mut self.cpus[c];
+                    let (mark, m) = (&mut cpu.mark, &mut cpu.micros);
+                    // The clock's reading at the CPU's mark, taken now that
+                    // the values it was taken at end (a CPU whose job
+                    // progresses only later, after overheads, keeps its mark
+                    // unread: it is read at the values it will start at).
+                    if mark.lazy && mark.from <= now {
+                        *mark = before.at(mark.from);
+                    }
+                    if rose && micros != *m {
+                        changed(c as u32, *m, micros, true);
+                    }
                     *m = micros;
-                    changed(c as u32, old, micros, true);
                 }
             }
         }
@@ -1020,9 +1040,16 @@ impl PlatformModel {
     /// [`PlatformModel::recompute`] then [`PlatformModel::commit`] at the
     /// latest instant the model was told of (when the counts need no
     /// accounting in between, as in tests).
+    /// `changed(cpu, rate)` for every CPU whose rate changed.
     pub fn update_rates(&mut self, mut changed: impl FnMut(u32, u32)) {
+        let before: Vec<u32> = self.cpus.iter().map(|c| c.micros).collect();
         self.recompute();
-        self.commit(self.latest, |c, _, micros, _| changed(c, micros));
+        self.commit(self.latest, |_, _, _, _| {});
+        for (c, (cpu, old)) in self.cpus.iter().zip(before).enumerate() {
+            if cpu.micros != old {
+                changed(c as u32, cpu.micros);
+            }
+        }
     }
 
     /// Whether the job on `cpu` is in a rate class: its progress is then

@@ -353,6 +353,7 @@ impl<'a> State<'a> {
     /// have their completion's bound rescaled and, if their queued entry may
     /// now be late, are marked for a new prediction. O(m) CPUs, each O(its
     /// colour classes).
+    #[inline(never)]
     pub fn update_model_rates(&mut self) {
         let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
         if let Some(t) = self.mtt.as_deref_mut() {
