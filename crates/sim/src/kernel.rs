@@ -138,9 +138,10 @@ fn class_progress(v: u128, d: Time, lost: &mut Time, carry: &mut u32) {
 
 /// When a job of a rate class with `left` ns of demand to go (and `carry`
 /// millionths retired beyond them) completes on `cpu`, by its class's clock
-/// (`PlatformModel::finish`). Out of line, so that the common case of
+/// (`PlatformModel::finish`): if the class's rate did not change since
+/// the CPU's mark (which is its `run_from`), the same as `Rate::cpu_for` at
+/// the class's rate from there. Out of line, so that the common case of
 /// [`State::completion_time`] stays small enough to inline.
-#[cold]
 #[inline(never)]
 fn class_finish(m: &PlatformModel, cpu: u32, left: Time, carry: u32) -> Time {
     let need = (left as u128 * MICROS as u128).saturating_sub(carry as u128);
@@ -454,13 +455,12 @@ impl<'a> State<'a> {
         let ts = &self.tasks[t as usize];
         let a = ts.active.as_ref()?;
         let left = a.seg_until.saturating_sub(ts.work(a));
-        let mut rate = c.rate;
-        if let Some(m) = self.model.as_deref() {
-            if m.changed_since_mark(cpu) {
-                return Some(class_finish(m, cpu, left, ts.carry));
-            }
-            rate = class_rate(m, cpu).unwrap_or(rate);
+        if let Some(m) = self.model.as_deref().filter(|m| m.in_class(cpu)) {
+            // One path whether or not the class's rate changed since the
+            // mark (which did, from pass to pass, follows no pattern).
+            return Some(class_finish(m, cpu, left, ts.carry));
         }
+        let rate = c.rate;
         let cpu = if rate.is_one() { left } else { slow_cpu_for(rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
     }
