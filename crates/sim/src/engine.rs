@@ -773,18 +773,19 @@ impl Engine {
             return;
         }
         if cs.bound <= next {
-            // The known bound is not enough: the exact completion.
+            // The known bound is not enough: the exact completion, queued
+            // if it comes before the next instant.
             let p = st.completion_time(c);
+            if p.is_some_and(|p| p <= next) {
+                st.queue_completion(c, p);
+                return;
+            }
             st.cpus[c as usize].bound = p.unwrap_or(Time::MAX);
         }
-        let cs = &st.cpus[c as usize];
-        if cs.bound > next {
-            if !cs.deferred {
-                st.cpus[c as usize].deferred = true;
-                self.deferred.push(c);
-            }
-        } else {
-            st.predict(c);
+        let cs = &mut st.cpus[c as usize];
+        if !cs.deferred {
+            cs.deferred = true;
+            self.deferred.push(c);
         }
     }
 

@@ -483,6 +483,13 @@ impl<'a> State<'a> {
             return;
         }
         let p = self.completion_time(cpu);
+        self.queue_completion(cpu, p);
+    }
+
+    /// `cpu`'s completion is `p` (`State::completion_time`, `None`: never):
+    /// its bound, and a new entry unless the queued one is not later.
+    #[inline(always)]
+    pub fn queue_completion(&mut self, cpu: u32, p: Option<Time>) {
         let c = &mut self.cpus[cpu as usize];
         c.bound = p.unwrap_or(Time::MAX);
         if let Some(p) = p {
