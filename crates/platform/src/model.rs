@@ -717,6 +717,7 @@ impl PlatformModel {
 
     /// Adds (or removes) owner `i`'s bytes in instance `k`, the aggregates
     /// the rates are computed from.
+    #[inline(always)]
     fn occupy(&mut self, i: usize, k: usize, add: bool) {
         let classes = self.over_at.len();
         let mut touched = false;
@@ -917,7 +918,7 @@ impl PlatformModel {
     /// Rate class `class`'s next values (computed for task `t` on cache
     /// instance `k`, as for any of its tasks there); listed as pending when
     /// they differ from its clock's. Once per pass (`stamp`).
-    #[inline]
+    #[inline(always)]
     fn class_values(&mut self, class: u32, k: usize, t: usize, refs: f64, miss: f64, hitm: f64) {
         let i = class as usize;
         self.clocks[i].stamp = self.pass;

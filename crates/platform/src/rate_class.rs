@@ -94,11 +94,18 @@ impl Clock {
             (self.t, target - self.v)
         };
         let micros = self.micros.max(1);
-        // In u64 when it fits: no 128-bit division.
+        // In u64 when it fits: no 128-bit division (out of line, so that
+        // the common case needs fewer registers).
         let cpu = match u64::try_from(need) {
             Ok(n) => n.div_ceil(micros as u64) as u128,
-            Err(_) => need.div_ceil(micros as u128),
+            Err(_) => wide_div_ceil(need, micros),
         };
         start as u128 + cpu
     }
+}
+
+#[cold]
+#[inline(never)]
+fn wide_div_ceil(need: u128, micros: u32) -> u128 {
+    need.div_ceil(micros as u128)
 }
