@@ -456,9 +456,14 @@ impl<'a> State<'a> {
         let a = ts.active.as_ref()?;
         let left = a.seg_until.saturating_sub(ts.work(a));
         if let Some(m) = self.model.as_deref().filter(|m| m.in_class(cpu)) {
-            // One path whether or not the class's rate changed since the
-            // mark (which did, from pass to pass, follows no pattern).
-            return Some(class_finish(m, cpu, left, ts.carry));
+            // A class at full speed since the mark: as any CPU at 1.0.
+            // Otherwise its clock, whether or not its rate changed since
+            // the mark (which did, from pass to pass, follows no pattern;
+            // whether the rate is 1.0 mostly stays).
+            if m.micros(cpu) != MICROS || m.changed_since_mark(cpu) {
+                return Some(class_finish(m, cpu, left, ts.carry));
+            }
+            return Some(c.run_from.saturating_add(left));
         }
         let rate = c.rate;
         let cpu = if rate.is_one() { left } else { slow_cpu_for(rate, left, ts.carry)? };
