@@ -375,8 +375,13 @@ impl<'a> State<'a> {
                 return;
             }
             let cs = &mut cpus[c as usize];
-            let b = base[c as usize];
-            let (old, rate) = (scaled(b, old), scaled(b, new));
+            // (A CPU whose job is in a class has base rate 1.0.)
+            let (old, rate) = if in_class {
+                (Rate::from_micros(old), Rate::from_micros(new))
+            } else {
+                let b = base[c as usize];
+                (scaled(b, old), scaled(b, new))
+            };
             // A lower rate only delays the completion: its known lower
             // bound stays. A higher one moves the bound with it: the CPU
             // time left after `from` (the job progresses from then on)
