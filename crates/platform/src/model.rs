@@ -184,6 +184,25 @@ impl Occupancy {
     }
 }
 
+/// What an owner's tasks do on one cache instance.
+#[derive(Debug, Clone, Copy, Default)]
+struct Here {
+    /// How many of them run there now.
+    running: u32,
+    /// Whether one has run there.
+    ran: bool,
+    /// When the last of them left a CPU of the instance.
+    left: u64,
+}
+
+/// A shared-data group's running jobs: their write ratios added, and how
+/// many they are (at 0 the sum is reset: no drift).
+#[derive(Debug, Clone, Copy, Default)]
+struct Group {
+    write: f64,
+    jobs: u32,
+}
+
 /// The model's state of one CPU (one bounds check per CPU reached, where
 /// one array per field cost one per field).
 #[derive(Debug, Clone, Copy)]
@@ -231,12 +250,8 @@ pub struct PlatformModel {
     /// their first task appears; the owners' arrays below are indexed so.
     tasks: Vec<TaskModel>,
     threads: Vec<Thread>,
-    /// Per (owner, instance): how many of its tasks run there now.
-    running_here: Vec<u32>,
-    /// Per (owner, instance): when the owner last left a CPU of the instance.
-    left: Vec<u64>,
-    /// Per (task, instance): whether it has run there.
-    ran: Vec<bool>,
+    /// Per (owner, instance): its tasks there ([`Here`]).
+    here: Vec<Here>,
     /// Per (instance, owner) — instance-major, so that the eviction scan
     /// reads one instance's slice: when the owner last touched the
     /// instance's cache, `u64::MAX` while it runs there (read as now), else
@@ -256,9 +271,8 @@ pub struct PlatformModel {
     /// capacity with a relative margin for the sums' rounding: exactly
     /// full is not over).
     over_at: Vec<f64>,
-    /// Per data group: the running jobs' write ratios added, and their number.
-    group_write: Vec<f64>,
-    group_jobs: Vec<u32>,
+    /// Per data group: its running writers ([`Group`]).
+    groups: Vec<Group>,
     /// The CPUs whose values `recompute` changed.
     pending: Vec<u32>,
     /// Rates by stall (bits): (stall bits, rate, millionths); 0 (a stall
@@ -491,9 +505,7 @@ impl PlatformModel {
             instances,
             tasks,
             threads,
-            running_here: vec![0; n * instances],
-            left: vec![0; n * instances],
-            ran: vec![false; n * instances],
+            here: vec![Here::default(); n * instances],
             touch: vec![0; n * instances],
             shared,
             ran_anywhere: vec![false; n],
@@ -501,8 +513,7 @@ impl PlatformModel {
             running_on: vec![NONE; tasks_n],
             occ: vec![Occupancy::default(); instances * classes],
             over_at,
-            group_write: vec![0.0; groups],
-            group_jobs: vec![0; groups],
+            groups: vec![Group::default(); groups],
             pending: Vec::with_capacity(m),
             rates: [(0, 1.0, MICROS); 32],
             dirty: false,
@@ -559,11 +570,12 @@ impl PlatformModel {
         self.latest = self.latest.max(now);
         let (wss, resident) = (self.tasks[i].wss, self.tasks[i].resident);
         let fresh = first && self.threads[task as usize].fresh > 0.0;
-        let evicted = if self.running_here[at] > 0 || fresh {
+        let here = self.here[at];
+        let evicted = if here.running > 0 || fresh {
             // Another thread of its MTT keeps the working set touched, or
             // the job's data is new.
             0.0
-        } else if self.ran_anywhere[i] && !self.ran[at] {
+        } else if self.ran_anywhere[i] && !here.ran {
             // First time on this cache: everything is cold.
             resident
         } else {
@@ -588,11 +600,11 @@ impl PlatformModel {
         self.cpus[c].class_on = class;
         self.join(class, c);
         self.cpu_moved(c);
-        if self.running_here[at] == 0 {
+        if here.running == 0 {
             self.touch[k * self.tasks.len() + i] = u64::MAX;
             self.occupy(i, k, true);
         }
-        self.running_here[at] += 1;
+        self.here[at].running += 1;
         self.group(task as usize, true);
         self.ran_anywhere[i] = true;
         self.last_cpu[task as usize] = cpu;
@@ -629,7 +641,7 @@ impl PlatformModel {
         if parts.is_empty() || self.tasks[i].neighbours.is_empty() {
             return 0.0;
         }
-        let since = self.left[i * self.instances + k];
+        let since = self.here[i * self.instances + k].left;
         let n = self.tasks.len();
         let touch = &self.touch[k * n..(k + 1) * n];
         if let [part] = parts[..] {
@@ -701,10 +713,10 @@ impl PlatformModel {
         }
         let at = i * self.instances + k;
         self.latest = self.latest.max(now);
-        self.running_here[at] -= 1;
-        if self.running_here[at] == 0 {
-            self.left[at] = now;
-            self.ran[at] = true;
+        let here = &mut self.here[at];
+        here.running -= 1;
+        if here.running == 0 {
+            (here.left, here.ran) = (now, true);
             self.touch[k * self.tasks.len() + i] = now;
             self.occupy(i, k, false);
         }
@@ -742,13 +754,13 @@ impl PlatformModel {
         if let Some(g) = self.threads[t].group {
             let g = g as usize;
             self.group_touched = true;
+            let (write, group) = (self.threads[t].write, &mut self.groups[g]);
             if add {
-                self.group_write[g] += self.threads[t].write;
-                self.group_jobs[g] += 1;
+                group.write += write;
+                group.jobs += 1;
             } else {
-                self.group_jobs[g] -= 1;
-                self.group_write[g] =
-                    if self.group_jobs[g] == 0 { 0.0 } else { self.group_write[g] - self.threads[t].write };
+                group.jobs -= 1;
+                group.write = if group.jobs == 0 { 0.0 } else { group.write - write };
             }
         }
     }
@@ -1164,10 +1176,11 @@ impl PlatformModel {
     fn coherence(&self, t: usize) -> f64 {
         let Some(g) = self.threads[t].group else { return 0.0 };
         let g = g as usize;
-        if self.group_jobs[g] < 2 {
+        let group = self.groups[g];
+        if group.jobs < 2 {
             return 0.0;
         }
-        let others = (self.group_write[g] - self.threads[t].write).max(0.0);
+        let others = (group.write - self.threads[t].write).max(0.0);
         (self.cal.coherence * others).min(1.0)
     }
 
