@@ -76,6 +76,8 @@ struct TaskModel {
     overlaps: Vec<Overlap>,
     /// Σ capacity of its classes: once the others' bytes reach it, the scan can stop.
     full: f64,
+    /// Whether it has run anywhere.
+    ran_anywhere: bool,
 }
 
 /// Per task: what is its own rather than its working-set owner's.
@@ -94,6 +96,9 @@ struct Thread {
     prem: (f64, f64),
     /// Whether its job is in a memory segment (the simulator says, [`PlatformModel::phase`]).
     in_memory: bool,
+    /// The CPU it runs on (`NONE`: none), and the one it last ran on.
+    running_on: u32,
+    last_cpu: u32,
 }
 
 /// Task `j`'s footprint in the classes it shares with a task (see
@@ -259,12 +264,6 @@ pub struct PlatformModel {
     touch: Vec<u64>,
     /// The (part index, bytes) pairs of every [`Overlap`].
     shared: Vec<(u32, f64)>,
-    /// Per owner: whether it has run anywhere.
-    ran_anywhere: Vec<bool>,
-    /// Per task: the CPU it last ran on.
-    last_cpu: Vec<u32>,
-    /// CPU each task runs on.
-    running_on: Vec<u32>,
     /// Per (instance, class): the running jobs' working sets there.
     occ: Vec<Occupancy>,
     /// Per class: the bytes above which it is over its capacity (the
@@ -404,6 +403,8 @@ impl PlatformModel {
                     fresh: of[i].map_or(0.0, |k| fresh[k]),
                     prem: prem_traffic(spec, t),
                     in_memory: false,
+                    running_on: NONE,
+                    last_cpu: NONE,
                 }
             })
             .collect();
@@ -440,7 +441,7 @@ impl PlatformModel {
                 })
                 .collect();
             let full = parts.iter().map(|p| layout.capacity[p.class as usize]).sum();
-            tasks.push(TaskModel { wss, resident, alone_miss, neighbours, overlaps, full });
+            tasks.push(TaskModel { wss, resident, alone_miss, neighbours, overlaps, full, ran_anywhere: false });
         }
         let instances = groups.len().max(1);
         let classes = layout.capacity.len();
@@ -508,9 +509,6 @@ impl PlatformModel {
             here: vec![Here::default(); n * instances],
             touch: vec![0; n * instances],
             shared,
-            ran_anywhere: vec![false; n],
-            last_cpu: vec![NONE; tasks_n],
-            running_on: vec![NONE; tasks_n],
             occ: vec![Occupancy::default(); instances * classes],
             over_at,
             groups: vec![Group::default(); groups],
@@ -563,19 +561,20 @@ impl PlatformModel {
     /// reloads what was evicted either way.
     pub fn enter_job(&mut self, task: u32, cpu: u32, now: u64, first: bool) -> Reload {
         let c = cpu as usize;
-        let i = self.threads[task as usize].owner as usize;
+        let th = &self.threads[task as usize];
+        let (i, last_cpu, fresh) = (th.owner as usize, th.last_cpu, first && th.fresh > 0.0);
         let k = self.cpus[c].instance as usize;
         let at = i * self.instances + k;
         self.dirty = true;
         self.latest = self.latest.max(now);
-        let (wss, resident) = (self.tasks[i].wss, self.tasks[i].resident);
-        let fresh = first && self.threads[task as usize].fresh > 0.0;
+        let owner = &self.tasks[i];
+        let (wss, resident, ran_anywhere) = (owner.wss, owner.resident, owner.ran_anywhere);
         let here = self.here[at];
         let evicted = if here.running > 0 || fresh {
             // Another thread of its MTT keeps the working set touched, or
             // the job's data is new.
             0.0
-        } else if self.ran_anywhere[i] && !here.ran {
+        } else if ran_anywhere && !here.ran {
             // First time on this cache: everything is cold.
             resident
         } else {
@@ -583,7 +582,7 @@ impl PlatformModel {
         };
         let mut bytes_hit = 0.0;
         if let Some(p) = self.private {
-            if self.ran_anywhere[i] && self.last_cpu[task as usize] != cpu && !fresh {
+            if ran_anywhere && last_cpu != cpu && !fresh {
                 bytes_hit = (wss - evicted).max(0.0).min(p);
             }
         }
@@ -595,7 +594,6 @@ impl PlatformModel {
         }
         debug_assert_eq!(self.cpus[c].running, NONE, "a CPU's job leaves before another enters");
         self.cpus[c].running = task;
-        self.running_on[task as usize] = cpu;
         let class = if self.cpus[c].classable { self.class_of[task as usize * self.instances + k] } else { NONE };
         self.cpus[c].class_on = class;
         self.join(class, c);
@@ -606,8 +604,9 @@ impl PlatformModel {
         }
         self.here[at].running += 1;
         self.group(task as usize, true);
-        self.ran_anywhere[i] = true;
-        self.last_cpu[task as usize] = cpu;
+        self.tasks[i].ran_anywhere = true;
+        let th = &mut self.threads[task as usize];
+        (th.running_on, th.last_cpu) = (cpu, cpu);
         Reload { ns: round_ns(ns), misses }
     }
 
@@ -617,7 +616,7 @@ impl PlatformModel {
         let t = &mut self.threads[task as usize];
         if t.in_memory != memory {
             t.in_memory = memory;
-            if t.prem.0 != t.prem.1 && self.running_on[task as usize] != NONE {
+            if t.prem.0 != t.prem.1 && t.running_on != NONE {
                 self.dirty = true;
             }
         }
@@ -722,7 +721,7 @@ impl PlatformModel {
         }
         self.group(task as usize, false);
         self.part(class, c);
-        self.running_on[task as usize] = NONE;
+        self.threads[task as usize].running_on = NONE;
         self.cpu_moved(c);
         self.dirty = true;
     }
