@@ -633,7 +633,9 @@ impl PlatformModel {
         }
     }
 
-    /// Bytes of owner `i` evicted from instance `k` since it left it.
+    /// Bytes of owner `i` evicted from instance `k` since it left it. Out
+    /// of line: inlined into the simulator's event loop, its scan kept its
+    /// values on the stack.
     #[inline(never)]
     fn evicted(&mut self, i: usize, k: usize, now: u64) -> f64 {
         let parts = &self.layout.parts[i];

@@ -353,7 +353,8 @@ impl<'a> State<'a> {
     /// at the old ones, the new ones apply, and CPUs whose rate changed
     /// have their completion's bound rescaled and, if their queued entry may
     /// now be late, are marked for a new prediction. O(m) CPUs, each O(its
-    /// colour classes).
+    /// colour classes). Out of line: once per pass with a model, and
+    /// inlined it made the event loop larger for every run.
     #[inline(never)]
     pub fn update_model_rates(&mut self) {
         let Some(model) = self.model.as_deref_mut().filter(|m| m.dirty()) else { return };
