@@ -1502,12 +1502,29 @@ mod tests {
             if !self.m.dirty() {
                 return;
             }
+            let n = self.running.len();
+            // Each CPU's rate, whether its job was in a class, and whether
+            // its job changed (in this pass, before `recompute` clears it).
+            let before: Vec<(u32, bool, bool)> = (0..n)
+                .map(|c| (self.m.micros(c as u32), self.m.in_class(c as u32), self.m.cpu_changed.has[c]))
+                .collect();
             self.m.recompute();
             for i in 0..self.m.pending().len() {
                 let c = self.m.pending()[i] as usize;
                 self.settle(c, now);
             }
-            self.m.commit(now, |_, _, _, _| {});
+            let mut told = vec![None; n];
+            self.m.commit(now, |c, old, new, in_class| {
+                assert!(told[c as usize].replace((old, new, in_class)).is_none(), "CPU {c} told twice");
+            });
+            // Told of every change of a CPU's rate, except a drop while its
+            // job stays in its class; with the old and new rates.
+            for (c, &(old, was_in, moved)) in before.iter().enumerate() {
+                let (new, in_class) = (self.m.micros(c as u32), self.m.in_class(c as u32));
+                let stays = was_in && !moved && in_class;
+                let expected = (new != old && !(stays && new < old)).then_some((old, new, in_class));
+                assert_eq!(told[c], expected, "CPU {c} at {now}");
+            }
         }
 
         /// Overheads: the job on `c` progresses only from `until` on.
