@@ -6,7 +6,7 @@ use crate::output::{exit, print_json, write_file_with, write_files, CliError};
 use crate::policy_args::PolicyArgs;
 use schedlab_model::Duration;
 use schedlab_rt::{BackendKind, Execution, MissPolicy, RunConfig, RunError, Sporadic, StopReason, WorkloadSpec};
-use schedlab_trace::export::stats::{render_stats, stats_json};
+use schedlab_trace::export::stats::render_stats;
 use schedlab_trace::export::{csv::JobCsvWriter, perfetto::perfetto_json, svg::render_svg, svg::SvgOptions};
 use schedlab_trace::{Metrics, OverheadKind};
 use std::path::PathBuf;
@@ -292,7 +292,7 @@ fn body(a: Args, as_json: bool) -> Result<i32, CliError> {
             .collect()
     };
     if as_json {
-        let mut v: serde_json::Value = serde_json::from_str(&stats_json(&report)).expect("stats are JSON");
+        let mut v = serde_json::to_value(&report).expect("the report serialises");
         v["validation"] = serde_json::Value::Null;
         v["hrt_misses"] = serde_json::json!(hrt_misses);
         v["failed"] = serde_json::json!(why);
