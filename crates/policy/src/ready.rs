@@ -166,11 +166,10 @@ mod tests {
             let keys: Vec<u128> = (0..n as u128).map(|t| ((t * 7919) % 1000) << 32 | t).collect();
             let mut q = LevelQueue::new(&keys);
             let mut h = IndexedHeap::new(n);
-            let mut x = 12345u64 ^ n as u64;
+            let mut rng = schedlab_model::rng::Rng::new(12345 ^ n as u64);
             for _ in 0..20_000 {
-                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-                let id = ((x >> 33) % n as u64) as u32;
-                match (x >> 20) % 3 {
+                let id = rng.below(n as u64) as u32;
+                match rng.below(3) {
                     0 => {
                         q.set(id, keys[id as usize]);
                         ReadyQueue::set(&mut h, id, keys[id as usize]);

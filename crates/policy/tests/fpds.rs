@@ -9,6 +9,7 @@
 mod common;
 
 use common::*;
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, PolicyName, Spec};
 use schedlab_policy::{build, Conformance, Preemption};
 
@@ -102,14 +103,14 @@ fn the_policies_declare_their_preemption() {
 /// changes only when it is rescheduled).
 #[test]
 fn random_sets_preempt_only_at_points() {
-    let mut rng = Lcg(0x5eed_f9d5);
+    let mut rng = Rng::new(0x5eed_f9d5);
     for _ in 0..200 {
-        let n = 2 + rng.next(3) as usize;
-        let tasks: Vec<(u64, u64)> = (0..n).map(|_| (0, 20 + rng.next(80))).collect();
+        let n = 2 + rng.below(3) as usize;
+        let tasks: Vec<(u64, u64)> = (0..n).map(|_| (0, 20 + rng.below(80))).collect();
         let mut s = spec(1, PolicyName::Fpds, &tasks);
         for t in &mut s.tasks {
-            let k = 1 + rng.next(3);
-            let subjobs: Vec<Duration> = (0..k).map(|_| Duration(1 + rng.next(4))).collect();
+            let k = 1 + rng.below(3);
+            let subjobs: Vec<Duration> = (0..k).map(|_| Duration(1 + rng.below(4))).collect();
             t.wcet = Duration(subjobs.iter().map(|d| d.0).sum());
             t.subjobs = Some(subjobs);
         }

@@ -6,7 +6,8 @@
 
 mod common;
 
-use common::{run, spec, Lcg, Run};
+use common::{run, spec, Run};
+use schedlab_model::rng::Rng;
 use schedlab_model::{Cache, Duration, MegataskPacking, Megatasks, PolicyName, Size, Spec};
 use schedlab_policy::build;
 
@@ -74,21 +75,21 @@ fn basic_runs_at_most_two_of_three() {
 /// every deadline, and with reweighting (when it fits) every task does.
 #[test]
 fn random_sets_keep_megatasks_within_their_weight() {
-    let mut rng = Lcg(3);
+    let mut rng = Rng::new(3);
     let (mut runs, mut reweighted) = (0, 0);
     while runs < 150 {
-        let n = 4 + rng.next(5) as usize;
+        let n = 4 + rng.below(5) as usize;
         let tasks: Vec<(u64, u64)> = (0..n)
             .map(|_| {
-                let p = PERIODS[rng.next(PERIODS.len() as u64) as usize];
-                (1 + rng.next(p - 1), p)
+                let p = PERIODS[rng.below(PERIODS.len() as u64) as usize];
+                (1 + rng.below(p - 1), p)
             })
             .collect();
         let l: u64 = tasks.iter().fold(1, |l, t| l / gcd(l, t.1) * t.1);
         if tasks.iter().map(|t| t.0 * (l / t.1)).sum::<u64>() > 4 * l {
             continue;
         }
-        let cut = 1 + rng.next(n as u64 - 2) as usize;
+        let cut = 1 + rng.below(n as u64 - 2) as usize;
         let a: Vec<usize> = (0..cut).collect();
         let b: Vec<usize> = (cut..n - 1).collect(); // the last task is in none
         let groups: Vec<&[usize]> = if b.is_empty() { vec![&a] } else { vec![&a, &b] };

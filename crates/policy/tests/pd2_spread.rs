@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::{run, spec, Lcg, Run};
+use common::{run, spec, Run};
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, Mtt, PolicyName, Spec};
 use schedlab_policy::build;
 
@@ -15,13 +16,13 @@ const PERIODS: [u64; 6] = [6, 8, 10, 12, 15, 20];
 
 /// MTTs of 1–4 tasks with one (e, p) each (in quanta), weights ≤ cap_num /
 /// cap_den, total ≤ M.
-fn set(rng: &mut Lcg, cap: (u64, u64)) -> Vec<(usize, u64, u64)> {
+fn set(rng: &mut Rng, cap: (u64, u64)) -> Vec<(usize, u64, u64)> {
     let mut out = Vec::new();
     let (mut num, mut den) = (0u64, 1u64);
     loop {
-        let n = 1 + rng.next(4) as usize;
-        let p = PERIODS[rng.next(PERIODS.len() as u64) as usize];
-        let e = 1 + rng.next((cap.0 * p / cap.1).max(1));
+        let n = 1 + rng.below(4) as usize;
+        let p = PERIODS[rng.below(PERIODS.len() as u64) as usize];
+        let e = 1 + rng.below((cap.0 * p / cap.1).max(1));
         // total + n·e/p ≤ M
         let (nn, nd) = (num * p + n as u64 * e * den, den * p);
         if nn > M as u64 * nd {
@@ -126,7 +127,7 @@ fn hyperperiod(mtts: &[(usize, u64, u64)]) -> u64 {
 /// with some MTT above X.
 #[test]
 fn the_spread_is_at_most_x_and_smaller_than_plain_pd2s() {
-    let mut rng = Lcg(15);
+    let mut rng = Rng::new(15);
     let (mut with, mut without, mut above_x, mut mtts_seen) = (0u64, 0u64, 0, 0);
     for cap in [(1, 3), (1, 2), (3, 4)] {
         for _ in 0..40 {

@@ -5,7 +5,8 @@
 
 mod common;
 
-use common::{run, spec, Lcg};
+use common::{run, spec};
+use schedlab_model::rng::Rng;
 use schedlab_model::{Packing, PolicyName};
 use schedlab_policy::{build, Policy};
 
@@ -58,16 +59,16 @@ fn perfect_packing_never_migrates() {
 #[test]
 fn random_full_utilisation() {
     const US: u64 = 1_000;
-    let mut g = Lcg(7);
+    let mut g = Rng::new(7);
     for case in 0..60 {
-        let m = 2 + g.next(3) as u32;
+        let m = 2 + g.below(3) as u32;
         let h = 120 * US;
         let periods = [10, 12, 15, 20, 24, 30, 40, 60, 120].map(|p| p * US);
         let mut tasks = Vec::new();
         let mut work = 0;
-        for _ in 0..(m + 1 + g.next(2 * m as u64) as u32) {
-            let p = periods[g.next(periods.len() as u64) as usize];
-            let c = p / 100 + g.next(p * 9 / 10);
+        for _ in 0..(m + 1 + g.below(2 * m as u64) as u32) {
+            let p = periods[g.below(periods.len() as u64) as usize];
+            let c = p / 100 + g.below(p * 9 / 10);
             if work + c * (h / p) > m as u64 * h {
                 break;
             }

@@ -4,7 +4,8 @@
 
 mod common;
 
-use common::{on_cpus, run, spec, Lcg};
+use common::{on_cpus, run, spec};
+use schedlab_model::rng::Rng;
 use schedlab_model::{Duration, PolicyName, Priorities};
 use schedlab_policy::{build, build_with, BuildOptions, Policy};
 
@@ -93,9 +94,9 @@ fn np_gedf_never_preempts() {
     let r = run(&s, policy(&s), 20, &[]);
     assert_eq!(r.cpu(0), vec![(0, 0, 1), (1, 1, 2), (0, 2, 6)]);
     // On random sets the driver's check (no incomplete job is switched away) holds.
-    let mut g = Lcg(7);
+    let mut g = Rng::new(7);
     for _ in 0..20 {
-        let tasks: Vec<(u64, u64)> = (0..5).map(|_| (1 + g.next(5), 6 + g.next(10))).collect();
+        let tasks: Vec<(u64, u64)> = (0..5).map(|_| (1 + g.below(5), 6 + g.below(10))).collect();
         let s = spec(2, PolicyName::NpGedf, &tasks);
         run(&s, policy(&s), 500, &[]);
     }
@@ -239,10 +240,10 @@ fn every_policy_conforms_and_is_deterministic() {
         PolicyName::Pllf,
         PolicyName::Edzl,
     ];
-    let mut g = Lcg(2024);
+    let mut g = Rng::new(2024);
     for round in 0..12 {
-        let n = 4 + g.next(5) as usize;
-        let tasks: Vec<(u64, u64)> = (0..n).map(|_| (1 + g.next(40), 40 + 10 * g.next(12))).collect();
+        let n = 4 + g.below(5) as usize;
+        let tasks: Vec<(u64, u64)> = (0..n).map(|_| (1 + g.below(40), 40 + 10 * g.below(12))).collect();
         for &name in &names {
             let mut s = spec(4, name, &tasks);
             s.platform.clusters = Some(vec![vec![0, 1], vec![2, 3]]);
@@ -267,9 +268,9 @@ fn every_policy_conforms_and_is_deterministic() {
 /// Larger global domains (8 CPUs, 24 tasks, U ≈ 6): the same checks.
 #[test]
 fn larger_global_domains_conform() {
-    let mut g = Lcg(99);
+    let mut g = Rng::new(99);
     for name in [PolicyName::Gedf, PolicyName::NpGedf, PolicyName::Gfp, PolicyName::Llf, PolicyName::Edzl] {
-        let tasks: Vec<(u64, u64)> = (0..24).map(|_| (5 + g.next(40), 100 + 10 * g.next(20))).collect();
+        let tasks: Vec<(u64, u64)> = (0..24).map(|_| (5 + g.below(40), 100 + 10 * g.below(20))).collect();
         let s = spec(8, name, &tasks);
         let r = run(
             &s,

@@ -68,11 +68,8 @@ fn run_model(spec: &Spec, horizon: u64) -> SimSummary {
 /// 2–4 CPUs, task utilisations 5–29 %. Returns (converged
 /// estimates' errors against the declared WSS, MTTs profiled, MTTs).
 fn campaign(sets: usize, seed: u64) -> (Vec<f64>, usize, usize) {
-    let mut x = seed;
-    let mut next = |n: u64| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) % n
-    };
+    let mut rng = schedlab_model::rng::Rng::new(seed);
+    let mut next = |n: u64| rng.below(n);
     let (mut errors, mut profiled, mut total) = (Vec::new(), 0, 0);
     for _ in 0..sets {
         let cpus = 2 + next(3);

@@ -107,36 +107,27 @@ fn the_examples_give_the_streaming_metrics_report() {
     assert!(runs >= 60, "only {runs} runs of the examples compared");
 }
 
-/// A small deterministic generator (no dependency on the sets' generators).
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self, n: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % n
-    }
-}
-
 #[test]
 fn random_sets_give_the_streaming_metrics_report() {
     let policies = ["gedf", "pedf", "gfp", "pfp", "np-gedf", "llf", "edzl", "pd2", "run", "fpds"];
-    let mut rng = Lcg(2026);
+    let mut rng = schedlab_model::rng::Rng::new(2026);
     let mut runs = 0;
     for i in 0..40 {
-        let cpus = 1 + rng.next(4);
-        let n = cpus + 1 + rng.next(6);
+        let cpus = 1 + rng.below(4);
+        let n = cpus + 1 + rng.below(6);
         // From light to overloaded (misses, aborts, skips, held jobs).
-        let load = 40 + rng.next(90);
+        let load = 40 + rng.below(90);
         let mut tasks = String::new();
         for k in 0..n {
-            let period = 1_000 * (2 + rng.next(30));
+            let period = 1_000 * (2 + rng.below(30));
             let wcet = (period * load * cpus / 100 / n).clamp(1, period);
-            let deadline = match rng.next(3) {
+            let deadline = match rng.below(3) {
                 0 => period,
-                1 => (period * (50 + rng.next(50)) / 100).max(wcet),
-                _ => period * (100 + rng.next(100)) / 100,
+                1 => (period * (50 + rng.below(50)) / 100).max(wcet),
+                _ => period * (100 + rng.below(100)) / 100,
             };
             let bcet = wcet / 2 + 1;
-            let offset = rng.next(3) * 700;
+            let offset = rng.below(3) * 700;
             tasks.push_str(&format!(
                 "  - {{name: t{k}, wcet: {wcet}us, bcet: {bcet}us, period: {period}us, deadline: {deadline}us, offset: {offset}us, wss: 64KiB}}\n"
             ));

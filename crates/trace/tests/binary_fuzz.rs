@@ -1,21 +1,17 @@
 //! Fuzz-style robustness of the binary reader: random bytes, every
 //! truncation of a valid file and flipped bytes give errors with a byte
-//! offset, never a panic (a seeded LCG instead of a fuzzing dependency).
+//! offset, never a panic (the project's seeded generator instead of a
+//! fuzzing dependency).
 
 mod common;
 
 use schedlab_trace::{BinaryReader, BinaryWriter, Position, TraceError, TraceReader};
 
-/// Knuth's MMIX linear congruential generator.
-struct Lcg(u64);
-impl Lcg {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        self.0 >> 33
-    }
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
+use schedlab_model::rng::Rng;
+
+/// A number below `n`.
+fn below(rng: &mut Rng, n: usize) -> usize {
+    rng.below(n as u64) as usize
 }
 
 fn valid_file() -> Vec<u8> {
@@ -52,10 +48,10 @@ fn assert_positioned(e: &TraceError, len: usize) {
 
 #[test]
 fn random_bytes_are_refused() {
-    let mut rng = Lcg(1);
+    let mut rng = Rng::new(1);
     for round in 0..2000 {
-        let len = rng.below(200);
-        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next() as u8).collect();
+        let len = below(&mut rng, 200);
+        let mut bytes: Vec<u8> = (0..len).map(|_| rng.next_u64() as u8).collect();
         if round % 2 == 0 && len >= 12 {
             // Valid magic and a plausible header length, random rest.
             bytes[..8].copy_from_slice(b"SLTRACE\x01");
@@ -90,13 +86,13 @@ fn every_truncation_is_an_error_at_or_before_the_cut() {
 #[test]
 fn flipped_bytes_never_panic() {
     let file = valid_file();
-    let mut rng = Lcg(7);
+    let mut rng = Rng::new(7);
     let mut errors = 0;
     for _ in 0..5000 {
         let mut bytes = file.clone();
-        for _ in 0..1 + rng.below(3) {
-            let i = rng.below(bytes.len());
-            bytes[i] ^= 1 << rng.below(8);
+        for _ in 0..1 + below(&mut rng, 3) {
+            let i = below(&mut rng, bytes.len());
+            bytes[i] ^= 1 << below(&mut rng, 8);
         }
         if let (_, Some(e)) = drain(&bytes) {
             errors += 1;

@@ -246,11 +246,8 @@ fn float_screened_rationals_pack_as_the_exact_ones() {
     // sizes are rationals screened by floats): every rule places every task
     // where the plain rational arithmetic (RUN's pack_exact) does, including
     // sums that land exactly on a bin's capacity.
-    let mut x = 7u64;
-    let mut next = |n: u64| {
-        x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (x >> 33) % n
-    };
+    let mut rng = schedlab_model::rng::Rng::new(7);
+    let mut next = |n: u64| rng.below(n);
     for round in 0..60 {
         let n = 20 + next(60) as usize;
         let m = 2 + next(10) as usize;

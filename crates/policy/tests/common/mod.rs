@@ -465,12 +465,3 @@ fn check_priorities(info: &PolicyInfo, policy: &dyn Policy, k: &K, active: &[Opt
 pub fn on_cpus(cpus: &[u32]) -> Vec<Placement> {
     cpus.iter().map(|&cpu| Placement::Cpu { cpu }).collect()
 }
-
-/// A small deterministic generator (LCG) for task sets.
-pub struct Lcg(pub u64);
-impl Lcg {
-    pub fn next(&mut self, below: u64) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        (self.0 >> 33) % below
-    }
-}
