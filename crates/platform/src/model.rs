@@ -1053,8 +1053,8 @@ impl PlatformModel {
 
     /// [`PlatformModel::recompute`] then [`PlatformModel::commit`] at the
     /// latest instant the model was told of (when the counts need no
-    /// accounting in between, as in tests).
-    /// `changed(cpu, rate)` for every CPU whose rate changed.
+    /// accounting in between, as in tests), calling `changed(cpu, rate)`
+    /// for every CPU whose rate changed (a drop in a rate class too).
     pub fn update_rates(&mut self, mut changed: impl FnMut(u32, u32)) {
         let before: Vec<u32> = self.cpus.iter().map(|c| c.micros).collect();
         self.recompute();
