@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -38,6 +41,18 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
 def repo() -> Path:
     """The repository root."""
     return REPO
+
+
+@pytest.fixture(scope="session")
+def bench_script() -> Iterator[Callable[[str], ModuleType]]:
+    """Imports a script of bench/ by name, with bench/ on the path while the
+    tests run (the scripts import each other, some inside functions)."""
+    bench = str(REPO / "bench")
+    sys.path.insert(0, bench)
+    try:
+        yield importlib.import_module
+    finally:
+        sys.path.remove(bench)
 
 
 @pytest.fixture

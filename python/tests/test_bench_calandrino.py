@@ -4,24 +4,15 @@ utilisation, and each level's MTT as Table 6.5 gives it."""
 
 from __future__ import annotations
 
-import importlib
 import random
 import re
-import sys
-from pathlib import Path
 
 import pytest
 
-BENCH = Path(__file__).resolve().parents[2] / "bench"
-
 
 @pytest.fixture(scope="module")
-def ch6():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("calandrino_ch6")
-    finally:
-        sys.path.remove(str(BENCH))
+def ch6(bench_script):  # type: ignore[no-untyped-def]
+    return bench_script("calandrino_ch6")
 
 
 @pytest.mark.parametrize("levels", [(1, 8), (1, 6), (7, 8), (1, 4)])
@@ -58,12 +49,8 @@ def test_video_levels_follow_table_6_5(ch6) -> None:  # type: ignore[no-untyped-
 
 
 @pytest.fixture(scope="module")
-def fig52():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("calandrino_fig52")
-    finally:
-        sys.path.remove(str(BENCH))
+def fig52(bench_script):  # type: ignore[no-untyped-def]
+    return bench_script("calandrino_fig52")
 
 
 def test_fig52_set_makes_every_task_an_mtt(fig52) -> None:  # type: ignore[no-untyped-def]

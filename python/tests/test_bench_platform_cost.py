@@ -4,9 +4,7 @@ gives them, and the whole command timed by its CPU time."""
 
 from __future__ import annotations
 
-import importlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,12 +13,8 @@ BENCH = Path(__file__).resolve().parents[2] / "bench"
 
 
 @pytest.fixture(scope="module")
-def cost():  # type: ignore[no-untyped-def]
-    sys.path.insert(0, str(BENCH))
-    try:
-        yield importlib.import_module("platform_cost")
-    finally:
-        sys.path.remove(str(BENCH))
+def cost(bench_script):  # type: ignore[no-untyped-def]
+    return bench_script("platform_cost")
 
 
 def test_the_variants_differ_only_in_footprints_and_the_group(cost) -> None:  # type: ignore[no-untyped-def]
