@@ -298,9 +298,9 @@ pub struct PlatformModel {
     class_next: Vec<(f64, f64, f64, u32)>,
     pending_classes: Vec<u32>,
     /// Per class: a task of it and its cache instance (what its values are
-    /// computed from) and how many CPUs run one of its jobs; the classes
-    /// with any (`active`, each at `active_at`), and how many running CPUs
-    /// are in no class. While that is 0, a change of a data group's writers
+    /// computed from); the classes with a CPU (`active`, each at
+    /// `active_at`, `NONE` for the others; a class's CPUs are `class_cpus`),
+    /// and how many running CPUs are in no class. While that is 0, a change of a data group's writers
     /// or of a class over its capacity recomputes the active classes and
     /// the CPUs whose job changed, not every CPU.
     class_rep: Vec<(u32, u32)>,
@@ -310,7 +310,6 @@ pub struct PlatformModel {
     /// epoch the class's last value stands.
     cap_epoch: Vec<u64>,
     over_epoch: u64,
-    members: Vec<u32>,
     /// Per class: its CPUs, as a bit set of `words` words (the commit of
     /// its values visits them in CPU order, and no other CPU).
     class_cpus: Vec<u64>,
@@ -528,7 +527,6 @@ impl PlatformModel {
             class_rep,
             cap_epoch: vec![u64::MAX; classes_n],
             over_epoch: 0,
-            members: vec![0; classes_n],
             class_cpus: vec![0; classes_n * m.div_ceil(64)],
             words: m.div_ceil(64),
             active: Vec::with_capacity(classes_n),
@@ -775,8 +773,7 @@ impl PlatformModel {
         }
         let k = class as usize;
         self.class_cpus[k * self.words + c / 64] |= 1 << (c % 64);
-        self.members[k] += 1;
-        if self.members[k] == 1 {
+        if self.active_at[k] == NONE {
             self.active_at[k] = self.active.len() as u32;
             self.active.push(class);
         }
@@ -790,9 +787,9 @@ impl PlatformModel {
             return;
         }
         let k = class as usize;
-        self.class_cpus[k * self.words + c / 64] &= !(1 << (c % 64));
-        self.members[k] -= 1;
-        if self.members[k] == 0 {
+        let cpus = &mut self.class_cpus[k * self.words..(k + 1) * self.words];
+        cpus[c / 64] &= !(1 << (c % 64));
+        if cpus.iter().all(|&w| w == 0) {
             let at = self.active_at[k] as usize;
             self.active.swap_remove(at);
             if let Some(&moved) = self.active.get(at) {
