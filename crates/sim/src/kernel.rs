@@ -471,8 +471,7 @@ impl<'a> State<'a> {
             }
             return Some(c.run_from.saturating_add(left));
         }
-        let rate = c.rate;
-        let cpu = if rate.is_one() { left } else { slow_cpu_for(rate, left, ts.carry)? };
+        let cpu = if c.rate.is_one() { left } else { slow_cpu_for(c.rate, left, ts.carry)? };
         Some(c.run_from.saturating_add(cpu))
     }
 
