@@ -96,8 +96,8 @@ struct Thread {
     prem: (f64, f64),
     /// Whether its job is in a memory segment (the simulator says, [`PlatformModel::phase`]).
     in_memory: bool,
-    /// The CPU it runs on (`NONE`: none), and the one it last ran on.
-    running_on: u32,
+    /// The CPU it last ran on (`NONE`: none yet; it runs there now if that
+    /// CPU's `running` is this task).
     last_cpu: u32,
 }
 
@@ -402,7 +402,6 @@ impl PlatformModel {
                     fresh: of[i].map_or(0.0, |k| fresh[k]),
                     prem: prem_traffic(spec, t),
                     in_memory: false,
-                    running_on: NONE,
                     last_cpu: NONE,
                 }
             })
@@ -603,8 +602,7 @@ impl PlatformModel {
         self.here[at].running += 1;
         self.group(task as usize, true);
         self.tasks[i].ran_anywhere = true;
-        let th = &mut self.threads[task as usize];
-        (th.running_on, th.last_cpu) = (cpu, cpu);
+        self.threads[task as usize].last_cpu = cpu;
         Reload { ns: round_ns(ns), misses }
     }
 
@@ -614,7 +612,8 @@ impl PlatformModel {
         let t = &mut self.threads[task as usize];
         if t.in_memory != memory {
             t.in_memory = memory;
-            if t.prem.0 != t.prem.1 && t.running_on != NONE {
+            let on = self.cpus.get(t.last_cpu as usize);
+            if t.prem.0 != t.prem.1 && on.is_some_and(|c| c.running == task) {
                 self.dirty = true;
             }
         }
@@ -721,7 +720,6 @@ impl PlatformModel {
         }
         self.group(task as usize, false);
         self.part(class, c);
-        self.threads[task as usize].running_on = NONE;
         self.cpu_moved(c);
         self.dirty = true;
     }
